@@ -1,0 +1,180 @@
+//! `dxso`: assemble, disassemble, check, link and run Direct3D 9 shaders.
+//! The command-line contract is `../shared/CLI.md`.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod input;
+
+#[derive(Parser)]
+#[command(
+    name = "dxso",
+    version,
+    about = "Direct3D 9 vertex shaders: assemble, disassemble, check, link and run"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Assemble shader assembly text into bytecode.
+    #[command(
+        after_help = "Examples:\n  dxso asm skin.asm -o skin.vso\n  dxso asm skin.asm --hex\n  cat skin.asm | dxso asm - --hex"
+    )]
+    Asm {
+        /// Assembly text (vs_1_1 .. vs_3_0, ps_1_1 .. ps_3_0); `-` reads stdin.
+        file: PathBuf,
+        /// Write the tokens as little-endian 32-bit words to OUT.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Print the tokens to stdout, one per line, as 8 lowercase hex digits.
+        #[arg(long)]
+        hex: bool,
+    },
+    /// Print the assembly text of a bytecode file (binary tokens or hex tokens).
+    #[command(
+        after_help = "Examples:\n  dxso dis skin.vso\n  dxso asm skin.asm --hex | dxso dis -"
+    )]
+    Dis {
+        /// Bytecode: binary little-endian tokens, or hex tokens one per line; `-` reads stdin.
+        file: PathBuf,
+    },
+    /// Assemble and disassemble the built-in example shader and check the round trip.
+    Demo,
+}
+
+/// An error that maps to an exit code: 1 for bad input, 2 for usage or I/O.
+enum Failure {
+    Input(String),
+    Io(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Asm { file, output, hex } => asm(&file, output.as_deref(), hex),
+        Command::Dis { file } => dis(&file),
+        Command::Demo => demo(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(msg)) => {
+            eprint!("{msg}");
+            if !msg.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::from(1)
+        }
+        Err(Failure::Io(e)) => {
+            eprintln!("dxso: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn read_input(file: &Path) -> anyhow::Result<Vec<u8>> {
+    if file == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading stdin")?;
+        Ok(buf)
+    } else {
+        std::fs::read(file).with_context(|| format!("reading {}", file.display()))
+    }
+}
+
+fn display_name(file: &Path) -> String {
+    if file == Path::new("-") {
+        "<stdin>".into()
+    } else {
+        file.display().to_string()
+    }
+}
+
+fn asm(file: &Path, output: Option<&Path>, hex: bool) -> Result<(), Failure> {
+    let bytes = read_input(file)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let shader =
+        dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&display_name(file))))?;
+    let tokens = dxso::binary::write(&shader)
+        .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
+    if let Some(out) = output {
+        let data: Vec<u8> = tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
+        std::fs::write(out, data).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if hex {
+        let mut s = String::with_capacity(tokens.len() * 9);
+        for t in &tokens {
+            s.push_str(&format!("{t:08x}\n"));
+        }
+        std::io::stdout()
+            .write_all(s.as_bytes())
+            .context("writing stdout")?;
+    }
+    Ok(())
+}
+
+fn dis(file: &Path) -> Result<(), Failure> {
+    let bytes = read_input(file)?;
+    let shader = input::read_bytecode(&bytes)
+        .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
+    std::io::stdout()
+        .write_all(dxso::text::print(&shader).as_bytes())
+        .context("writing stdout")?;
+    Ok(())
+}
+
+const DEMO_SHADER: &str = include_str!("../../../examples/transform.asm");
+
+fn demo() -> Result<(), Failure> {
+    let shader = dxso::text::parse(DEMO_SHADER)
+        .map_err(|e| Failure::Input(e.render("examples/transform.asm")))?;
+    let tokens = dxso::binary::write(&shader).map_err(|e| Failure::Input(e.to_string()))?;
+    let listing =
+        dxso::text::print(&dxso::binary::read(&tokens).map_err(|e| Failure::Input(e.to_string()))?);
+    let again = dxso::text::parse(&listing)
+        .map_err(|e| Failure::Input(e.render("<listing>")))
+        .and_then(|s| dxso::binary::write(&s).map_err(|e| Failure::Input(e.to_string())))?;
+    println!(
+        "dxso demo: assembled the built-in {} shader (examples/transform.asm): {} instructions, {} tokens",
+        shader.version,
+        shader.instructions.len(),
+        tokens.len()
+    );
+    println!("\ntokens:");
+    for chunk in tokens.chunks(8) {
+        let line: Vec<String> = chunk.iter().map(|t| format!("{t:08x}")).collect();
+        println!("    {}", line.join(" "));
+    }
+    println!("\ndisassembly:\n{listing}");
+    println!(
+        "round trip text -> tokens -> text -> tokens: {}",
+        if again == tokens {
+            "identical"
+        } else {
+            "DIFFERENT"
+        }
+    );
+    if again != tokens {
+        return Err(Failure::Input("the round trip changed the tokens".into()));
+    }
+    Ok(())
+}

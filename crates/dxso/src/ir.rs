@@ -1,0 +1,628 @@
+//! The shader IR: a loss-free, decoded view of a DXSO token stream.
+//!
+//! Every field maps to a bit field of the token format (`../shared/spec/bytecode.md`), so that
+//! `binary::read` followed by `binary::write` gives back the same tokens. Names follow D3D9's own
+//! terms (`D3DSPR_*`, `D3DSPSM_*`, `D3DDECLUSAGE_*`).
+
+use crate::opcodes::Opcode;
+use std::fmt;
+
+/// Vertex or pixel shader (the high word of the version token).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderKind {
+    Vertex,
+    Pixel,
+}
+
+/// A shader version: `vs_2_0` is `{Vertex, 2, 0}`; `vs_2_x` is `{Vertex, 2, 1}`;
+/// the software profiles `vs_2_sw` / `vs_3_sw` use minor `0xFF`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Version {
+    pub kind: ShaderKind,
+    pub major: u8,
+    pub minor: u8,
+}
+
+impl Version {
+    pub const fn new(kind: ShaderKind, major: u8, minor: u8) -> Self {
+        Version { kind, major, minor }
+    }
+    pub const fn vs(major: u8, minor: u8) -> Self {
+        Self::new(ShaderKind::Vertex, major, minor)
+    }
+    pub const fn ps(major: u8, minor: u8) -> Self {
+        Self::new(ShaderKind::Pixel, major, minor)
+    }
+    /// `major << 8 | minor`, the number version ranges in the opcode table compare against.
+    pub const fn number(self) -> u16 {
+        (self.major as u16) << 8 | self.minor as u16
+    }
+    pub fn is_vertex(self) -> bool {
+        self.kind == ShaderKind::Vertex
+    }
+    pub fn is_pixel(self) -> bool {
+        self.kind == ShaderKind::Pixel
+    }
+    /// SM2+ instructions carry their length in bits 24-27; SM1 ones do not.
+    pub fn has_length(self) -> bool {
+        self.major >= 2
+    }
+    /// The version token (`D3DVS_VERSION` / `D3DPS_VERSION`).
+    pub fn token(self) -> u32 {
+        let high = match self.kind {
+            ShaderKind::Vertex => 0xFFFE_0000,
+            ShaderKind::Pixel => 0xFFFF_0000,
+        };
+        high | (self.major as u32) << 8 | self.minor as u32
+    }
+    /// Versions dxso knows: vs_1_0..vs_3_0 (+ vs_2_sw, vs_3_sw), ps_1_0..ps_3_0 (+ sw).
+    pub fn is_known(self) -> bool {
+        match (self.major, self.minor) {
+            (1, m) => match self.kind {
+                ShaderKind::Vertex => m <= 1,
+                ShaderKind::Pixel => m <= 4,
+            },
+            (2, 0 | 1 | 0xFF) | (3, 0 | 0xFF) => true,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let prefix = match self.kind {
+            ShaderKind::Vertex => "vs",
+            ShaderKind::Pixel => "ps",
+        };
+        match self.minor {
+            1 if self.major == 2 => write!(f, "{prefix}_2_x"),
+            0xFF => write!(f, "{prefix}_{}_sw", self.major),
+            m => write!(f, "{prefix}_{}_{}", self.major, m),
+        }
+    }
+}
+
+/// Register files (`D3DSHADER_PARAM_REGISTER_TYPE`). Type 3 is `a0` in vertex shaders and `t#`
+/// in pixel shaders; type 6 is `oT#` below vs_3_0 and `o#` in vs_3_0. CONST2/3/4 are folded
+/// into [`RegisterKind::Const`] with numbers 2048..8191.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegisterKind {
+    Temp,
+    Input,
+    Const,
+    Addr,
+    Texture,
+    RastOut,
+    AttrOut,
+    TexCrdOut,
+    Output,
+    ConstInt,
+    ColorOut,
+    DepthOut,
+    Sampler,
+    ConstBool,
+    Loop,
+    TempFloat16,
+    MiscType,
+    Label,
+    Predicate,
+}
+
+impl RegisterKind {
+    /// Decode a 5-bit register type for a shader of `version`; `number` is the 11-bit field,
+    /// returned adjusted for CONST2/3/4.
+    pub fn from_type(ty: u32, number: u32, version: Version) -> Option<(RegisterKind, u32)> {
+        use RegisterKind::*;
+        let vs = version.is_vertex();
+        Some(match ty {
+            0 => (Temp, number),
+            1 => (Input, number),
+            2 => (Const, number),
+            3 => (if vs { Addr } else { Texture }, number),
+            4 => (RastOut, number),
+            5 => (AttrOut, number),
+            6 => (
+                if vs && version.major >= 3 {
+                    Output
+                } else {
+                    TexCrdOut
+                },
+                number,
+            ),
+            7 => (ConstInt, number),
+            8 => (ColorOut, number),
+            9 => (DepthOut, number),
+            10 => (Sampler, number),
+            11 => (Const, number + 2048),
+            12 => (Const, number + 4096),
+            13 => (Const, number + 6144),
+            14 => (ConstBool, number),
+            15 => (Loop, number),
+            16 => (TempFloat16, number),
+            17 => (MiscType, number),
+            18 => (Label, number),
+            19 => (Predicate, number),
+            _ => return None,
+        })
+    }
+
+    /// The 5-bit register type and 11-bit number to encode `number` of this file.
+    pub fn to_type(self, number: u32) -> (u32, u32) {
+        use RegisterKind::*;
+        match self {
+            Temp => (0, number),
+            Input => (1, number),
+            Const => match number {
+                0..2048 => (2, number),
+                2048..4096 => (11, number - 2048),
+                4096..6144 => (12, number - 4096),
+                _ => (13, number - 6144),
+            },
+            Addr | Texture => (3, number),
+            RastOut => (4, number),
+            AttrOut => (5, number),
+            TexCrdOut | Output => (6, number),
+            ConstInt => (7, number),
+            ColorOut => (8, number),
+            DepthOut => (9, number),
+            Sampler => (10, number),
+            ConstBool => (14, number),
+            Loop => (15, number),
+            TempFloat16 => (16, number),
+            MiscType => (17, number),
+            Label => (18, number),
+            Predicate => (19, number),
+        }
+    }
+
+    /// Largest number that can be encoded for this file.
+    pub fn max_number(self) -> u32 {
+        if self == RegisterKind::Const {
+            8191
+        } else {
+            2047
+        }
+    }
+}
+
+/// `D3DSRO_*` numbers of the RASTOUT file.
+pub const RASTOUT_POSITION: u32 = 0;
+pub const RASTOUT_FOG: u32 = 1;
+pub const RASTOUT_POINT_SIZE: u32 = 2;
+/// `D3DSMO_*` numbers of the MISCTYPE file.
+pub const MISCTYPE_POSITION: u32 = 0;
+pub const MISCTYPE_FACE: u32 = 1;
+
+/// A register: file and number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Register {
+    pub kind: RegisterKind,
+    pub number: u32,
+}
+
+impl Register {
+    pub const fn new(kind: RegisterKind, number: u32) -> Self {
+        Register { kind, number }
+    }
+}
+
+/// A source swizzle: 2 bits per output channel, x in bits 0-1 (token bits 16-23).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Swizzle(pub u8);
+
+impl Swizzle {
+    pub const IDENTITY: Swizzle = Swizzle(0xE4);
+    /// The source component read for output channel `channel` (0..4).
+    pub fn get(self, channel: usize) -> usize {
+        (self.0 >> (channel * 2) & 3) as usize
+    }
+    /// All four channels read the same component.
+    pub fn replicate(component: u8) -> Swizzle {
+        Swizzle(component * 0x55)
+    }
+    pub fn is_replicate(self) -> bool {
+        self.0 % 0x55 == 0
+    }
+    pub fn from_components(c: [u8; 4]) -> Swizzle {
+        Swizzle(c[0] | c[1] << 2 | c[2] << 4 | c[3] << 6)
+    }
+}
+
+/// A destination write mask: bit 0 = x ... bit 3 = w.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WriteMask(pub u8);
+
+impl WriteMask {
+    pub const ALL: WriteMask = WriteMask(0xF);
+    pub fn has(self, channel: usize) -> bool {
+        self.0 >> channel & 1 != 0
+    }
+}
+
+/// Source modifiers (`D3DSPSM_*`, token bits 24-27).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SrcModifier {
+    None = 0,
+    Neg = 1,
+    Bias = 2,
+    BiasNeg = 3,
+    Sign = 4,
+    SignNeg = 5,
+    Comp = 6,
+    X2 = 7,
+    X2Neg = 8,
+    Dz = 9,
+    Dw = 10,
+    Abs = 11,
+    AbsNeg = 12,
+    Not = 13,
+}
+
+impl SrcModifier {
+    pub fn from_bits(v: u32) -> Option<SrcModifier> {
+        use SrcModifier::*;
+        Some(match v {
+            0 => None,
+            1 => Neg,
+            2 => Bias,
+            3 => BiasNeg,
+            4 => Sign,
+            5 => SignNeg,
+            6 => Comp,
+            7 => X2,
+            8 => X2Neg,
+            9 => Dz,
+            10 => Dw,
+            11 => Abs,
+            12 => AbsNeg,
+            13 => Not,
+            _ => return Option::None,
+        })
+    }
+    /// Whether the modifier negates (after any other operation).
+    pub fn is_negated(self) -> bool {
+        use SrcModifier::*;
+        matches!(self, Neg | BiasNeg | SignNeg | X2Neg | AbsNeg)
+    }
+    /// Split into (negate, base modifier).
+    pub fn split_negate(self) -> (bool, SrcModifier) {
+        use SrcModifier::*;
+        match self {
+            Neg => (true, None),
+            BiasNeg => (true, Bias),
+            SignNeg => (true, Sign),
+            X2Neg => (true, X2),
+            AbsNeg => (true, Abs),
+            m => (false, m),
+        }
+    }
+    /// Combine a base modifier with a negation; `None` if the pair has no encoding.
+    pub fn with_negate(self, negate: bool) -> Option<SrcModifier> {
+        use SrcModifier::*;
+        if !negate {
+            return Some(self);
+        }
+        match self {
+            None => Some(Neg),
+            Bias => Some(BiasNeg),
+            Sign => Some(SignNeg),
+            X2 => Some(X2Neg),
+            Abs => Some(AbsNeg),
+            _ => Option::None,
+        }
+    }
+}
+
+/// Result modifier flags (`D3DSPDM_*`, token bits 20-23).
+pub const RESULT_SATURATE: u8 = 1;
+pub const RESULT_PARTIAL_PRECISION: u8 = 2;
+pub const RESULT_CENTROID: u8 = 4;
+
+/// The index register of a relatively addressed operand. In vs_1_1 the index is implicitly
+/// `a0.x` and no token is written; from SM2 on an extra token names `a0.c` or `aL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Relative {
+    /// `Addr` (`a0`) or `Loop` (`aL`) (other kinds decode, and the validator rejects them).
+    pub reg: Register,
+    /// Swizzle of the relative token; only its first component is meaningful.
+    pub swizzle: Swizzle,
+}
+
+impl Relative {
+    pub fn a0(component: u8) -> Relative {
+        Relative {
+            reg: Register::new(RegisterKind::Addr, 0),
+            swizzle: Swizzle::replicate(component),
+        }
+    }
+    pub fn al() -> Relative {
+        Relative {
+            reg: Register::new(RegisterKind::Loop, 0),
+            swizzle: Swizzle::IDENTITY,
+        }
+    }
+}
+
+/// A destination parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dst {
+    pub reg: Register,
+    pub mask: WriteMask,
+    /// `RESULT_*` flags.
+    pub modifiers: u8,
+    /// 4-bit shift scale (ps_1_x): 1 = x2, 2 = x4, 3 = x8, 15 = d2, 14 = d4, 13 = d8.
+    pub shift: u8,
+    pub relative: Option<Relative>,
+}
+
+impl Dst {
+    pub fn new(reg: Register) -> Dst {
+        Dst {
+            reg,
+            mask: WriteMask::ALL,
+            modifiers: 0,
+            shift: 0,
+            relative: None,
+        }
+    }
+    pub fn saturate(&self) -> bool {
+        self.modifiers & RESULT_SATURATE != 0
+    }
+}
+
+/// A source parameter (also used for the predicate token, label operands and relative tokens).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Src {
+    pub reg: Register,
+    pub swizzle: Swizzle,
+    pub modifier: SrcModifier,
+    pub relative: Option<Relative>,
+}
+
+impl Src {
+    pub fn new(reg: Register) -> Src {
+        Src {
+            reg,
+            swizzle: Swizzle::IDENTITY,
+            modifier: SrcModifier::None,
+            relative: None,
+        }
+    }
+}
+
+/// `D3DDECLUSAGE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Usage {
+    Position = 0,
+    BlendWeight = 1,
+    BlendIndices = 2,
+    Normal = 3,
+    PSize = 4,
+    TexCoord = 5,
+    Tangent = 6,
+    Binormal = 7,
+    TessFactor = 8,
+    PositionT = 9,
+    Color = 10,
+    Fog = 11,
+    Depth = 12,
+    Sample = 13,
+}
+
+impl Usage {
+    pub const ALL: [Usage; 14] = [
+        Usage::Position,
+        Usage::BlendWeight,
+        Usage::BlendIndices,
+        Usage::Normal,
+        Usage::PSize,
+        Usage::TexCoord,
+        Usage::Tangent,
+        Usage::Binormal,
+        Usage::TessFactor,
+        Usage::PositionT,
+        Usage::Color,
+        Usage::Fog,
+        Usage::Depth,
+        Usage::Sample,
+    ];
+    pub fn from_u32(v: u32) -> Option<Usage> {
+        Usage::ALL.get(v as usize).copied()
+    }
+    /// The assembler spelling (`dcl_<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Usage::Position => "position",
+            Usage::BlendWeight => "blendweight",
+            Usage::BlendIndices => "blendindices",
+            Usage::Normal => "normal",
+            Usage::PSize => "psize",
+            Usage::TexCoord => "texcoord",
+            Usage::Tangent => "tangent",
+            Usage::Binormal => "binormal",
+            Usage::TessFactor => "tessfactor",
+            Usage::PositionT => "positiont",
+            Usage::Color => "color",
+            Usage::Fog => "fog",
+            Usage::Depth => "depth",
+            Usage::Sample => "sample",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<Usage> {
+        Usage::ALL
+            .into_iter()
+            .find(|u| u.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// `D3DSAMPLER_TEXTURE_TYPE` (usage token bits 27-30).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureType {
+    Unknown = 0,
+    OneD = 1,
+    TwoD = 2,
+    Cube = 3,
+    Volume = 4,
+}
+
+impl TextureType {
+    pub fn from_u32(v: u32) -> Option<TextureType> {
+        Some(match v {
+            0 => TextureType::Unknown,
+            1 => TextureType::OneD,
+            2 => TextureType::TwoD,
+            3 => TextureType::Cube,
+            4 => TextureType::Volume,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            TextureType::Unknown => "unknown",
+            TextureType::OneD => "1d",
+            TextureType::TwoD => "2d",
+            TextureType::Cube => "cube",
+            TextureType::Volume => "volume",
+        }
+    }
+}
+
+/// The usage token of a `dcl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Decl {
+    /// Bits 0-4 (raw: a sampler or a ps_2_x `dcl` keeps 0 here).
+    pub usage: u8,
+    /// Bits 16-19.
+    pub usage_index: u8,
+    /// Bits 27-30 (samplers).
+    pub texture_type: u8,
+}
+
+impl Decl {
+    pub fn semantic(usage: Usage, index: u8) -> Decl {
+        Decl {
+            usage: usage as u8,
+            usage_index: index,
+            texture_type: 0,
+        }
+    }
+    pub fn sampler(ty: TextureType) -> Decl {
+        Decl {
+            usage: 0,
+            usage_index: 0,
+            texture_type: ty as u8,
+        }
+    }
+    pub fn token(self) -> u32 {
+        0x8000_0000
+            | self.usage as u32
+            | (self.usage_index as u32) << 16
+            | (self.texture_type as u32) << 27
+    }
+    pub fn from_token(t: u32) -> Option<Decl> {
+        if t & 0x8000_0000 == 0 || t & !0xF80F_001F != 0 {
+            return None;
+        }
+        Some(Decl {
+            usage: (t & 0x1F) as u8,
+            usage_index: (t >> 16 & 0xF) as u8,
+            texture_type: (t >> 27 & 0xF) as u8,
+        })
+    }
+}
+
+/// `D3DSHADER_COMPARISON` (control bits 16-18 of ifc / breakc / setp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Comparison {
+    Gt = 1,
+    Eq = 2,
+    Ge = 3,
+    Lt = 4,
+    Ne = 5,
+    Le = 6,
+}
+
+impl Comparison {
+    pub const ALL: [Comparison; 6] = [
+        Comparison::Gt,
+        Comparison::Eq,
+        Comparison::Ge,
+        Comparison::Lt,
+        Comparison::Ne,
+        Comparison::Le,
+    ];
+    pub fn from_u8(v: u8) -> Option<Comparison> {
+        Comparison::ALL.get((v as usize).wrapping_sub(1)).copied()
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Comparison::Gt => "gt",
+            Comparison::Eq => "eq",
+            Comparison::Ge => "ge",
+            Comparison::Lt => "lt",
+            Comparison::Ne => "ne",
+            Comparison::Le => "le",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Comparison> {
+        Comparison::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(s))
+    }
+    /// Evaluate the comparison.
+    pub fn test(self, a: f32, b: f32) -> bool {
+        match self {
+            Comparison::Gt => a > b,
+            Comparison::Eq => a == b,
+            Comparison::Ge => a >= b,
+            Comparison::Lt => a < b,
+            Comparison::Ne => a != b,
+            Comparison::Le => a <= b,
+        }
+    }
+}
+
+/// One instruction, or a comment block (opcode [`Opcode::Comment`], payload in `imm`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Instruction {
+    pub opcode: Opcode,
+    /// Opcode-specific control bits 16-23 (comparison, texld project/bias).
+    pub control: u8,
+    /// Bit 30 (ps_1_x co-issue, printed as a leading `+`).
+    pub coissue: bool,
+    pub dst: Option<Dst>,
+    /// The predicate token of a predicated instruction (bit 28).
+    pub predicate: Option<Src>,
+    pub srcs: Vec<Src>,
+    /// The usage token of a `dcl`.
+    pub decl: Option<Decl>,
+    /// Immediate DWORDs: def (4 f32 bits), defi (4 i32), defb (1), or a comment's payload.
+    pub imm: Vec<u32>,
+}
+
+impl Instruction {
+    pub fn new(opcode: Opcode) -> Instruction {
+        Instruction {
+            opcode,
+            control: 0,
+            coissue: false,
+            dst: None,
+            predicate: None,
+            srcs: Vec::new(),
+            decl: None,
+            imm: Vec::new(),
+        }
+    }
+    /// The comparison of `ifc`, `breakc` or `setp`.
+    pub fn comparison(&self) -> Option<Comparison> {
+        Comparison::from_u8(self.control & 7)
+    }
+}
+
+/// A whole shader: version token, then instructions and comment blocks in order. The end token
+/// is implicit.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shader {
+    pub version: Version,
+    pub instructions: Vec<Instruction>,
+}

@@ -1,0 +1,1122 @@
+//! Assembly text -> IR: the syntax Microsoft's assembler accepts.
+//!
+//! One statement per line. `//` and `;` start comments. A small preprocessor handles
+//! object-like `#define`, `#undef`, `#line` (ignored) and `\` line continuation. The text
+//! ends at a NUL byte. The assembler also makes the checks an assembler makes (registers that
+//! exist in the version, modifiers the version has, operand counts); the validator makes the
+//! rest.
+
+use super::print::COMMENT_DIRECTIVE;
+use crate::ir::*;
+use crate::opcodes::{Layout, Opcode};
+use crate::registers::{file_size, parse_register_name, register_name};
+use std::collections::HashMap;
+use std::fmt;
+
+/// One problem in the text, at a 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+    /// The source line the error points into (after preprocessing).
+    pub line_text: String,
+}
+
+/// Every problem found in a text, in line order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseErrors(pub Vec<ParseError>);
+
+impl std::error::Error for ParseErrors {}
+
+impl fmt::Display for ParseErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}:{}: error: {}", e.line, e.col, e.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl ParseErrors {
+    /// `FILE:LINE:COL: error: MESSAGE`, the source line, and a caret under the column.
+    pub fn render(&self, file: &str) -> String {
+        let mut out = String::new();
+        for e in &self.0 {
+            out.push_str(&format!(
+                "{file}:{}:{}: error: {}\n",
+                e.line, e.col, e.message
+            ));
+            out.push_str(&format!("    {}\n", e.line_text));
+            let pad: String = e
+                .line_text
+                .chars()
+                .take(e.col.saturating_sub(1))
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            out.push_str(&format!("    {pad}^\n"));
+        }
+        out
+    }
+}
+
+/// Assemble `source` into IR.
+pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
+    let source = source.split('\0').next().unwrap_or("");
+    let mut p = Parser {
+        version: None,
+        instructions: Vec::new(),
+        errors: Vec::new(),
+        macros: HashMap::new(),
+    };
+    for (number, text) in logical_lines(source) {
+        p.line(number, &text);
+    }
+    let Some(version) = p.version else {
+        if p.errors.is_empty() {
+            p.errors.push(ParseError {
+                line: 1,
+                col: 1,
+                message: "no shader version statement (such as vs_3_0)".into(),
+                line_text: source.lines().next().unwrap_or("").into(),
+            });
+        }
+        return Err(ParseErrors(p.errors));
+    };
+    if !p.errors.is_empty() {
+        return Err(ParseErrors(p.errors));
+    }
+    Ok(Shader {
+        version,
+        instructions: p.instructions,
+    })
+}
+
+/// Physical lines joined at `\` continuations, each with its 1-based first line number.
+fn logical_lines(source: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut pending: Option<(usize, String)> = None;
+    let normalized = source.replace("\r\n", "\n").replace('\r', "\n");
+    for (i, raw) in normalized.split('\n').enumerate() {
+        let (start, mut text) = pending.take().unwrap_or((i + 1, String::new()));
+        if let Some(stripped) = raw.strip_suffix('\\') {
+            text.push_str(stripped);
+            pending = Some((start, text));
+        } else {
+            text.push_str(raw);
+            out.push((start, text));
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    out
+}
+
+struct Parser {
+    version: Option<Version>,
+    instructions: Vec<Instruction>,
+    errors: Vec<ParseError>,
+    macros: HashMap<String, String>,
+}
+
+type LineResult<T> = Result<T, (usize, String)>;
+
+impl Parser {
+    fn line(&mut self, number: usize, raw: &str) {
+        let trimmed = raw.trim_start();
+        if let Some(rest) = trimmed.strip_prefix('#') {
+            if let Err((col, message)) = self.directive(rest) {
+                let col = col + raw.len() - rest.len();
+                self.error(number, col, message, raw);
+            }
+            return;
+        }
+        if let Some(words) = trimmed.strip_prefix(COMMENT_DIRECTIVE) {
+            self.comment_block(number, raw, words);
+            return;
+        }
+        let code = strip_comment(raw);
+        let text = self.expand(code);
+        if text.trim().is_empty() {
+            return;
+        }
+        let mut cur = Cursor::new(&text);
+        let result = match self.version {
+            None => parse_version(&mut cur).map(|v| {
+                self.version = Some(v);
+            }),
+            Some(v) => statement(&mut cur, v).map(|inst| self.instructions.push(inst)),
+        };
+        if let Err((col, message)) = result {
+            self.error(number, col, message, &text);
+        }
+    }
+
+    fn error(&mut self, line: usize, col: usize, message: String, text: &str) {
+        self.errors.push(ParseError {
+            line,
+            col: col + 1,
+            message,
+            line_text: text.trim_end().to_string(),
+        });
+    }
+
+    fn directive(&mut self, rest: &str) -> LineResult<()> {
+        let mut cur = Cursor::new(rest);
+        cur.ws();
+        let name = cur
+            .ident()
+            .ok_or((cur.pos, "expected a directive name".to_string()))?;
+        match name {
+            "define" => {
+                cur.ws();
+                let at = cur.pos;
+                let macro_name = cur
+                    .ident()
+                    .ok_or((at, "expected a macro name after #define".to_string()))?;
+                if cur.peek() == Some(b'(') {
+                    return Err((cur.pos, "function-like macros are not supported".into()));
+                }
+                let body = strip_comment(cur.rest()).trim().to_string();
+                self.macros.insert(macro_name.to_string(), body);
+            }
+            "undef" => {
+                cur.ws();
+                let name = cur.ident().unwrap_or("");
+                self.macros.remove(name);
+            }
+            "line" => {}
+            other => return Err((0, format!("unsupported preprocessor directive #{other}"))),
+        }
+        Ok(())
+    }
+
+    /// Replace macro names, repeatedly for macros that use macros (at most 16 rounds).
+    fn expand(&self, code: &str) -> String {
+        let mut text = code.to_string();
+        if self.macros.is_empty() {
+            return text;
+        }
+        for _ in 0..16 {
+            let mut out = String::with_capacity(text.len());
+            let mut changed = false;
+            let bytes = text.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                if is_ident_start(bytes[i]) {
+                    let start = i;
+                    while i < bytes.len() && is_ident(bytes[i]) {
+                        i += 1;
+                    }
+                    let word = &text[start..i];
+                    match self.macros.get(word) {
+                        Some(body) => {
+                            out.push_str(body);
+                            changed = true;
+                        }
+                        None => out.push_str(word),
+                    }
+                } else {
+                    let ch = text[i..].chars().next().expect("in bounds");
+                    out.push(ch);
+                    i += ch.len_utf8();
+                }
+            }
+            text = out;
+            if !changed {
+                break;
+            }
+        }
+        text
+    }
+
+    fn comment_block(&mut self, number: usize, raw: &str, words: &str) {
+        let data = strip_comment(words);
+        let mut imm = Vec::new();
+        for w in data.split_whitespace() {
+            match u32::from_str_radix(w.trim_start_matches("0x"), 16) {
+                Ok(v) => imm.push(v),
+                Err(_) => {
+                    let col = raw.find(w).unwrap_or(0);
+                    self.error(number, col, format!("'{w}' is not a hex DWORD"), raw);
+                    return;
+                }
+            }
+        }
+        if self.version.is_none() {
+            self.error(number, 0, "comment block before the version".into(), raw);
+            return;
+        }
+        let mut inst = Instruction::new(Opcode::Comment);
+        inst.imm = imm;
+        self.instructions.push(inst);
+    }
+}
+
+fn strip_comment(s: &str) -> &str {
+    let cut = [s.find("//"), s.find(';')].into_iter().flatten().min();
+    match cut {
+        Some(i) => &s[..i],
+        None => s,
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+struct Cursor<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(s: &'a str) -> Self {
+        Cursor { s, pos: 0 }
+    }
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')) {
+            self.pos += 1;
+        }
+    }
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.pos).copied()
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, c: u8, what: &str) -> LineResult<()> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err((self.pos, format!("expected {what}")))
+        }
+    }
+    fn ident(&mut self) -> Option<&'a str> {
+        let start = self.pos;
+        if !self.peek().is_some_and(is_ident_start) {
+            return None;
+        }
+        while self.peek().is_some_and(is_ident) {
+            self.pos += 1;
+        }
+        Some(&self.s[start..self.pos])
+    }
+    /// A token of identifier characters, digits allowed first (`2d`, swizzle letters).
+    fn word(&mut self) -> &'a str {
+        let start = self.pos;
+        while self.peek().is_some_and(is_ident) {
+            self.pos += 1;
+        }
+        &self.s[start..self.pos]
+    }
+    fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+    fn at_end(&mut self) -> bool {
+        self.ws();
+        self.pos >= self.s.len()
+    }
+    /// A numeric literal as written: digits, `.`, exponent, `f` suffix, or `0x` hex.
+    fn number(&mut self) -> Option<&'a str> {
+        self.ws();
+        let start = self.pos;
+        let b = self.s.as_bytes();
+        if self.rest().starts_with("0x") || self.rest().starts_with("0X") {
+            self.pos += 2;
+            while self.peek().is_some_and(|c| c.is_ascii_hexdigit()) {
+                self.pos += 1;
+            }
+            return Some(&self.s[start..self.pos]);
+        }
+        while self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'.') {
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return None;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            let save = self.pos;
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if b.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+            } else {
+                self.pos = save;
+            }
+        }
+        if matches!(self.peek(), Some(b'f' | b'F')) {
+            self.pos += 1;
+        }
+        Some(&self.s[start..self.pos])
+    }
+}
+
+fn parse_version(cur: &mut Cursor) -> LineResult<Version> {
+    cur.ws();
+    let start = cur.pos;
+    let text: String = cur
+        .rest()
+        .trim_end()
+        .chars()
+        .map(|c| {
+            if c == '.' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    let bad = || {
+        (
+            start,
+            format!(
+                "expected a shader version such as vs_3_0, found '{}'",
+                cur.rest().trim_end()
+            ),
+        )
+    };
+    let parts: Vec<&str> = text.split('_').collect();
+    let [kind, major, minor] = parts[..] else {
+        return Err(bad());
+    };
+    let kind = match kind {
+        "vs" => ShaderKind::Vertex,
+        "ps" => ShaderKind::Pixel,
+        _ => return Err(bad()),
+    };
+    let major: u8 = major.parse().map_err(|_| bad())?;
+    let minor: u8 = match minor {
+        "x" if major == 2 => 1,
+        "sw" => 0xFF,
+        m if m.len() == 1 => m.parse().map_err(|_| bad())?,
+        _ => return Err(bad()),
+    };
+    let v = Version::new(kind, major, minor);
+    if !v.is_known() || v.number() == 0x201 && minor != 1 {
+        return Err((
+            start,
+            format!("unsupported shader version {}", cur.rest().trim()),
+        ));
+    }
+    cur.pos = cur.s.len();
+    Ok(v)
+}
+
+fn statement(cur: &mut Cursor, version: Version) -> LineResult<Instruction> {
+    cur.ws();
+    let coissue = cur.eat(b'+');
+    if coissue && !(version.is_pixel() && version.major < 2) {
+        let what = if version.is_vertex() {
+            "vertex shaders"
+        } else {
+            "pixel shaders from ps_2_0 on"
+        };
+        return Err((
+            cur.pos - 1,
+            format!("co-issue (+) is not supported in {what}"),
+        ));
+    }
+    let mut predicate = None;
+    if cur.eat(b'(') {
+        let p = src_operand(cur, version)?;
+        if p.reg.kind != RegisterKind::Predicate {
+            return Err((cur.pos, "a predicate must be p0".into()));
+        }
+        cur.expect(b')', "')' after the predicate")?;
+        predicate = Some(p);
+    }
+    cur.ws();
+    let at = cur.pos;
+    let mnemonic = cur
+        .ident()
+        .ok_or((at, "expected an instruction".to_string()))?;
+    let parts: Vec<&str> = mnemonic.split('_').collect();
+    let stem = parts[0].to_ascii_lowercase();
+    if stem == "dcl" {
+        if predicate.is_some() || coissue {
+            return Err((at, "dcl cannot be predicated or co-issued".into()));
+        }
+        return dcl(cur, version, &parts[1..], at);
+    }
+    let mut rest = &parts[1..];
+    let mut comparison = None;
+    if Opcode::stem_takes_comparison(&stem)
+        && let Some(c) = rest.first().and_then(|s| Comparison::from_name(s))
+    {
+        comparison = Some(c);
+        rest = &rest[1..];
+    }
+    let Some((opcode, mut control)) = Opcode::lookup(&stem, comparison.is_some()) else {
+        return Err((at, format!("unknown instruction '{mnemonic}'")));
+    };
+    if let Some(c) = comparison {
+        control = c as u8;
+    }
+    if !opcode.exists_in(version) {
+        return Err((
+            at,
+            format!(
+                "'{}' is not available in {version}",
+                opcode.mnemonic(control, version)
+            ),
+        ));
+    }
+    let (modifiers, shift) = result_modifiers(rest, version, at)?;
+    let info = opcode.info();
+    if (info.flow || !info.layout.has_dst()) && (modifiers != 0 || shift != 0) {
+        return Err((at, format!("'{mnemonic}' takes no instruction modifier")));
+    }
+    let mut inst = Instruction::new(opcode);
+    inst.control = control;
+    inst.coissue = coissue;
+    inst.predicate = predicate;
+    if info.layout.has_dst() {
+        let mut d = dst_operand(cur, version)?;
+        d.modifiers = modifiers;
+        d.shift = shift;
+        inst.dst = Some(d);
+    }
+    match info.layout {
+        Layout::Def | Layout::DefI | Layout::DefB => {
+            def_values(cur, &mut inst, version)?;
+        }
+        _ => {
+            let first = inst.dst.is_none();
+            let mut n = 0;
+            loop {
+                if n == 0 && first {
+                    if cur.at_end() {
+                        break;
+                    }
+                } else if !cur.eat(b',') {
+                    break;
+                }
+                inst.srcs.push(src_operand(cur, version)?);
+                n += 1;
+            }
+            if !cur.at_end() {
+                return Err((cur.pos, format!("unexpected '{}'", cur.rest().trim())));
+            }
+            let counts = info.layout.src_counts(version);
+            if !counts.contains(&(n as u8)) {
+                let word = if (n as u8) > counts[0] {
+                    "too many"
+                } else {
+                    "too few"
+                };
+                return Err((
+                    at,
+                    format!(
+                        "{word} source operands for {}: {n} given, {} expected",
+                        opcode.mnemonic(control, version),
+                        counts
+                            .iter()
+                            .map(|c| c.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(inst)
+}
+
+/// Result modifiers (`_sat`, `_pp`, `_centroid`) and a shift (`_x2` .. `_d8`).
+fn result_modifiers(parts: &[&str], version: Version, at: usize) -> LineResult<(u8, u8)> {
+    let mut modifiers = 0u8;
+    let mut shift = 0u8;
+    for part in parts {
+        let lower = part.to_ascii_lowercase();
+        let flag = match lower.as_str() {
+            "sat" => RESULT_SATURATE,
+            "pp" => RESULT_PARTIAL_PRECISION,
+            "centroid" => RESULT_CENTROID,
+            "x2" | "x4" | "x8" | "d2" | "d4" | "d8" => {
+                if shift != 0 {
+                    return Err((at, "only one shift modifier is allowed".into()));
+                }
+                if !(version.is_pixel() && version.major < 2) {
+                    return Err((
+                        at,
+                        format!("shift modifier _{lower} is not available in {version}"),
+                    ));
+                }
+                shift = match lower.as_str() {
+                    "x2" => 1,
+                    "x4" => 2,
+                    "x8" => 3,
+                    "d2" => 15,
+                    "d4" => 14,
+                    _ => 13,
+                };
+                continue;
+            }
+            _ => return Err((at, format!("unknown instruction modifier _{part}"))),
+        };
+        if flag != RESULT_SATURATE && version.is_vertex() {
+            return Err((
+                at,
+                format!("modifier _{lower} is not allowed in vertex shaders"),
+            ));
+        }
+        modifiers |= flag;
+    }
+    Ok((modifiers, shift))
+}
+
+fn dcl(cur: &mut Cursor, version: Version, parts: &[&str], at: usize) -> LineResult<Instruction> {
+    enum What {
+        None,
+        Sampler(TextureType),
+        Usage(Usage, u8),
+    }
+    let mut what = What::None;
+    let mut mods = parts;
+    if let Some(first) = parts.first() {
+        let lower = first.to_ascii_lowercase();
+        let texture = match lower.as_str() {
+            "2d" => Some(TextureType::TwoD),
+            "cube" => Some(TextureType::Cube),
+            "volume" => Some(TextureType::Volume),
+            "1d" => Some(TextureType::OneD),
+            _ => None,
+        };
+        if let Some(t) = texture {
+            what = What::Sampler(t);
+            mods = &parts[1..];
+        } else {
+            let digits = lower.len() - lower.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let (name, index) = lower.split_at(lower.len() - digits);
+            if let Some(u) = Usage::from_name(name) {
+                let index: u32 = if index.is_empty() {
+                    0
+                } else {
+                    index.parse().unwrap_or(u32::MAX)
+                };
+                if index > 15 {
+                    return Err((at, format!("usage index {index} is larger than 15")));
+                }
+                what = What::Usage(u, index as u8);
+                mods = &parts[1..];
+            } else if !matches!(name, "pp" | "centroid" | "sat" | "x2" | "x4" | "d2") {
+                return Err((at, format!("unknown dcl usage '{first}'")));
+            }
+        }
+    }
+    let (modifiers, shift) = result_modifiers(mods, version, at)?;
+    if version.is_vertex() && (modifiers != 0 || shift != 0) {
+        return Err((at, "dcl takes no modifier in a vertex shader".into()));
+    }
+    if modifiers & RESULT_SATURATE != 0 || shift != 0 {
+        return Err((at, "dcl takes only _pp and _centroid".into()));
+    }
+    let mut d = dst_operand(cur, version)?;
+    d.modifiers = modifiers;
+    if !cur.at_end() {
+        return Err((cur.pos, format!("unexpected '{}'", cur.rest().trim())));
+    }
+    let kind = d.reg.kind;
+    let decl = match what {
+        What::Sampler(t) => {
+            if kind != RegisterKind::Sampler {
+                return Err((at, "a sampler type is declared for a sampler (s#)".into()));
+            }
+            Decl::sampler(t)
+        }
+        What::Usage(u, index) => {
+            let ok = match kind {
+                RegisterKind::Input => version.is_vertex() || version.major >= 3,
+                RegisterKind::Output => true,
+                _ => false,
+            };
+            if !ok {
+                return Err((
+                    at,
+                    format!(
+                        "a usage cannot be declared for {} in {version}",
+                        register_name(kind, d.reg.number)
+                    ),
+                ));
+            }
+            Decl::semantic(u, index)
+        }
+        What::None => {
+            let ok = match kind {
+                RegisterKind::Input | RegisterKind::Texture => version.is_pixel(),
+                RegisterKind::MiscType | RegisterKind::Sampler => true,
+                _ => false,
+            };
+            if !ok {
+                return Err((at, "dcl needs a usage here, such as dcl_texcoord0".into()));
+            }
+            Decl::semantic(Usage::Position, 0)
+        }
+    };
+    let mut inst = Instruction::new(Opcode::Dcl);
+    inst.decl = Some(decl);
+    inst.dst = Some(d);
+    if !Opcode::Dcl.exists_in(version) {
+        return Err((at, format!("dcl is not available in {version}")));
+    }
+    Ok(inst)
+}
+
+fn def_values(cur: &mut Cursor, inst: &mut Instruction, version: Version) -> LineResult<()> {
+    let layout = inst.opcode.info().layout;
+    let dst = inst.dst.expect("def has a destination");
+    let want = match layout {
+        Layout::Def => RegisterKind::Const,
+        Layout::DefI => RegisterKind::ConstInt,
+        _ => RegisterKind::ConstBool,
+    };
+    if dst.reg.kind != want || dst.relative.is_some() || dst.mask != WriteMask::ALL {
+        return Err((
+            0,
+            format!(
+                "{} defines a {} register",
+                inst.opcode.info().mnemonic,
+                register_name(want, 0).trim_end_matches('0')
+            ),
+        ));
+    }
+    let _ = version;
+    for _ in 0..layout.imm_count() {
+        cur.expect(b',', "','")?;
+        cur.ws();
+        let at = cur.pos;
+        let value = match layout {
+            Layout::DefB => {
+                let w = cur.word().to_ascii_lowercase();
+                match w.as_str() {
+                    "true" => 1,
+                    "false" => 0,
+                    n => n
+                        .parse::<u32>()
+                        .map_err(|_| (at, format!("expected true or false, found '{w}'")))?,
+                }
+            }
+            _ => {
+                let neg = cur.eat(b'-');
+                cur.ws();
+                let at = cur.pos;
+                let lit = cur.number().ok_or((at, "expected a number".to_string()))?;
+                if layout == Layout::DefI {
+                    if lit.contains(['.', 'e', 'E', 'f', 'x']) {
+                        return Err((at, format!("defi takes integers, found '{lit}'")));
+                    }
+                    let v: i64 = lit
+                        .parse()
+                        .map_err(|_| (at, format!("bad integer '{lit}'")))?;
+                    let v = if neg { -v } else { v };
+                    if v < i32::MIN as i64 || v > u32::MAX as i64 {
+                        return Err((at, format!("{v} does not fit in 32 bits")));
+                    }
+                    v as i32 as u32
+                } else {
+                    let bits = if let Some(hex) =
+                        lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X"))
+                    {
+                        u32::from_str_radix(hex, 16)
+                            .map_err(|_| (at, format!("bad hex value '{lit}'")))?
+                    } else {
+                        let digits = lit.trim_end_matches(['f', 'F']);
+                        digits
+                            .parse::<f32>()
+                            .map_err(|_| (at, format!("bad number '{lit}'")))?
+                            .to_bits()
+                    };
+                    if neg { bits ^ 0x8000_0000 } else { bits }
+                }
+            }
+        };
+        inst.imm.push(value);
+    }
+    if !cur.at_end() {
+        return Err((cur.pos, format!("unexpected '{}'", cur.rest().trim())));
+    }
+    Ok(())
+}
+
+/// A register name with an optional `[index]`, checked against the version.
+fn register_operand(
+    cur: &mut Cursor,
+    version: Version,
+) -> LineResult<(Register, Option<Relative>, Vec<String>)> {
+    cur.ws();
+    let at = cur.pos;
+    let word = cur.ident().ok_or((
+        at,
+        format!("expected a register, found '{}'", cur.rest().trim()),
+    ))?;
+    let mut pieces = word.split('_');
+    let name = pieces.next().unwrap_or("");
+    let mut suffixes: Vec<String> = pieces.map(|s| s.to_ascii_lowercase()).collect();
+    let (kind, number) = parse_register_name(name, version)
+        .ok_or((at, format!("'{name}' is not a register of {version}")))?;
+    let mut offset = 0u32;
+    let mut relative = None;
+    if cur.peek() == Some(b'[') {
+        cur.pos += 1;
+        let (off, rel) = index_expression(cur, version)?;
+        offset = off;
+        relative = rel;
+        if cur.peek() == Some(b'_') {
+            let more = cur.ident().unwrap_or("");
+            suffixes.extend(
+                more.split('_')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_ascii_lowercase),
+            );
+        }
+    } else if number.is_none() {
+        return Err((at, format!("register '{name}' needs a number")));
+    }
+    let number = number.unwrap_or(0).saturating_add(offset);
+    let reg = Register::new(kind, number);
+    let shown = register_name(kind, number);
+    let Some(size) = file_size(version, kind) else {
+        return Err((at, format!("register {shown} does not exist in {version}")));
+    };
+    if number > kind.max_number() || (relative.is_none() && number >= size) {
+        return Err((at, format!("register {shown} does not exist in {version}")));
+    }
+    if let Some(rel) = relative {
+        check_relative(kind, rel, version).map_err(|m| (at, m))?;
+    }
+    Ok((reg, relative, suffixes))
+}
+
+/// The part inside `[...]`: integers and at most one of `a0.c` / `aL`, joined by `+`.
+fn index_expression(cur: &mut Cursor, version: Version) -> LineResult<(u32, Option<Relative>)> {
+    let mut offset = 0u32;
+    let mut rel: Option<Relative> = None;
+    loop {
+        cur.ws();
+        let at = cur.pos;
+        match cur.peek() {
+            Some(c) if c.is_ascii_digit() => {
+                let lit = cur.number().unwrap_or("");
+                let n: u32 = lit
+                    .parse()
+                    .map_err(|_| (at, format!("'{lit}' is not an integer register offset")))?;
+                offset = offset.saturating_add(n);
+            }
+            Some(c) if is_ident_start(c) => {
+                let name = cur.ident().unwrap_or("");
+                let (kind, number) = parse_register_name(name, version)
+                    .ok_or((at, format!("'{name}' is not a register of {version}")))?;
+                let mut swizzle = Swizzle::IDENTITY;
+                if cur.peek() == Some(b'.') {
+                    cur.pos += 1;
+                    swizzle = parse_swizzle(cur)?;
+                }
+                match kind {
+                    RegisterKind::Addr if number == Some(0) => {}
+                    RegisterKind::Loop => {
+                        if swizzle != Swizzle::IDENTITY {
+                            return Err((at, "aL takes no swizzle".into()));
+                        }
+                    }
+                    _ => {
+                        return Err((
+                            at,
+                            format!("'{name}' cannot be used as an index (only a0 and aL)"),
+                        ));
+                    }
+                }
+                if file_size(version, kind).is_none() {
+                    return Err((at, format!("register {name} does not exist in {version}")));
+                }
+                if rel.is_some() {
+                    return Err((at, "only one index register is allowed".into()));
+                }
+                rel = Some(Relative {
+                    reg: Register::new(kind, 0),
+                    swizzle,
+                });
+            }
+            _ => return Err((at, "expected an integer, a0 or aL in the index".into())),
+        }
+        cur.ws();
+        match cur.peek() {
+            Some(b'+') => cur.pos += 1,
+            Some(b']') => {
+                cur.pos += 1;
+                return Ok((offset, rel));
+            }
+            Some(b'-') => {
+                return Err((cur.pos, "'-' is not allowed in a register index".into()));
+            }
+            _ => return Err((cur.pos, "expected '+' or ']' in the register index".into())),
+        }
+    }
+}
+
+/// Which files may be indexed, and by what (registers.md §6; the assembler's view).
+fn check_relative(kind: RegisterKind, rel: Relative, version: Version) -> Result<(), String> {
+    use RegisterKind::*;
+    let n = version.number();
+    let allowed = if version.is_vertex() {
+        match kind {
+            Const => true,
+            Input | Output => n >= 0x300,
+            _ => false,
+        }
+    } else {
+        n >= 0x300 && matches!(kind, Input | Const)
+    };
+    if !allowed {
+        return Err(format!(
+            "{} registers cannot be relatively addressed in {version}",
+            register_name(kind, 0).trim_end_matches('0')
+        ));
+    }
+    if !version.has_length() && rel.swizzle != Swizzle::replicate(0) {
+        return Err(format!("only a0.x can index registers in {version}"));
+    }
+    Ok(())
+}
+
+fn dst_operand(cur: &mut Cursor, version: Version) -> LineResult<Dst> {
+    let at = cur.pos;
+    let (reg, relative, suffixes) = register_operand(cur, version)?;
+    if let Some(s) = suffixes.first() {
+        return Err((at, format!("source modifier _{s} on a destination")));
+    }
+    let mut d = Dst::new(reg);
+    d.relative = relative;
+    if cur.peek() == Some(b'.') {
+        cur.pos += 1;
+        d.mask = parse_mask(cur)?;
+    }
+    Ok(d)
+}
+
+fn src_operand(cur: &mut Cursor, version: Version) -> LineResult<Src> {
+    cur.ws();
+    let start = cur.pos;
+    let not = cur.eat(b'!');
+    let neg = cur.eat(b'-');
+    cur.ws();
+    let mut comp = false;
+    if cur.peek().is_some_and(|c| c.is_ascii_digit()) {
+        let at = cur.pos;
+        let lit = cur.number().unwrap_or("");
+        if lit != "1" {
+            return Err((at, format!("invalid source modifier '{lit} -'")));
+        }
+        cur.expect(b'-', "'-' after '1' (the complement modifier 1 - r#)")?;
+        comp = true;
+    }
+    let (reg, relative, mut suffixes) = register_operand(cur, version)?;
+    let mut swizzle = Swizzle::IDENTITY;
+    if cur.peek() == Some(b'.') {
+        cur.pos += 1;
+        swizzle = parse_swizzle(cur)?;
+    }
+    if cur.peek() == Some(b'_') {
+        let more = cur.ident().unwrap_or("");
+        suffixes.extend(
+            more.split('_')
+                .filter(|s| !s.is_empty())
+                .map(str::to_ascii_lowercase),
+        );
+    }
+    let pixel1 = version.is_pixel() && version.major < 2;
+    let mut base = SrcModifier::None;
+    for s in &suffixes {
+        let (m, ok) = match s.as_str() {
+            "abs" => (
+                SrcModifier::Abs,
+                version.number() >= if version.is_vertex() { 0x300 } else { 0x200 },
+            ),
+            "bias" => (SrcModifier::Bias, pixel1),
+            "bx2" => (SrcModifier::Sign, pixel1),
+            "x2" => (SrcModifier::X2, pixel1),
+            "dz" | "db" => (
+                SrcModifier::Dz,
+                version.number() == 0x104 && version.is_pixel(),
+            ),
+            "dw" | "da" => (
+                SrcModifier::Dw,
+                version.number() == 0x104 && version.is_pixel(),
+            ),
+            _ => return Err((start, format!("unknown source modifier _{s}"))),
+        };
+        if !ok {
+            return Err((
+                start,
+                format!("source modifier _{s} is not available in {version}"),
+            ));
+        }
+        if base != SrcModifier::None {
+            return Err((start, "only one source modifier is allowed".into()));
+        }
+        base = m;
+    }
+    if comp {
+        if !pixel1 {
+            return Err((
+                start,
+                format!("the complement modifier (1 - r#) is not available in {version}"),
+            ));
+        }
+        if neg || base != SrcModifier::None {
+            return Err((
+                start,
+                "the complement modifier takes no other modifier".into(),
+            ));
+        }
+        base = SrcModifier::Comp;
+    }
+    if not {
+        if !matches!(reg.kind, RegisterKind::ConstBool | RegisterKind::Predicate) {
+            return Err((start, "'!' applies only to b# and p0".into()));
+        }
+        if neg || base != SrcModifier::None {
+            return Err((start, "'!' takes no other modifier".into()));
+        }
+        base = SrcModifier::Not;
+    }
+    let modifier = base
+        .with_negate(neg)
+        .ok_or((start, format!("negation cannot be combined with {base:?}")))?;
+    Ok(Src {
+        reg,
+        swizzle,
+        modifier,
+        relative,
+    })
+}
+
+fn component(c: u8) -> Option<u8> {
+    match c.to_ascii_lowercase() {
+        b'x' | b'r' => Some(0),
+        b'y' | b'g' => Some(1),
+        b'z' | b'b' => Some(2),
+        b'w' | b'a' => Some(3),
+        _ => None,
+    }
+}
+
+fn parse_swizzle(cur: &mut Cursor) -> LineResult<Swizzle> {
+    let at = cur.pos;
+    let w = cur.word();
+    let comps: Option<Vec<u8>> = w.bytes().map(component).collect();
+    match comps {
+        Some(c) if (1..=4).contains(&c.len()) => {
+            let last = *c.last().expect("non-empty");
+            let mut full = [last; 4];
+            full[..c.len()].copy_from_slice(&c);
+            Ok(Swizzle::from_components(full))
+        }
+        _ => Err((at, format!("invalid swizzle '.{w}'"))),
+    }
+}
+
+fn parse_mask(cur: &mut Cursor) -> LineResult<WriteMask> {
+    let at = cur.pos;
+    let w = cur.word();
+    let mut mask = 0u8;
+    let mut last: i32 = -1;
+    for b in w.bytes() {
+        match component(b) {
+            Some(c) if c as i32 > last => {
+                mask |= 1 << c;
+                last = c as i32;
+            }
+            _ => return Err((at, format!("invalid write mask '.{w}'"))),
+        }
+    }
+    if mask == 0 {
+        return Err((at, format!("invalid write mask '.{w}'")));
+    }
+    Ok(WriteMask(mask))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::write;
+
+    fn tokens(src: &str) -> Vec<u32> {
+        write(&parse(src).unwrap_or_else(|e| panic!("{src}: {e}"))).unwrap()
+    }
+
+    #[test]
+    fn assembles_relative_forms() {
+        assert_eq!(
+            tokens("vs_2_0\nmov r0, -c0[a0.w+5].x\n")[1..4],
+            [0x03000001, 0x800F0000, 0xA1002005]
+        );
+        assert_eq!(tokens("vs_1_1\nmov r0, c[ 2 + a0.x + 12 ]")[3], 0xA0E4200E);
+        assert_eq!(
+            tokens("vs_3_0\nmov r0, c0[aL]")[3..5],
+            [0xA0E42000, 0xF0E40800]
+        );
+    }
+
+    #[test]
+    fn collects_every_error_with_its_position() {
+        let e = parse("vs_3_0\nfoo r0, r1\nmov r0.xxyz, r1\nmov r0, v17\n").unwrap_err();
+        assert_eq!(e.0.len(), 3);
+        assert_eq!((e.0[0].line, e.0[0].col), (2, 1));
+        assert_eq!((e.0[1].line, e.0[1].col), (3, 8));
+        assert!(e.0[2].message.contains("v17"), "{}", e.0[2].message);
+        let shown = e.render("x.asm");
+        assert!(
+            shown.starts_with(
+                "x.asm:2:1: error: unknown instruction 'foo'\n    foo r0, r1\n    ^\n"
+            ),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn floats_as_people_write_them() {
+        let t = tokens(
+            "vs_3_0\ndef c0, 1.0f, 0., -1.5e-05, 3.40282e+38\ndef c1, -0.0, .5, 1e2, 0x7fc00000",
+        );
+        assert_eq!(
+            t[3..7],
+            [
+                0x3F800000,
+                0,
+                (-1.5e-05f32).to_bits(),
+                3.40282e38f32.to_bits()
+            ]
+        );
+        assert_eq!(
+            t[9..13],
+            [0x80000000, 0x3F000000, 100f32.to_bits(), 0x7FC00000]
+        );
+    }
+
+    #[test]
+    fn preprocessor_and_line_endings() {
+        let t = tokens(
+            "#define R r1\r\n#define TWO \\\n 2\nvs_2_0 ; comment\r\nmov r0, R // c\nmov r0, c[TWO]\0garbage",
+        );
+        assert_eq!(t[3], 0x80E40001);
+        assert_eq!(t[6], 0xA0E40002);
+    }
+}
