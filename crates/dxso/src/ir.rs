@@ -221,7 +221,7 @@ impl Swizzle {
         Swizzle(component * 0x55)
     }
     pub fn is_replicate(self) -> bool {
-        self.0 % 0x55 == 0
+        self.0.is_multiple_of(0x55)
     }
     pub fn from_components(c: [u8; 4]) -> Swizzle {
         Swizzle(c[0] | c[1] << 2 | c[2] << 4 | c[3] << 6)

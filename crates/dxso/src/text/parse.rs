@@ -99,8 +99,8 @@ pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
 fn logical_lines(source: &str) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     let mut pending: Option<(usize, String)> = None;
-    let normalized = source.replace("\r\n", "\n").replace('\r', "\n");
-    for (i, raw) in normalized.split('\n').enumerate() {
+    for (i, raw) in source.split('\n').enumerate() {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
         let (start, mut text) = pending.take().unwrap_or((i + 1, String::new()));
         if let Some(stripped) = raw.strip_suffix('\\') {
             text.push_str(stripped);
@@ -140,10 +140,10 @@ impl Parser {
             return;
         }
         let code = strip_comment(raw);
-        let text = self.expand(code);
-        if text.trim().is_empty() {
+        if code.trim().is_empty() {
             return;
         }
+        let text = self.expand(code);
         let mut cur = Cursor::new(&text);
         let result = match self.version {
             None => parse_version(&mut cur).map(|v| {
@@ -170,14 +170,14 @@ impl Parser {
         cur.ws();
         let name = cur
             .ident()
-            .ok_or((cur.pos, "expected a directive name".to_string()))?;
+            .ok_or_else(|| (cur.pos, "expected a directive name".to_string()))?;
         match name {
             "define" => {
                 cur.ws();
                 let at = cur.pos;
                 let macro_name = cur
                     .ident()
-                    .ok_or((at, "expected a macro name after #define".to_string()))?;
+                    .ok_or_else(|| (at, "expected a macro name after #define".to_string()))?;
                 if cur.peek() == Some(b'(') {
                     return Err((cur.pos, "function-like macros are not supported".into()));
                 }
@@ -282,7 +282,7 @@ impl<'a> Cursor<'a> {
         Cursor { s, pos: 0 }
     }
     fn ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')) {
             self.pos += 1;
         }
     }
@@ -447,7 +447,7 @@ fn statement(cur: &mut Cursor, version: Version) -> LineResult<Instruction> {
     let at = cur.pos;
     let mnemonic = cur
         .ident()
-        .ok_or((at, "expected an instruction".to_string()))?;
+        .ok_or_else(|| (at, "expected an instruction".to_string()))?;
     let parts: Vec<&str> = mnemonic.split('_').collect();
     let stem = parts[0].to_ascii_lowercase();
     if stem == "dcl" {
@@ -718,7 +718,9 @@ fn def_values(cur: &mut Cursor, inst: &mut Instruction, version: Version) -> Lin
                 let neg = cur.eat(b'-');
                 cur.ws();
                 let at = cur.pos;
-                let lit = cur.number().ok_or((at, "expected a number".to_string()))?;
+                let lit = cur
+                    .number()
+                    .ok_or_else(|| (at, "expected a number".to_string()))?;
                 if layout == Layout::DefI {
                     if lit.contains(['.', 'e', 'E', 'f', 'x']) {
                         return Err((at, format!("defi takes integers, found '{lit}'")));
@@ -763,15 +765,17 @@ fn register_operand(
 ) -> LineResult<(Register, Option<Relative>, Vec<String>)> {
     cur.ws();
     let at = cur.pos;
-    let word = cur.ident().ok_or((
-        at,
-        format!("expected a register, found '{}'", cur.rest().trim()),
-    ))?;
+    let word = cur.ident().ok_or_else(|| {
+        (
+            at,
+            format!("expected a register, found '{}'", cur.rest().trim()),
+        )
+    })?;
     let mut pieces = word.split('_');
     let name = pieces.next().unwrap_or("");
     let mut suffixes: Vec<String> = pieces.map(|s| s.to_ascii_lowercase()).collect();
     let (kind, number) = parse_register_name(name, version)
-        .ok_or((at, format!("'{name}' is not a register of {version}")))?;
+        .ok_or_else(|| (at, format!("'{name}' is not a register of {version}")))?;
     let mut offset = 0u32;
     let mut relative = None;
     if cur.peek() == Some(b'[') {
@@ -792,11 +796,10 @@ fn register_operand(
     }
     let number = number.unwrap_or(0).saturating_add(offset);
     let reg = Register::new(kind, number);
-    let shown = register_name(kind, number);
-    let Some(size) = file_size(version, kind) else {
-        return Err((at, format!("register {shown} does not exist in {version}")));
-    };
-    if number > kind.max_number() || (relative.is_none() && number >= size) {
+    let exists = file_size(version, kind)
+        .is_some_and(|size| number <= kind.max_number() && (relative.is_some() || number < size));
+    if !exists {
+        let shown = register_name(kind, number);
         return Err((at, format!("register {shown} does not exist in {version}")));
     }
     if let Some(rel) = relative {
@@ -823,7 +826,7 @@ fn index_expression(cur: &mut Cursor, version: Version) -> LineResult<(u32, Opti
             Some(c) if is_ident_start(c) => {
                 let name = cur.ident().unwrap_or("");
                 let (kind, number) = parse_register_name(name, version)
-                    .ok_or((at, format!("'{name}' is not a register of {version}")))?;
+                    .ok_or_else(|| (at, format!("'{name}' is not a register of {version}")))?;
                 let mut swizzle = Swizzle::IDENTITY;
                 if cur.peek() == Some(b'.') {
                     cur.pos += 1;
@@ -999,7 +1002,7 @@ fn src_operand(cur: &mut Cursor, version: Version) -> LineResult<Src> {
     }
     let modifier = base
         .with_negate(neg)
-        .ok_or((start, format!("negation cannot be combined with {base:?}")))?;
+        .ok_or_else(|| (start, format!("negation cannot be combined with {base:?}")))?;
     Ok(Src {
         reg,
         swizzle,

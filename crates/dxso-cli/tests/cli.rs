@@ -1,0 +1,137 @@
+//! The command-line contract of `../shared/CLI.md`: outputs and exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn dxso(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dxso"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dxso runs");
+    if let Some(data) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(data)
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("dxso finishes")
+}
+
+fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dxso-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, data).unwrap();
+    p
+}
+
+#[test]
+fn asm_hex_prints_the_tokens() {
+    let out = dxso(
+        &["asm", "-", "--hex"],
+        Some(b"vs_2_0\nmov r0, -c0[a0.w+5].x\n"),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "fffe0200\n03000001\n800f0000\na1002005\nb0ff0000\n0000ffff\n"
+    );
+}
+
+#[test]
+fn asm_writes_binary_and_dis_reads_it_back() {
+    let src = temp(
+        "t.asm",
+        b"vs.3.0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n",
+    );
+    let bin = src.with_extension("vso");
+    let out = dxso(
+        &["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&bin).unwrap();
+    assert_eq!(&bytes[..4], &[0x00, 0x03, 0xFE, 0xFF]);
+    assert_eq!(bytes.len(), 4 * 11);
+    let out = dxso(&["dis", bin.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "    vs_3_0\n    dcl_position v0\n    dcl_position o0\n    mov o0, v0\n"
+    );
+}
+
+#[test]
+fn dis_reads_hex_tokens() {
+    let out = dxso(
+        &["dis", "-"],
+        Some(b"fffe0300\n0200001f\n80000000\n900f0000\n0000ffff\n"),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "    vs_3_0\n    dcl_position v0\n"
+    );
+}
+
+#[test]
+fn asm_errors_point_at_the_line_and_exit_1() {
+    let out = dxso(
+        &["asm", "-"],
+        Some(b"vs_3_0\nmov r0, v17\nadd_pp r0, r0, r1\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("<stdin>:2:9: error: register v17 does not exist in vs_3_0\n    mov r0, v17\n            ^\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>:3:1: error:"),
+        "every error is reported: {err}"
+    );
+}
+
+#[test]
+fn bad_bytecode_is_an_input_error() {
+    let out = dxso(
+        &["dis", "-"],
+        Some(&[0x00, 0x03, 0xFE, 0xFF, 0x01, 0x00, 0x00, 0x02]),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("word"), "{err}");
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    assert_eq!(dxso(&["asm"], None).status.code(), Some(2));
+    assert_eq!(dxso(&["frobnicate"], None).status.code(), Some(2));
+    assert_eq!(
+        dxso(&["dis", "/nonexistent/file.vso"], None).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn demo_round_trips_the_built_in_shader() {
+    let out = dxso(&["demo"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("round trip text -> tokens -> text -> tokens: identical"),
+        "{text}"
+    );
+    assert!(text.contains("m3x3 r0.xyz, v1, c4"), "{text}");
+}
