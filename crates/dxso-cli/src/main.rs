@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod check;
 mod input;
 
 #[derive(Parser)]
@@ -44,13 +45,40 @@ enum Command {
         /// Bytecode: binary little-endian tokens, or hex tokens one per line; `-` reads stdin.
         file: PathBuf,
     },
+    /// Validate shaders (text or bytecode) against their version's rules and device caps.
+    #[command(
+        after_help = "Examples:\n  dxso check skin.asm\n  dxso check shaders/*.asm --caps min\n  dxso check skin.vso --caps radeon.json --format json\n\nRule ids (V001..) are listed by `dxso check --rules`."
+    )]
+    Check {
+        /// Shader files: assembly text, binary tokens or hex tokens.
+        #[arg(required_unless_present = "rules")]
+        files: Vec<PathBuf>,
+        /// Device caps: `min`, `max` (default), or a JSON file naming D3DCAPS9 fields.
+        #[arg(long, default_value = "max")]
+        caps: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// List every rule with its id, explanation and spec reference.
+        #[arg(long)]
+        rules: bool,
+    },
     /// Assemble and disassemble the built-in example shader and check the round trip.
     Demo,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
 /// An error that maps to an exit code: 1 for bad input, 2 for usage or I/O.
 enum Failure {
+    /// Bad input; the message is printed to stderr.
     Input(String),
+    /// Bad input whose diagnostics were already printed.
+    Quiet,
     Io(anyhow::Error),
 }
 
@@ -71,6 +99,13 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Asm { file, output, hex } => asm(&file, output.as_deref(), hex),
         Command::Dis { file } => dis(&file),
+        Command::Check { rules: true, .. } => list_rules(),
+        Command::Check {
+            files,
+            caps,
+            format,
+            ..
+        } => check::check(&files, &caps, format == Format::Json),
         Command::Demo => demo(),
     };
     match result {
@@ -82,10 +117,29 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+        Err(Failure::Quiet) => ExitCode::from(1),
         Err(Failure::Io(e)) => {
             eprintln!("dxso: error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn list_rules() -> Result<(), Failure> {
+    let mut s = String::new();
+    for (_, id, summary, spec) in dxso::validate::RULES {
+        s.push_str(&format!("{id}  {summary}  ({spec})\n"));
+    }
+    stdout(&s)
+}
+
+/// Write to stdout; a closed pipe (`dxso ... | head`) ends the output quietly.
+fn stdout(s: &str) -> Result<(), Failure> {
+    match std::io::stdout().lock().write_all(s.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::Io(anyhow::Error::new(e).context("writing stdout")))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -136,10 +190,7 @@ fn dis(file: &Path) -> Result<(), Failure> {
     let bytes = read_input(file)?;
     let shader = input::read_bytecode(&bytes)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
-    std::io::stdout()
-        .write_all(dxso::text::print(&shader).as_bytes())
-        .context("writing stdout")?;
-    Ok(())
+    stdout(&dxso::text::print(&shader))
 }
 
 const DEMO_SHADER: &str = include_str!("../../../examples/transform.asm");

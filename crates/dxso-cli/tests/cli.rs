@@ -135,3 +135,81 @@ fn demo_round_trips_the_built_in_shader() {
     );
     assert!(text.contains("m3x3 r0.xyz, v1, c4"), "{text}");
 }
+
+#[test]
+fn check_reports_rule_ids_with_positions_and_a_summary() {
+    let bad = temp(
+        "bad.asm",
+        b"vs_2_0\ndcl_position v0\ndcl_normal v1\nadd r0, v0, v1\nmov oPos, r0\n",
+    );
+    let good = temp(
+        "good.asm",
+        b"vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n",
+    );
+    let out = dxso(
+        &["check", bad.to_str().unwrap(), good.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("bad.asm:4:1: error[V007]: 2 different v# registers"),
+        "{err}"
+    );
+    assert!(err.contains("    add r0, v0, v1\n    ^\n"), "{err}");
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        summary,
+        "checked 2 shaders: 1 valid, 1 invalid (1 error, 0 warnings)\n"
+    );
+    let out = dxso(&["check", good.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn check_reads_bytecode_and_prints_json() {
+    let out = dxso(
+        &["asm", "-", "--hex"],
+        Some(b"vs_2_0\ndcl_position v0\nmov oFog, v0\n"),
+    );
+    let out = dxso(&["check", "-", "--format", "json"], Some(&out.stdout));
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["files"][0]["diagnostics"];
+    assert_eq!(d[0]["rule"], "V009");
+    assert_eq!(d[0]["word"], 4);
+    assert_eq!(v["summary"]["invalid"], 1);
+}
+
+#[test]
+fn check_takes_caps_presets_and_files() {
+    let src: &[u8] = b"vs_2_x\ndcl_position v0\nmov r20, v0\nmov oPos, r20\n";
+    assert_eq!(dxso(&["check", "-"], Some(src)).status.code(), Some(0));
+    assert_eq!(
+        dxso(&["check", "-", "--caps", "min"], Some(src))
+            .status
+            .code(),
+        Some(1)
+    );
+    let caps = temp("caps.json", br#"{"VS20Caps": {"NumTemps": 24, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}"#);
+    assert_eq!(
+        dxso(&["check", "-", "--caps", caps.to_str().unwrap()], Some(src))
+            .status
+            .code(),
+        Some(0)
+    );
+    let caps = temp("caps16.json", br#"{"VS20Caps": {"NumTemps": 16, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}"#);
+    assert_eq!(
+        dxso(&["check", "-", "--caps", caps.to_str().unwrap()], Some(src))
+            .status
+            .code(),
+        Some(1)
+    );
+    let bad = temp("bad-caps.json", br#"{"VS20Caps": {"NumTemps": 99, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}"#);
+    assert_eq!(
+        dxso(&["check", "-", "--caps", bad.to_str().unwrap()], Some(src))
+            .status
+            .code(),
+        Some(2)
+    );
+}

@@ -116,6 +116,11 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Shader, ReadError> {
 
 /// Decode a token stream.
 pub fn read(tokens: &[u32]) -> Result<Shader, ReadError> {
+    read_with_offsets(tokens).map(|(shader, _)| shader)
+}
+
+/// Decode a token stream, with the word offset of each instruction (for diagnostics).
+pub fn read_with_offsets(tokens: &[u32]) -> Result<(Shader, Vec<usize>), ReadError> {
     let mut r = Reader {
         tokens,
         pos: 0,
@@ -137,6 +142,7 @@ pub fn read(tokens: &[u32]) -> Result<Shader, ReadError> {
     r.version = version;
     r.pos = 1;
     let mut instructions = Vec::new();
+    let mut offsets = Vec::new();
     loop {
         let Some(&tok) = tokens.get(r.pos) else {
             return Err(r.err(ReadErrorKind::MissingEnd));
@@ -144,13 +150,17 @@ pub fn read(tokens: &[u32]) -> Result<Shader, ReadError> {
         if tok == END_TOKEN {
             break;
         }
+        offsets.push(r.pos);
         instructions.push(r.instruction(tok)?);
         r.index += 1;
     }
-    Ok(Shader {
-        version,
-        instructions,
-    })
+    Ok((
+        Shader {
+            version,
+            instructions,
+        },
+        offsets,
+    ))
 }
 
 struct Reader<'a> {

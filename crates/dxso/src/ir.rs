@@ -617,6 +617,43 @@ impl Instruction {
     pub fn comparison(&self) -> Option<Comparison> {
         Comparison::from_u8(self.control & 7)
     }
+
+    /// The output channels (bit 0 = x) whose values source `k` feeds, before its swizzle:
+    /// the write mask for component-wise instructions, fixed sets for dot products, macros
+    /// and scalar instructions.
+    pub fn src_channels(&self, k: usize) -> u8 {
+        use Opcode::*;
+        let mask = self.dst.map_or(0xF, |d| d.mask.0);
+        match self.opcode {
+            Dp3 | Nrm | Crs => 0b0111,
+            Dp4 => 0xF,
+            M4x4 | M4x3 => 0xF,
+            M3x4 | M3x3 | M3x2 => 0b0111,
+            Rcp | Rsq | Exp | Log | ExpP | LogP | Pow | SinCos if k == 0 || self.opcode == Pow => 1,
+            SinCos => 0,
+            IfC | BreakC | If | BreakP | CallNz => 1,
+            Lit => 0b1011,
+            Dst if k == 0 => 0b0110,
+            Dst => 0b1010,
+            TexLdl if k == 0 => 0xF,
+            Dp2Add if k < 2 => 0b0011,
+            Dp2Add => 1,
+            Tex | TexLdd | Dsx | Dsy | TexKill if k > 0 => 0,
+            Loop | Rep | Call | Label => 0,
+            Sgn if k > 0 => 0,
+            _ => mask,
+        }
+    }
+
+    /// The source components (bit 0 = x) that source `k` reads: [`Self::src_channels`]
+    /// mapped through its swizzle.
+    pub fn src_components(&self, k: usize) -> u8 {
+        let channels = self.src_channels(k);
+        let sw = self.srcs[k].swizzle;
+        (0..4)
+            .filter(|&c| channels >> c & 1 != 0)
+            .fold(0, |m, c| m | 1 << sw.get(c))
+    }
 }
 
 /// A whole shader: version token, then instructions and comment blocks in order. The end token

@@ -17,6 +17,7 @@ pub mod ir;
 pub mod opcodes;
 pub mod registers;
 pub mod text;
+pub mod validate;
 
 pub use ir::{Instruction, Shader, Version};
 pub use opcodes::Opcode;

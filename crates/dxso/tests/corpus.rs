@@ -90,3 +90,46 @@ fn corpus_assembles_and_round_trips() {
         fraction * 100.0
     );
 }
+
+#[test]
+fn corpus_validates_with_max_caps() {
+    use dxso::validate::{Caps, Severity, diagnostics};
+    let Some(dir) = common::shared("corpus/dx9-asm") else {
+        return;
+    };
+    let files = common::asm_files(&dir);
+    let mut rejected = Vec::new();
+    for path in &files {
+        let shader = text::parse(&common::read_text(path)).expect("corpus assembles");
+        let errors: Vec<_> = diagnostics(&shader, &Caps::max())
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        if let Some(e) = errors.first() {
+            let name = path
+                .strip_prefix(&dir)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            let line = e
+                .instruction
+                .map(|i| text::print_instruction(&shader.instructions[i], shader.version))
+                .unwrap_or_default();
+            rejected.push(format!("{name}: {} {} [{line}]", e.rule.id(), e.message));
+        }
+    }
+    let accepted = files.len() - rejected.len();
+    println!(
+        "validator accepts {accepted} of {} corpus files ({:.2}%) with --caps max",
+        files.len(),
+        accepted as f64 * 100.0 / files.len() as f64
+    );
+    for r in &rejected {
+        println!("  rejected: {r}");
+    }
+    assert!(
+        accepted as f64 >= 0.995 * files.len() as f64,
+        "{} files rejected",
+        rejected.len()
+    );
+}

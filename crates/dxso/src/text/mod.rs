@@ -3,5 +3,5 @@
 mod parse;
 mod print;
 
-pub use parse::{ParseError, ParseErrors, parse};
+pub use parse::{ParseError, ParseErrors, Span, parse, parse_with_spans};
 pub use print::{COMMENT_DIRECTIVE, float, print, print_instruction, swizzle};

@@ -63,12 +63,25 @@ impl ParseErrors {
     }
 }
 
+/// Where an instruction came from in the text: 1-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub line: usize,
+    pub col: usize,
+}
+
 /// Assemble `source` into IR.
 pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
+    parse_with_spans(source).map(|(shader, _)| shader)
+}
+
+/// Assemble `source` into IR, with the position of each instruction (for diagnostics).
+pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors> {
     let source = source.split('\0').next().unwrap_or("");
     let mut p = Parser {
         version: None,
         instructions: Vec::new(),
+        spans: Vec::new(),
         errors: Vec::new(),
         macros: HashMap::new(),
     };
@@ -89,10 +102,13 @@ pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
     if !p.errors.is_empty() {
         return Err(ParseErrors(p.errors));
     }
-    Ok(Shader {
-        version,
-        instructions: p.instructions,
-    })
+    Ok((
+        Shader {
+            version,
+            instructions: p.instructions,
+        },
+        p.spans,
+    ))
 }
 
 /// Physical lines joined at `\` continuations, each with its 1-based first line number.
@@ -119,6 +135,7 @@ fn logical_lines(source: &str) -> Vec<(usize, String)> {
 struct Parser {
     version: Option<Version>,
     instructions: Vec<Instruction>,
+    spans: Vec<Span>,
     errors: Vec<ParseError>,
     macros: HashMap<String, String>,
 }
@@ -149,7 +166,11 @@ impl Parser {
             None => parse_version(&mut cur).map(|v| {
                 self.version = Some(v);
             }),
-            Some(v) => statement(&mut cur, v).map(|inst| self.instructions.push(inst)),
+            Some(v) => statement(&mut cur, v).map(|inst| {
+                let col = text.len() - text.trim_start().len() + 1;
+                self.instructions.push(inst);
+                self.spans.push(Span { line: number, col });
+            }),
         };
         if let Err((col, message)) = result {
             self.error(number, col, message, &text);
@@ -254,6 +275,10 @@ impl Parser {
         let mut inst = Instruction::new(Opcode::Comment);
         inst.imm = imm;
         self.instructions.push(inst);
+        self.spans.push(Span {
+            line: number,
+            col: raw.len() - raw.trim_start().len() + 1,
+        });
     }
 }
 

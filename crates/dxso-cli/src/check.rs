@@ -1,0 +1,129 @@
+//! `dxso check FILE... [--caps min|max|PATH.json] [--format text|json]`.
+
+use crate::input::load_shader;
+use crate::{Failure, display_name, read_input, stdout};
+use anyhow::Context;
+use dxso::validate::{Caps, Severity, diagnostics};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// `min`, `max` or a JSON caps file.
+pub fn load_caps(spec: &str) -> anyhow::Result<Caps> {
+    let caps = match spec {
+        "max" => Caps::max(),
+        "min" => Caps::min(),
+        path => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading caps file {path}"))?;
+            serde_json::from_str::<Caps>(&text).with_context(|| format!("caps file {path}"))?
+        }
+    };
+    let problems = caps.problems();
+    if !problems.is_empty() {
+        anyhow::bail!("caps {spec}: {}", problems.join("; "));
+    }
+    Ok(caps)
+}
+
+pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
+    let caps = load_caps(caps)?;
+    let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
+                .expect("valid template"),
+        );
+        b
+    });
+    let (mut valid, mut invalid, mut errors, mut warnings) = (0, 0, 0, 0);
+    let mut text_out = String::new();
+    let mut json_files = Vec::new();
+    for file in files {
+        let name = display_name(file);
+        if let Some(b) = &bar {
+            b.set_message(name.clone());
+            b.inc(1);
+        }
+        let bytes = read_input(Path::new(file))?;
+        let loaded = match load_shader(&name, &bytes) {
+            Ok(l) => l,
+            Err(msg) => {
+                invalid += 1;
+                errors += 1;
+                text_out.push_str(&msg);
+                json_files.push(serde_json::json!({
+                    "file": name, "valid": false,
+                    "diagnostics": [{"rule": null, "severity": "error", "message": msg.lines().next().unwrap_or("")}]
+                }));
+                continue;
+            }
+        };
+        let found = diagnostics(&loaded.shader, &caps);
+        let mut file_errors = 0;
+        let mut items = Vec::new();
+        for d in &found {
+            let sev = match d.severity {
+                Severity::Error => {
+                    file_errors += 1;
+                    "error"
+                }
+                Severity::Warning => {
+                    warnings += 1;
+                    "warning"
+                }
+            };
+            let (at, snippet) = loaded.locate(&name, d.instruction);
+            text_out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
+            if let Some(s) = snippet {
+                text_out.push_str(&s);
+            }
+            let mut item = serde_json::json!({
+                "rule": d.rule.id(), "severity": sev, "message": d.message,
+                "instruction": d.instruction,
+            });
+            if let (Some(obj), serde_json::Value::Object(pos)) =
+                (item.as_object_mut(), loaded.position(d.instruction))
+            {
+                obj.extend(pos);
+            }
+            items.push(item);
+        }
+        errors += file_errors;
+        if file_errors == 0 {
+            valid += 1;
+        } else {
+            invalid += 1;
+        }
+        json_files.push(serde_json::json!({
+            "file": name, "version": loaded.shader.version.to_string(),
+            "valid": file_errors == 0, "diagnostics": items,
+        }));
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let summary = format!(
+        "checked {} shader{}: {valid} valid, {invalid} invalid ({errors} error{}, {warnings} warning{})",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+    );
+    if json {
+        let doc = serde_json::json!({
+            "files": json_files,
+            "summary": {"shaders": files.len(), "valid": valid, "invalid": invalid, "errors": errors, "warnings": warnings},
+        });
+        stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).expect("JSON serialises")
+        ))?;
+    } else {
+        eprint!("{text_out}");
+        stdout(&format!("{summary}\n"))?;
+    }
+    if invalid > 0 {
+        return Err(Failure::Quiet);
+    }
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! Device capabilities that the rules depend on (`D3DCAPS9` fields, by their D3D names).
+
+/// `D3DVS20CAPS_PREDICATION`.
+pub const VS20CAPS_PREDICATION: u32 = 1 << 0;
+/// `D3DPS20CAPS_*`.
+pub const PS20CAPS_ARBITRARYSWIZZLE: u32 = 1 << 0;
+pub const PS20CAPS_GRADIENTINSTRUCTIONS: u32 = 1 << 1;
+pub const PS20CAPS_PREDICATION: u32 = 1 << 2;
+pub const PS20CAPS_NODEPENDENTREADLIMIT: u32 = 1 << 3;
+pub const PS20CAPS_NOTEXINSTRUCTIONLIMIT: u32 = 1 << 4;
+
+/// `D3DVSHADERCAPS2_0` / `D3DPSHADERCAPS2_0` (the PS one adds `NumInstructionSlots`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct ShaderCaps2 {
+    #[cfg_attr(feature = "serde", serde(rename = "Caps", default))]
+    pub caps: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "DynamicFlowControlDepth"))]
+    pub dynamic_flow_control_depth: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "NumTemps"))]
+    pub num_temps: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "StaticFlowControlDepth"))]
+    pub static_flow_control_depth: u32,
+    /// Pixel shaders only (ps_2_x: 96..512).
+    #[cfg_attr(feature = "serde", serde(rename = "NumInstructionSlots", default))]
+    pub num_instruction_slots: u32,
+}
+
+/// The caps a validation profile uses. A JSON caps file names any of these fields by its
+/// D3D9 name (`MaxVertexShaderConst`, `VS20Caps`: {`Caps`, `DynamicFlowControlDepth`,
+/// `NumTemps`, `StaticFlowControlDepth`}, `PS20Caps` (+ `NumInstructionSlots`),
+/// `MaxVertexShader30InstructionSlots`, `MaxPixelShader30InstructionSlots`,
+/// `MaxVShaderInstructionsExecuted`); fields left out take the `max` preset's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
+pub struct Caps {
+    #[cfg_attr(feature = "serde", serde(rename = "MaxVertexShaderConst"))]
+    pub max_vertex_shader_const: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "VS20Caps"))]
+    pub vs20: ShaderCaps2,
+    #[cfg_attr(feature = "serde", serde(rename = "PS20Caps"))]
+    pub ps20: ShaderCaps2,
+    #[cfg_attr(feature = "serde", serde(rename = "MaxVertexShader30InstructionSlots"))]
+    pub max_vertex_shader30_instruction_slots: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "MaxPixelShader30InstructionSlots"))]
+    pub max_pixel_shader30_instruction_slots: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "MaxVShaderInstructionsExecuted"))]
+    pub max_vshader_instructions_executed: u32,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps::max()
+    }
+}
+
+impl Caps {
+    /// Every optional feature, the highest limits D3D9 allows (dxso's own CPU device).
+    pub fn max() -> Caps {
+        Caps {
+            max_vertex_shader_const: 8192,
+            vs20: ShaderCaps2 {
+                caps: VS20CAPS_PREDICATION,
+                dynamic_flow_control_depth: 24,
+                num_temps: 32,
+                static_flow_control_depth: 4,
+                num_instruction_slots: 0,
+            },
+            ps20: ShaderCaps2 {
+                caps: PS20CAPS_ARBITRARYSWIZZLE
+                    | PS20CAPS_GRADIENTINSTRUCTIONS
+                    | PS20CAPS_PREDICATION
+                    | PS20CAPS_NODEPENDENTREADLIMIT
+                    | PS20CAPS_NOTEXINSTRUCTIONLIMIT,
+                dynamic_flow_control_depth: 24,
+                num_temps: 32,
+                static_flow_control_depth: 4,
+                num_instruction_slots: 512,
+            },
+            max_vertex_shader30_instruction_slots: 32768,
+            max_pixel_shader30_instruction_slots: 32768,
+            max_vshader_instructions_executed: 1 << 24,
+        }
+    }
+
+    /// The smallest device each version allows.
+    pub fn min() -> Caps {
+        Caps {
+            max_vertex_shader_const: 256,
+            vs20: ShaderCaps2 {
+                caps: 0,
+                dynamic_flow_control_depth: 0,
+                num_temps: 12,
+                static_flow_control_depth: 1,
+                num_instruction_slots: 0,
+            },
+            ps20: ShaderCaps2 {
+                caps: 0,
+                dynamic_flow_control_depth: 0,
+                num_temps: 12,
+                static_flow_control_depth: 0,
+                num_instruction_slots: 96,
+            },
+            max_vertex_shader30_instruction_slots: 512,
+            max_pixel_shader30_instruction_slots: 512,
+            max_vshader_instructions_executed: 0xFFFF,
+        }
+    }
+
+    /// Values outside what D3D9 defines for these fields.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |name: &str, v: u32, lo: u32, hi: u32| {
+            if !(lo..=hi).contains(&v) {
+                out.push(format!("{name} = {v} is outside {lo}..{hi}"));
+            }
+        };
+        check(
+            "MaxVertexShaderConst",
+            self.max_vertex_shader_const,
+            256,
+            8192,
+        );
+        check("VS20Caps.NumTemps", self.vs20.num_temps, 12, 32);
+        check(
+            "VS20Caps.DynamicFlowControlDepth",
+            self.vs20.dynamic_flow_control_depth,
+            0,
+            24,
+        );
+        check(
+            "VS20Caps.StaticFlowControlDepth",
+            self.vs20.static_flow_control_depth,
+            1,
+            4,
+        );
+        check("PS20Caps.NumTemps", self.ps20.num_temps, 12, 32);
+        check(
+            "PS20Caps.DynamicFlowControlDepth",
+            self.ps20.dynamic_flow_control_depth,
+            0,
+            24,
+        );
+        check(
+            "PS20Caps.StaticFlowControlDepth",
+            self.ps20.static_flow_control_depth,
+            0,
+            4,
+        );
+        check(
+            "PS20Caps.NumInstructionSlots",
+            self.ps20.num_instruction_slots,
+            96,
+            512,
+        );
+        check(
+            "MaxVertexShader30InstructionSlots",
+            self.max_vertex_shader30_instruction_slots,
+            512,
+            32768,
+        );
+        check(
+            "MaxPixelShader30InstructionSlots",
+            self.max_pixel_shader30_instruction_slots,
+            512,
+            32768,
+        );
+        check(
+            "MaxVShaderInstructionsExecuted",
+            self.max_vshader_instructions_executed,
+            0xFFFF,
+            u32::MAX,
+        );
+        out
+    }
+
+    pub fn vs_predication(&self) -> bool {
+        self.vs20.caps & VS20CAPS_PREDICATION != 0
+    }
+    pub fn ps_predication(&self) -> bool {
+        self.ps20.caps & PS20CAPS_PREDICATION != 0
+    }
+}
