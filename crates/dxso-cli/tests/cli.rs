@@ -170,7 +170,7 @@ fn check_reports_rule_ids_with_positions_and_a_summary() {
 fn check_reads_bytecode_and_prints_json() {
     let out = dxso(
         &["asm", "-", "--hex"],
-        Some(b"vs_2_0\ndcl_position v0\nmov oFog, v0\n"),
+        Some(b"vs_2_0\ndcl_position v0\nmov oFog.xy, v0\n"),
     );
     let out = dxso(&["check", "-", "--format", "json"], Some(&out.stdout));
     assert_eq!(out.status.code(), Some(1));

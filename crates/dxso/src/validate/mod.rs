@@ -23,7 +23,7 @@ mod rules;
 pub use caps::*;
 pub use rules::{RULES, Rule};
 
-use crate::ir::*;
+use crate::ir::{self, *};
 use crate::opcodes::{Layout, Opcode};
 use crate::registers::{file_size, register_name};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -884,11 +884,15 @@ impl Validator<'_> {
             && d.reg.kind == RastOut
             && d.reg.number >= 1
             && d.mask.0.count_ones() != 1
+            && d.mask != ir::WriteMask::ALL
         {
             self.err(
                 Rule::ScalarOutput,
                 i,
-                format!("{} is scalar: write one component", name(d.reg)),
+                format!(
+                    "{} is scalar: write one component (or no mask)",
+                    name(d.reg)
+                ),
             );
         }
     }

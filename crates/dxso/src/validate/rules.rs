@@ -22,7 +22,7 @@ rules! {
     WriteOnly = "V006", "an output register is read", "registers.md §3, §5";
     ReadPorts = "V007", "more distinct registers of one file than its read ports (1 v#, 1 c#, 3 r# per instruction)", "registers.md §2";
     ReadsPerInstruction = "V008", "more source operands from one file than the version allows (c# twice in vs_2_x, b#/i#/p0/s# once)", "registers.md §2 (interpretation)";
-    ScalarOutput = "V009", "oFog and oPts are scalar: write them with one component", "registers.md §7";
+    ScalarOutput = "V009", "oFog and oPts are scalar: write them with one component (or no mask)", "registers.md §7";
     RelativeAddressing = "V010", "relative addressing of a file that cannot be indexed, or with the wrong index register", "registers.md §6; bytecode.md §7";
     InputNotDeclared = "V011", "an input register is read but not declared with dcl", "registers.md §3, §5, §8";
     OutputNotDeclared = "V012", "a vs_3_0 output register is written but not declared with a semantic", "registers.md §7";

@@ -41,7 +41,7 @@ fn each_rule_rejects_its_minimal_shader() {
         ("V007", "vs_2_0\ndcl_position v0\ndcl_normal v1\nadd r0, v0, v1\nmov oPos, r0\n".into(), false),
         ("V007", format!("{VS3}mad o0, c1, c2, c3\n"), false),
         ("V008", format!("{VS2}mad r0, c3, c3, c3\nmov oPos, r0\n"), false),
-        ("V009", format!("{VS2}mov oPos, v0\nmov oFog, v0\n"), false),
+        ("V009", format!("{VS2}mov oPos, v0\nmov oFog.xy, v0\n"), false),
         ("V010", format!("{VS3}mova a0.x, v0.x\nmov o[a0.x + 1], v0\ndcl_texcoord o1\nmov o0, v0\n"), false),
         ("V010", format!("{VS2}mova a0, v0\nmov r0, c0[a0]\nmov oPos, r0\n"), false),
         ("V011", "vs_3_0\ndcl_position o0\nmov o0, v0\n".into(), false),

@@ -1,0 +1,498 @@
+//! The D3D9-shaped state of software vertex processing: the vertex shader, float/int/bool
+//! constants, the vertex declaration, streams with their frequencies, an index buffer — and
+//! [`Device::draw`], which runs the shader over every vertex of a draw.
+
+use crate::exec::{Machine, Uniforms};
+use crate::fetch::DeclType;
+use crate::program::{INPUT_BASE, LowerError, OutputRegister, Program};
+use crate::texture::Sampling;
+use crate::{LANES, VmError};
+use dxso::ir::Usage;
+use dxso::validate::Checked;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// `D3DVERTEXELEMENT9`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VertexElement {
+    pub stream: u16,
+    pub offset: u16,
+    pub ty: DeclType,
+    /// `D3DDECLMETHOD`; only DEFAULT (0) is meaningful without a tessellator.
+    pub method: u8,
+    pub usage: Usage,
+    pub usage_index: u8,
+}
+
+/// `SetStreamSourceFreq` settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Frequency {
+    /// The default: one element per vertex.
+    #[default]
+    Vertex,
+    /// `D3DSTREAMSOURCE_INDEXEDDATA | n`: geometry, drawn `n` times (stream 0).
+    IndexedData(u32),
+    /// `D3DSTREAMSOURCE_INSTANCEDATA | d`: one element per `d` instances.
+    InstanceData(u32),
+    /// A plain divider `m` (software vertex processing, non-indexed): one element per `m`
+    /// vertices of the draw.
+    Divider(u32),
+}
+
+/// `D3DSTREAMSOURCE_INDEXEDDATA` and `D3DSTREAMSOURCE_INSTANCEDATA`.
+pub const STREAMSOURCE_INDEXEDDATA: u32 = 1 << 30;
+pub const STREAMSOURCE_INSTANCEDATA: u32 = 2 << 30;
+
+impl Frequency {
+    /// Decode a raw `SetStreamSourceFreq` setting.
+    pub fn from_setting(setting: u32) -> Result<Frequency, VmError> {
+        let n = setting & 0x3FFF_FFFF;
+        match setting >> 30 {
+            _ if n == 0 => Err(VmError::BadFrequency(setting)),
+            0 if n == 1 => Ok(Frequency::Vertex),
+            0 => Ok(Frequency::Divider(n)),
+            1 => Ok(Frequency::IndexedData(n)),
+            2 => Ok(Frequency::InstanceData(n)),
+            _ => Err(VmError::BadFrequency(setting)),
+        }
+    }
+}
+
+/// A vertex buffer bound to a stream.
+#[derive(Clone, Debug)]
+pub struct StreamSource {
+    pub data: Arc<[u8]>,
+    pub offset: usize,
+    pub stride: usize,
+    pub frequency: Frequency,
+}
+
+/// The outputs of a draw: `vertices` vertices, each `registers.len()` registers of 4 floats,
+/// in draw order (instance by instance).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outputs {
+    pub registers: Vec<OutputRegister>,
+    pub data: Vec<f32>,
+    pub vertices: usize,
+    /// Declared inputs that no declaration element feeds (they read (0, 0, 0, 1), choice C12).
+    pub unbound_inputs: Vec<String>,
+}
+
+impl Outputs {
+    /// The registers of vertex `i`, 4 floats each.
+    pub fn vertex(&self, i: usize) -> &[f32] {
+        let n = self.registers.len() * 4;
+        &self.data[i * n..(i + 1) * n]
+    }
+}
+
+/// Largest output a draw may produce (bytes): beyond it the draw is refused with an error.
+pub const MAX_OUTPUT_BYTES: usize = 16 << 30;
+
+/// Batches one rayon task processes in a row.
+const BATCHES_PER_TASK: usize = 16;
+
+/// The software vertex-processing device.
+pub struct Device {
+    program: Option<Program>,
+    max_instructions: u64,
+    consts: Vec<[f32; 4]>,
+    ints: [[i32; 4]; 16],
+    bools: [bool; 16],
+    declaration: Vec<VertexElement>,
+    streams: Vec<Option<StreamSource>>,
+    indices: Option<Vec<u32>>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device::new()
+    }
+}
+
+impl Device {
+    /// A device with `MaxVertexShaderConst` = 8192 and every constant zero.
+    pub fn new() -> Device {
+        Device {
+            program: None,
+            max_instructions: 1 << 20,
+            consts: vec![[0.0; 4]; 8192],
+            ints: [[0; 4]; 16],
+            bools: [false; 16],
+            declaration: Vec::new(),
+            streams: vec![None; 16],
+            indices: None,
+            pool: None,
+        }
+    }
+
+    /// Bind a validated vertex shader (lowered once here).
+    pub fn set_vertex_shader(&mut self, shader: &Checked) -> Result<(), VmError> {
+        let program = Program::lower(shader)?;
+        let caps = shader.caps();
+        self.consts.resize(
+            caps.max_vertex_shader_const.clamp(256, 8192) as usize,
+            [0.0; 4],
+        );
+        self.max_instructions = self
+            .max_instructions
+            .max(caps.max_vshader_instructions_executed.max(0xFFFF) as u64)
+            .min(caps.max_vshader_instructions_executed.max(0xFFFF) as u64);
+        self.program = Some(program);
+        Ok(())
+    }
+
+    /// The bound program.
+    pub fn program(&self) -> Option<&Program> {
+        self.program.as_ref()
+    }
+
+    /// `MaxVShaderInstructionsExecuted`: a vertex that runs more instructions ends the draw
+    /// with [`VmError::InstructionLimit`] (counted per batch of vertices).
+    pub fn set_max_instructions(&mut self, n: u64) {
+        self.max_instructions = n.max(0xFFFF);
+    }
+
+    /// `SetVertexShaderConstantF`.
+    pub fn set_constant_f(&mut self, start: u32, values: &[[f32; 4]]) -> Result<(), VmError> {
+        let end = start as usize + values.len();
+        if end > self.consts.len() {
+            return Err(VmError::ConstantRange(format!("c{}", end - 1)));
+        }
+        self.consts[start as usize..end].copy_from_slice(values);
+        Ok(())
+    }
+
+    /// `SetVertexShaderConstantI`.
+    pub fn set_constant_i(&mut self, start: u32, values: &[[i32; 4]]) -> Result<(), VmError> {
+        let end = start as usize + values.len();
+        if end > 16 {
+            return Err(VmError::ConstantRange(format!("i{}", end - 1)));
+        }
+        self.ints[start as usize..end].copy_from_slice(values);
+        Ok(())
+    }
+
+    /// `SetVertexShaderConstantB`.
+    pub fn set_constant_b(&mut self, start: u32, values: &[bool]) -> Result<(), VmError> {
+        let end = start as usize + values.len();
+        if end > 16 {
+            return Err(VmError::ConstantRange(format!("b{}", end - 1)));
+        }
+        self.bools[start as usize..end].copy_from_slice(values);
+        Ok(())
+    }
+
+    /// `SetVertexDeclaration`.
+    pub fn set_declaration(&mut self, elements: Vec<VertexElement>) -> Result<(), VmError> {
+        if elements.len() > 64 {
+            return Err(VmError::Declaration("more than 64 elements".into()));
+        }
+        for (i, e) in elements.iter().enumerate() {
+            if e.stream >= 16 {
+                return Err(VmError::Declaration(format!(
+                    "element {i}: stream {} (0..15)",
+                    e.stream
+                )));
+            }
+            if e.usage_index > 15 {
+                return Err(VmError::Declaration(format!(
+                    "element {i}: usage index {} (0..15)",
+                    e.usage_index
+                )));
+            }
+            if elements[..i]
+                .iter()
+                .any(|p| p.usage == e.usage && p.usage_index == e.usage_index)
+            {
+                return Err(VmError::Declaration(format!(
+                    "element {i}: {}{} is declared twice",
+                    e.usage.name().to_ascii_uppercase(),
+                    e.usage_index
+                )));
+            }
+        }
+        self.declaration = elements;
+        Ok(())
+    }
+
+    /// `SetStreamSource` + `SetStreamSourceFreq`.
+    pub fn set_stream(&mut self, n: usize, source: Option<StreamSource>) -> Result<(), VmError> {
+        if n >= 16 {
+            return Err(VmError::Declaration(format!("stream {n} (0..15)")));
+        }
+        if let Some(s) = &source
+            && n == 0
+            && matches!(s.frequency, Frequency::InstanceData(_))
+        {
+            return Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA));
+        }
+        self.streams[n] = source;
+        Ok(())
+    }
+
+    /// `SetIndices`: vertex `k` of a draw reads stream element `indices[k]`.
+    pub fn set_indices(&mut self, indices: Option<Vec<u32>>) {
+        self.indices = indices;
+    }
+
+    /// Run draws on `n` threads (`None`: every core).
+    pub fn set_threads(&mut self, n: Option<usize>) -> Result<(), VmError> {
+        self.pool = match n {
+            None => None,
+            Some(n) => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .map_err(|e| VmError::Threads(e.to_string()))?,
+            )),
+        };
+        Ok(())
+    }
+
+    /// Process `vertex_count` vertices `instance_count` times (software vertex processing).
+    pub fn draw(&self, vertex_count: usize, instance_count: usize) -> Result<Outputs, VmError> {
+        let program = self.program.as_ref().ok_or(VmError::NoShader)?;
+        let instances = instance_count.max(1);
+        let total = vertex_count
+            .checked_mul(instances)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        let regs = program.outputs.len();
+        let floats = total
+            .checked_mul(regs * 4)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
+            return Err(VmError::TooLarge(floats.saturating_mul(4)));
+        }
+        if let Some(ix) = &self.indices
+            && ix.len() < vertex_count
+        {
+            return Err(VmError::Indices(format!(
+                "{} indices for {vertex_count} vertices",
+                ix.len()
+            )));
+        }
+
+        // Bind declared inputs to declaration elements by (usage, index).
+        let mut bindings: Vec<Binding> = Vec::new();
+        let mut unbound = Vec::new();
+        for &(reg, usage, index) in &program.inputs {
+            match self
+                .declaration
+                .iter()
+                .find(|e| e.usage == usage && e.usage_index == index)
+            {
+                Some(e) => {
+                    let stream = self.streams[e.stream as usize]
+                        .clone()
+                        .ok_or(VmError::StreamNotSet(e.stream))?;
+                    let b = Binding {
+                        reg,
+                        element: *e,
+                        stream,
+                    };
+                    b.check_bounds(vertex_count, instances, self.indices.as_deref())?;
+                    bindings.push(b);
+                }
+                None => unbound.push((
+                    reg,
+                    format!("v{reg} ({}{index})", usage.name().to_ascii_uppercase()),
+                )),
+            }
+        }
+
+        // Constants: the API's, with the shader's def/defi/defb over them.
+        let mut consts = self.consts.clone();
+        for &(r, v) in &program.defs {
+            if let Some(slot) = consts.get_mut(r as usize) {
+                *slot = v;
+            }
+        }
+        let mut ints = self.ints;
+        for &(r, v) in &program.defis {
+            ints[r as usize & 15] = v;
+        }
+        let mut bools = self.bools;
+        for &(r, v) in &program.defbs {
+            bools[r as usize & 15] = v;
+        }
+        let sampling = Sampling {
+            _marker: std::marker::PhantomData,
+        };
+        let uniforms = Uniforms {
+            consts: &consts,
+            ints: &ints,
+            bools: &bools,
+            max_instructions: self.max_instructions,
+            sampling: &sampling,
+        };
+
+        let mut data: Vec<f32> = Vec::new();
+        data.try_reserve_exact(floats)
+            .map_err(|_| VmError::TooLarge(floats * 4))?;
+        data.resize(floats, 0.0);
+        let task_vertices = LANES * BATCHES_PER_TASK;
+        let ctx = DrawContext {
+            program,
+            uniforms: &uniforms,
+            bindings: &bindings,
+            unbound: &unbound,
+            indices: self.indices.as_deref(),
+            vertex_count,
+        };
+        let mut run = || -> Result<(), VmError> {
+            if regs == 0 {
+                // Nothing to write; still run the shader for its errors.
+                let mut m = Machine::new(program, &uniforms);
+                let mut start = 0;
+                while start < total {
+                    let count = LANES.min(total - start);
+                    ctx.batch(&mut m, start, count, &mut [])?;
+                    start += count;
+                }
+                return Ok(());
+            }
+            data.par_chunks_mut(task_vertices * regs * 4)
+                .enumerate()
+                .try_for_each_init(
+                    || Machine::new(program, &uniforms),
+                    |m, (t, chunk)| {
+                        let first = t * task_vertices;
+                        let n = chunk.len() / (regs * 4);
+                        let mut done = 0;
+                        while done < n {
+                            let count = LANES.min(n - done);
+                            let out = &mut chunk[done * regs * 4..(done + count) * regs * 4];
+                            ctx.batch(m, first + done, count, out)?;
+                            done += count;
+                        }
+                        Ok(())
+                    },
+                )
+        };
+        match &self.pool {
+            Some(pool) => pool.install(run)?,
+            None => run()?,
+        }
+        Ok(Outputs {
+            registers: program.outputs.clone(),
+            data,
+            vertices: total,
+            unbound_inputs: unbound.into_iter().map(|u| u.1).collect(),
+        })
+    }
+}
+
+struct Binding {
+    reg: u8,
+    element: VertexElement,
+    stream: StreamSource,
+}
+
+impl Binding {
+    /// The stream element that draw vertex `k` of instance `instance` reads.
+    #[inline]
+    fn index(&self, k: usize, instance: usize, indices: Option<&[u32]>) -> usize {
+        let vertex = || indices.map_or(k, |ix| ix[k] as usize);
+        match self.stream.frequency {
+            Frequency::Vertex | Frequency::IndexedData(_) => vertex(),
+            Frequency::InstanceData(d) => instance / d as usize,
+            Frequency::Divider(m) => k / m as usize,
+        }
+    }
+
+    fn check_bounds(
+        &self,
+        vc: usize,
+        instances: usize,
+        indices: Option<&[u32]>,
+    ) -> Result<(), VmError> {
+        if vc == 0 {
+            return Ok(());
+        }
+        let max_index = match self.stream.frequency {
+            Frequency::Vertex | Frequency::IndexedData(_) => indices.map_or(vc - 1, |ix| {
+                ix[..vc].iter().copied().max().unwrap_or(0) as usize
+            }),
+            Frequency::InstanceData(d) => (instances - 1) / d as usize,
+            Frequency::Divider(m) => (vc - 1) / m as usize,
+        };
+        let e = &self.element;
+        let end = max_index
+            .checked_mul(self.stream.stride)
+            .and_then(|x| x.checked_add(self.stream.offset + e.offset as usize + e.ty.size()));
+        match end {
+            Some(end) if end <= self.stream.data.len() => Ok(()),
+            _ => Err(VmError::ReadsPastStream {
+                stream: e.stream,
+                element: format!("{}{}", e.usage.name().to_ascii_uppercase(), e.usage_index),
+                index: max_index,
+                len: self.stream.data.len(),
+            }),
+        }
+    }
+}
+
+struct DrawContext<'a> {
+    program: &'a Program,
+    uniforms: &'a Uniforms<'a>,
+    bindings: &'a [Binding],
+    unbound: &'a [(u8, String)],
+    indices: Option<&'a [u32]>,
+    vertex_count: usize,
+}
+
+impl DrawContext<'_> {
+    /// Fetch, run and store `count` vertices starting at draw vertex `start`.
+    fn batch(
+        &self,
+        m: &mut Machine,
+        start: usize,
+        count: usize,
+        out: &mut [f32],
+    ) -> Result<(), VmError> {
+        m.reset();
+        for b in self.bindings {
+            let base = INPUT_BASE as usize + b.reg as usize * 4;
+            let e = &b.element;
+            let data = &b.stream.data[..];
+            let mut v = [[0.0f32; LANES]; 4];
+            for l in 0..count {
+                let g = start + l;
+                let (instance, k) = (g / self.vertex_count, g % self.vertex_count);
+                let at = b.stream.offset
+                    + b.index(k, instance, self.indices) * b.stream.stride
+                    + e.offset as usize;
+                let x = e.ty.decode(&data[at..at + e.ty.size()]);
+                for c in 0..4 {
+                    v[c][l] = x[c];
+                }
+            }
+            m.rows[base..base + 4].copy_from_slice(&v);
+        }
+        for &(reg, _) in self.unbound {
+            let base = INPUT_BASE as usize + reg as usize * 4;
+            for (c, x) in [0.0, 0.0, 0.0, 1.0].into_iter().enumerate() {
+                m.rows[base + c] = [x; LANES];
+            }
+        }
+        m.run(self.program, self.uniforms)?;
+        let regs = self.program.outputs.len();
+        for (k, r) in self.program.outputs.iter().enumerate() {
+            for c in 0..4 {
+                let row = &m.rows[r.row as usize + c];
+                for l in 0..count {
+                    out[(l * regs + k) * 4 + c] = row[l];
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl From<LowerError> for VmError {
+    fn from(e: LowerError) -> Self {
+        VmError::Lower(e)
+    }
+}

@@ -1,0 +1,255 @@
+//! Vertex fetch: `D3DDECLTYPE` decoding (`../shared/spec/vertex-pipeline.md` §1).
+
+use half::f16;
+
+/// `D3DDECLTYPE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeclType {
+    Float1 = 0,
+    Float2 = 1,
+    Float3 = 2,
+    Float4 = 3,
+    D3dColor = 4,
+    Ubyte4 = 5,
+    Short2 = 6,
+    Short4 = 7,
+    Ubyte4N = 8,
+    Short2N = 9,
+    Short4N = 10,
+    UShort2N = 11,
+    UShort4N = 12,
+    UDec3 = 13,
+    Dec3N = 14,
+    Float16_2 = 15,
+    Float16_4 = 16,
+    Unused = 17,
+}
+
+impl DeclType {
+    pub const ALL: [DeclType; 18] = [
+        DeclType::Float1,
+        DeclType::Float2,
+        DeclType::Float3,
+        DeclType::Float4,
+        DeclType::D3dColor,
+        DeclType::Ubyte4,
+        DeclType::Short2,
+        DeclType::Short4,
+        DeclType::Ubyte4N,
+        DeclType::Short2N,
+        DeclType::Short4N,
+        DeclType::UShort2N,
+        DeclType::UShort4N,
+        DeclType::UDec3,
+        DeclType::Dec3N,
+        DeclType::Float16_2,
+        DeclType::Float16_4,
+        DeclType::Unused,
+    ];
+
+    /// Bytes the type occupies in a stream.
+    pub fn size(self) -> usize {
+        use DeclType::*;
+        match self {
+            Float1 | D3dColor | Ubyte4 | Short2 | Ubyte4N | Short2N | UShort2N | UDec3 | Dec3N
+            | Float16_2 => 4,
+            Float2 | Short4 | Short4N | UShort4N | Float16_4 => 8,
+            Float3 => 12,
+            Float4 => 16,
+            Unused => 0,
+        }
+    }
+
+    /// The D3DDECLTYPE name without its prefix (`FLOAT3`, `D3DCOLOR`, `UBYTE4N`, ...).
+    pub fn name(self) -> &'static str {
+        use DeclType::*;
+        match self {
+            Float1 => "FLOAT1",
+            Float2 => "FLOAT2",
+            Float3 => "FLOAT3",
+            Float4 => "FLOAT4",
+            D3dColor => "D3DCOLOR",
+            Ubyte4 => "UBYTE4",
+            Short2 => "SHORT2",
+            Short4 => "SHORT4",
+            Ubyte4N => "UBYTE4N",
+            Short2N => "SHORT2N",
+            Short4N => "SHORT4N",
+            UShort2N => "USHORT2N",
+            UShort4N => "USHORT4N",
+            UDec3 => "UDEC3",
+            Dec3N => "DEC3N",
+            Float16_2 => "FLOAT16_2",
+            Float16_4 => "FLOAT16_4",
+            Unused => "UNUSED",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DeclType> {
+        let n = match name.get(..12) {
+            Some(p) if p.eq_ignore_ascii_case("D3DDECLTYPE_") => &name[12..],
+            _ => name,
+        };
+        DeclType::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(n))
+    }
+
+    /// Expand one element to a register value. `b` holds at least `size()` bytes.
+    /// Components a type does not supply are (0, 0, 0, 1).
+    #[inline]
+    pub fn decode(self, b: &[u8]) -> [f32; 4] {
+        use DeclType::*;
+        let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let s = |i: usize| i16::from_le_bytes([b[i], b[i + 1]]) as f32;
+        let us = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]) as f32;
+        let h = |i: usize| f16::from_bits(u16::from_le_bytes([b[i], b[i + 1]])).to_f32();
+        let dword = || u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        match self {
+            Float1 => [f(0), 0.0, 0.0, 1.0],
+            Float2 => [f(0), f(4), 0.0, 1.0],
+            Float3 => [f(0), f(4), f(8), 1.0],
+            Float4 => [f(0), f(4), f(8), f(12)],
+            // A8R8G8B8 in memory is B, G, R, A; the shader sees (R, G, B, A).
+            D3dColor => [
+                b[2] as f32 / 255.0,
+                b[1] as f32 / 255.0,
+                b[0] as f32 / 255.0,
+                b[3] as f32 / 255.0,
+            ],
+            Ubyte4 => [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32],
+            Ubyte4N => [
+                b[0] as f32 / 255.0,
+                b[1] as f32 / 255.0,
+                b[2] as f32 / 255.0,
+                b[3] as f32 / 255.0,
+            ],
+            Short2 => [s(0), s(2), 0.0, 1.0],
+            Short4 => [s(0), s(2), s(4), s(6)],
+            // The documented divisor: -32768 gives slightly below -1 (not clamped).
+            Short2N => [s(0) / 32767.0, s(2) / 32767.0, 0.0, 1.0],
+            Short4N => [
+                s(0) / 32767.0,
+                s(2) / 32767.0,
+                s(4) / 32767.0,
+                s(6) / 32767.0,
+            ],
+            UShort2N => [us(0) / 65535.0, us(2) / 65535.0, 0.0, 1.0],
+            UShort4N => [
+                us(0) / 65535.0,
+                us(2) / 65535.0,
+                us(4) / 65535.0,
+                us(6) / 65535.0,
+            ],
+            // x = bits 0-9, y = 10-19, z = 20-29; bits 30-31 ignored, w = 1.
+            UDec3 => {
+                let d = dword();
+                [
+                    (d & 0x3FF) as f32,
+                    (d >> 10 & 0x3FF) as f32,
+                    (d >> 20 & 0x3FF) as f32,
+                    1.0,
+                ]
+            }
+            Dec3N => {
+                let d = dword();
+                let sx = |v: u32| ((v << 22) as i32 >> 22) as f32 / 511.0;
+                [sx(d & 0x3FF), sx(d >> 10 & 0x3FF), sx(d >> 20 & 0x3FF), 1.0]
+            }
+            Float16_2 => [h(0), h(2), 0.0, 1.0],
+            Float16_4 => [h(0), h(2), h(4), h(6)],
+            Unused => [0.0, 0.0, 0.0, 1.0],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeclType::{self, *};
+
+    fn le(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn every_type_by_hand() {
+        assert_eq!(
+            Float1.decode(&le(&[2.5f32.to_bits()])),
+            [2.5, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Float2.decode(&le(&[1f32.to_bits(), 2f32.to_bits()])),
+            [1.0, 2.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Float3.decode(&le(&[1f32.to_bits(), 2f32.to_bits(), 3f32.to_bits()])),
+            [1.0, 2.0, 3.0, 1.0]
+        );
+        assert_eq!(
+            Float4.decode(&le(&[
+                1f32.to_bits(),
+                2f32.to_bits(),
+                3f32.to_bits(),
+                (-4f32).to_bits()
+            ])),
+            [1.0, 2.0, 3.0, -4.0]
+        );
+        // D3DCOLOR_ARGB(a=0x80, r=0xFF, g=0x00, b=0x33): bytes 33 00 FF 80.
+        assert_eq!(
+            D3dColor.decode(&[0x33, 0x00, 0xFF, 0x80]),
+            [1.0, 0.0, 0x33 as f32 / 255.0, 128.0 / 255.0]
+        );
+        assert_eq!(Ubyte4.decode(&[1, 2, 3, 255]), [1.0, 2.0, 3.0, 255.0]);
+        assert_eq!(
+            Ubyte4N.decode(&[0x33, 0, 255, 0x80]),
+            [0x33 as f32 / 255.0, 0.0, 1.0, 128.0 / 255.0]
+        );
+        assert_eq!(
+            Short2.decode(&[0xFF, 0xFF, 0x00, 0x80]),
+            [-1.0, -32768.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Short4.decode(&[1, 0, 2, 0, 3, 0, 0xFC, 0xFF]),
+            [1.0, 2.0, 3.0, -4.0]
+        );
+        assert_eq!(
+            Short2N.decode(&[0xFF, 0x7F, 0x00, 0x80]),
+            [1.0, -32768.0 / 32767.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Short4N.decode(&[0xFF, 0x7F, 0, 0, 0x01, 0xC0, 0x01, 0x80]),
+            [1.0, 0.0, -16383.0 / 32767.0, -1.0]
+        );
+        assert_eq!(UShort2N.decode(&[0xFF, 0xFF, 0, 0]), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            UShort4N.decode(&[0xFF, 0xFF, 0, 0x80, 1, 0, 0, 0]),
+            [1.0, 32768.0 / 65535.0, 1.0 / 65535.0, 0.0]
+        );
+        // x = 1023, y = 1, z = 512, top bits set (ignored).
+        let d = 1023 | 1 << 10 | 512 << 20 | 3 << 30;
+        assert_eq!(UDec3.decode(&le(&[d])), [1023.0, 1.0, 512.0, 1.0]);
+        // x = 511, y = -511 (0x201), z = -512 (0x200).
+        let d = 511 | 0x201 << 10 | 0x200 << 20;
+        assert_eq!(Dec3N.decode(&le(&[d])), [1.0, -1.0, -512.0 / 511.0, 1.0]);
+        // half: 1.0 = 0x3C00, -2.0 = 0xC000, 0.5 = 0x3800, 65504 = 0x7BFF.
+        assert_eq!(
+            Float16_2.decode(&[0x00, 0x3C, 0x00, 0xC0]),
+            [1.0, -2.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Float16_4.decode(&[0x00, 0x38, 0xFF, 0x7B, 0x00, 0x00, 0x00, 0x3C]),
+            [0.5, 65504.0, 0.0, 1.0]
+        );
+    }
+
+    #[test]
+    fn names_and_sizes() {
+        for t in DeclType::ALL {
+            assert_eq!(DeclType::from_name(t.name()), Some(t));
+        }
+        assert_eq!(DeclType::from_name("d3ddecltype_float3"), Some(Float3));
+        assert_eq!(Float16_4.size(), 8);
+        assert_eq!(D3dColor.size(), 4);
+        assert_eq!(Float3.size(), 12);
+    }
+}

@@ -1,0 +1,78 @@
+//! # dxso-vm — software vertex processing
+//!
+//! Runs validated Direct3D 9 vertex shaders (vs_1_1 .. vs_3_0) on the CPU with D3D9's
+//! semantics. A shader is lowered once into a pre-decoded [`Program`]; draws execute it over
+//! batches of [`LANES`] vertices in structure-of-arrays form, with execution masks for
+//! dynamic flow control and predication, spread over threads with rayon.
+//!
+//! ```
+//! use dxso::validate::{validate, Caps};
+//! use dxso_vm::{Device, DeclType, Frequency, StreamSource, VertexElement};
+//! use dxso::ir::Usage;
+//!
+//! let shader = dxso::text::parse("vs_3_0\ndcl_position v0\ndcl_position o0\nmul o0, v0, c0\n").unwrap();
+//! let checked = validate(&shader, &Caps::max()).unwrap();
+//! let mut device = Device::new();
+//! device.set_vertex_shader(&checked).unwrap();
+//! device.set_constant_f(0, &[[2.0, 2.0, 2.0, 1.0]]).unwrap();
+//! device.set_declaration(vec![VertexElement {
+//!     stream: 0, offset: 0, ty: DeclType::Float3, method: 0, usage: Usage::Position, usage_index: 0,
+//! }]).unwrap();
+//! let data: Vec<u8> = [1.0f32, 2.0, 3.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+//! device.set_stream(0, Some(StreamSource { data: data.into(), offset: 0, stride: 12, frequency: Frequency::Vertex })).unwrap();
+//! let out = device.draw(1, 1).unwrap();
+//! assert_eq!(out.vertex(0), &[2.0, 4.0, 6.0, 1.0]);
+//! ```
+
+// Lane and component loops index several arrays in step; ranges read best there.
+#![allow(clippy::needless_range_loop)]
+
+mod device;
+mod exec;
+mod fetch;
+mod program;
+mod texture;
+
+pub use device::{
+    Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
+    STREAMSOURCE_INSTANCEDATA, StreamSource, VertexElement,
+};
+pub use fetch::DeclType;
+pub use program::{LowerError, OutputRegister, Program};
+
+/// Vertices per batch (one lane each).
+pub const LANES: usize = 32;
+
+/// Why a draw could not run.
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
+pub enum VmError {
+    #[error("no vertex shader is set")]
+    NoShader,
+    #[error(transparent)]
+    Lower(LowerError),
+    #[error("stream {0} is used by the declaration but not set")]
+    StreamNotSet(u16),
+    #[error(
+        "element {element} of stream {stream} reads past the end of the stream ({len} bytes) at element index {index}"
+    )]
+    ReadsPastStream {
+        stream: u16,
+        element: String,
+        index: usize,
+        len: usize,
+    },
+    #[error("a vertex executed more than {0} instructions (MaxVShaderInstructionsExecuted)")]
+    InstructionLimit(u64),
+    #[error("the draw's outputs ({0} bytes) are too large to hold in memory")]
+    TooLarge(usize),
+    #[error("bad vertex declaration: {0}")]
+    Declaration(String),
+    #[error("bad stream frequency setting 0x{0:08x}")]
+    BadFrequency(u32),
+    #[error("constant {0} is out of range")]
+    ConstantRange(String),
+    #[error("bad index buffer: {0}")]
+    Indices(String),
+    #[error("thread pool: {0}")]
+    Threads(String),
+}

@@ -1,0 +1,742 @@
+//! A validated shader lowered once into a compact, pre-decoded op list: register files mapped
+//! to rows of the batch register arena, swizzles and masks resolved, the matrix macros
+//! expanded, relative operands turned into gather ops, flow control turned into jumps.
+
+use crate::LANES;
+use dxso::ir::{self, Comparison, Instruction, RegisterKind, Shader, SrcModifier, Usage};
+use dxso::opcodes::Opcode;
+use dxso::validate::Checked;
+use thiserror::Error;
+
+/// Rows of the register arena (each row = one component of one register, `LANES` lanes).
+pub(crate) const TEMP_BASE: u16 = 0;
+pub(crate) const TEMPS: u16 = 32;
+pub(crate) const INPUT_BASE: u16 = TEMP_BASE + TEMPS * 4;
+pub(crate) const INPUTS: u16 = 16;
+pub(crate) const OUTPUT_BASE: u16 = INPUT_BASE + INPUTS * 4;
+pub(crate) const OUTPUTS: u16 = 16;
+pub(crate) const CONST_BASE: u16 = OUTPUT_BASE + OUTPUTS * 4;
+
+/// The vs_1_1..vs_2_x output files packed into one output index space.
+const RASTOUT_INDEX: u32 = 0; // oPos, oFog, oPts
+const ATTROUT_INDEX: u32 = 3; // oD0, oD1
+const TEXCRDOUT_INDEX: u32 = 5; // oT0..oT7
+
+#[derive(Debug, Error, PartialEq, Eq, Clone)]
+pub enum LowerError {
+    #[error("pixel shaders do not run on the vertex engine")]
+    PixelShader,
+    #[error("instruction {0}: {1} is not supported by the executor")]
+    Unsupported(usize, String),
+}
+
+/// A source operand: the row of each component after the swizzle, and its modifiers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SrcRef {
+    pub rows: [u16; 4],
+    pub neg: bool,
+    pub abs: bool,
+}
+
+/// The predicate of a predicated instruction: the p0 component per channel, negated or not.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PredRef {
+    pub comps: [u8; 4],
+    pub not: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum DstKind {
+    /// Rows `row .. row + 4`.
+    Rows(u16),
+    /// `o[aL + base]`: rows chosen at run time; out-of-range writes are dropped (C4).
+    OutputByLoop(i32),
+    /// The address register a0.
+    Addr,
+    /// The predicate register p0.
+    Pred,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct DstRef {
+    pub kind: DstKind,
+    pub mask: u8,
+    pub sat: bool,
+    pub pred: Option<PredRef>,
+}
+
+/// Arithmetic kinds. Component-wise unless noted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Alu {
+    Mov,
+    Add,
+    Mul,
+    Mad,
+    Min,
+    Max,
+    Slt,
+    Sge,
+    Abs,
+    Frc,
+    Lrp,
+    Sgn,
+    /// dp3/dp4 (result replicated).
+    Dp3,
+    Dp4,
+    /// Scalar: from component x of the (already swizzled) source, replicated.
+    Rcp,
+    Rsq,
+    Exp,
+    Log,
+    Pow,
+    Lit,
+    Dst,
+    Crs,
+    Nrm,
+    /// sincos: x = cos, y = sin of source x.
+    SinCos,
+    /// mova (and `mov a0`): round to nearest even into a0.
+    MovA,
+    /// setp_comp into p0.
+    Setp(Comparison),
+    /// texldl: source 0 = coordinates, `sampler` = s#, `swizzle` = the sampler operand's
+    /// swizzle, applied to the fetched texel.
+    TexLdl {
+        sampler: u8,
+        swizzle: u8,
+    },
+}
+
+/// A per-lane condition of dynamic flow control.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Cond {
+    /// Component x of two sources compared.
+    Cmp(Comparison, SrcRef, SrcRef),
+    /// One component of p0, optionally negated.
+    Pred(u8, bool),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Op {
+    Alu {
+        kind: Alu,
+        dst: DstRef,
+        src: [SrcRef; 3],
+    },
+    /// Rows `dst .. dst+4` = c[base + a0.comp] per lane (0 outside the file).
+    GatherConstA0 {
+        dst: u16,
+        base: i32,
+        comp: u8,
+    },
+    /// Rows = c[base + aL] (uniform).
+    GatherConstAl {
+        dst: u16,
+        base: i32,
+    },
+    /// Rows = v[base + aL] (uniform).
+    GatherInputAl {
+        dst: u16,
+        base: i32,
+    },
+    /// Rows = v[base + a0.comp] per lane.
+    GatherInputA0 {
+        dst: u16,
+        base: i32,
+        comp: u8,
+    },
+    /// if b# (uniform): jump to `target` when false.
+    IfBool {
+        b: u8,
+        not: bool,
+        target: u32,
+    },
+    Jump {
+        target: u32,
+    },
+    /// Dynamic if: `target` = its else or endif op.
+    IfDyn {
+        cond: Cond,
+        target: u32,
+    },
+    /// Dynamic else: `target` = its endif op.
+    ElseDyn {
+        target: u32,
+    },
+    EndIfDyn,
+    /// loop aL, i# / rep i#: `end` = the pc of the matching endloop/endrep.
+    Loop {
+        i: u8,
+        end: u32,
+        al: bool,
+    },
+    EndLoop {
+        start: u32,
+    },
+    /// break, break_comp, breakp: `end` = the pc of the enclosing endloop/endrep.
+    Break {
+        cond: Option<Cond>,
+        end: u32,
+    },
+    /// call / callnz b# / callnz p0.
+    Call {
+        target: u32,
+    },
+    CallBool {
+        b: u8,
+        not: bool,
+        target: u32,
+    },
+    CallPred {
+        comp: u8,
+        not: bool,
+        target: u32,
+    },
+    Ret,
+}
+
+/// A vertex shader ready to run.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub(crate) ops: Vec<Op>,
+    /// (row, constant register) pairs broadcast at the start of each draw.
+    pub(crate) const_rows: Vec<(u16, u32)>,
+    pub(crate) rows: usize,
+    /// Input registers the shader declares: (register, usage, usage index).
+    pub inputs: Vec<(u8, Usage, u8)>,
+    /// Output registers in output order.
+    pub outputs: Vec<OutputRegister>,
+    /// The shader's own constants, applied over the API's (def/defi/defb win).
+    pub defs: Vec<(u32, [f32; 4])>,
+    pub defis: Vec<(u32, [i32; 4])>,
+    pub defbs: Vec<(u32, bool)>,
+    /// Samplers the shader declares: (register, texture type).
+    pub samplers: Vec<(u8, ir::TextureType)>,
+    pub version: ir::Version,
+}
+
+/// One output register of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputRegister {
+    /// `o3` (vs_3_0) or `oPos`, `oFog`, `oPts`, `oD0`, `oT2` (earlier versions).
+    pub name: String,
+    /// The semantics it carries: `POSITION0`; several for a packed vs_3_0 register.
+    pub semantic: String,
+    pub(crate) row: u16,
+}
+
+fn semantic_name(usage: Usage, index: u8) -> String {
+    format!("{}{index}", usage.name().to_ascii_uppercase())
+}
+
+impl Program {
+    /// Lower a validated vertex shader.
+    pub fn lower(checked: &Checked) -> Result<Program, LowerError> {
+        lower(checked.shader())
+    }
+}
+
+struct Lowering<'a> {
+    shader: &'a Shader,
+    ops: Vec<Op>,
+    const_rows: Vec<(u16, u32)>,
+    next_row: u16,
+    scratch: u16,
+    vs3: bool,
+}
+
+/// Output index (0..16) of an output register.
+fn output_index(kind: RegisterKind, number: u32, vs3: bool) -> Option<u32> {
+    match kind {
+        RegisterKind::Output if vs3 => Some(number),
+        RegisterKind::RastOut => Some(RASTOUT_INDEX + number),
+        RegisterKind::AttrOut => Some(ATTROUT_INDEX + number),
+        RegisterKind::TexCrdOut => Some(TEXCRDOUT_INDEX + number),
+        _ => None,
+    }
+    .filter(|&i| i < OUTPUTS as u32)
+}
+
+pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
+    if shader.version.is_pixel() {
+        return Err(LowerError::PixelShader);
+    }
+    let vs3 = shader.version.major >= 3;
+    let mut l = Lowering {
+        shader,
+        ops: Vec::new(),
+        const_rows: Vec::new(),
+        next_row: CONST_BASE,
+        scratch: 0,
+        vs3,
+    };
+    let mut program = Program {
+        ops: Vec::new(),
+        const_rows: Vec::new(),
+        rows: 0,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        defs: Vec::new(),
+        defis: Vec::new(),
+        defbs: Vec::new(),
+        samplers: Vec::new(),
+        version: shader.version,
+    };
+    // Constant rows first, so scratch rows follow them.
+    let mut consts: Vec<u32> = Vec::new();
+    for inst in &shader.instructions {
+        for (k, s) in inst.srcs.iter().enumerate() {
+            if s.reg.kind == RegisterKind::Const && s.relative.is_none() {
+                let span = match inst.opcode {
+                    Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
+                    Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
+                    Opcode::M3x2 if k == 1 => 2,
+                    _ => 1,
+                };
+                consts.extend(s.reg.number..s.reg.number + span);
+            }
+        }
+    }
+    consts.sort_unstable();
+    consts.dedup();
+    for c in consts {
+        l.const_rows.push((l.next_row, c));
+        l.next_row += 4;
+    }
+    l.scratch = l.next_row;
+    l.next_row += 4 * 4;
+
+    // Declarations and outputs.
+    let mut outputs: Vec<(u32, String, String)> = Vec::new();
+    for inst in &shader.instructions {
+        let (Some(d), Some(decl)) = (inst.dst, inst.decl) else {
+            match inst.opcode {
+                Opcode::Def => program.defs.push((
+                    inst.dst.map_or(0, |d| d.reg.number),
+                    std::array::from_fn(|k| f32::from_bits(inst.imm[k])),
+                )),
+                Opcode::DefI => program.defis.push((
+                    inst.dst.map_or(0, |d| d.reg.number),
+                    std::array::from_fn(|k| inst.imm[k] as i32),
+                )),
+                Opcode::DefB => program
+                    .defbs
+                    .push((inst.dst.map_or(0, |d| d.reg.number), inst.imm[0] != 0)),
+                _ => {}
+            }
+            continue;
+        };
+        let usage = Usage::from_u32(decl.usage as u32).unwrap_or(Usage::Position);
+        match d.reg.kind {
+            RegisterKind::Input => {
+                program
+                    .inputs
+                    .push((d.reg.number as u8, usage, decl.usage_index))
+            }
+            RegisterKind::Output => {
+                let sem = semantic_name(usage, decl.usage_index);
+                match outputs.iter_mut().find(|o| o.0 == d.reg.number) {
+                    Some(o) => {
+                        o.2.push('+');
+                        o.2.push_str(&sem);
+                    }
+                    None => outputs.push((d.reg.number, format!("o{}", d.reg.number), sem)),
+                }
+            }
+            RegisterKind::Sampler => program.samplers.push((
+                d.reg.number as u8,
+                ir::TextureType::from_u32(decl.texture_type as u32)
+                    .unwrap_or(ir::TextureType::TwoD),
+            )),
+            _ => {}
+        }
+    }
+    if !vs3 {
+        // Every output register the shader writes, in a fixed order.
+        let mut written = [false; OUTPUTS as usize];
+        for inst in &shader.instructions {
+            if let Some(d) = inst.dst
+                && let Some(i) = output_index(d.reg.kind, d.reg.number, false)
+            {
+                written[i as usize] = true;
+            }
+        }
+        for (i, w) in written.iter().enumerate() {
+            if !w {
+                continue;
+            }
+            let i = i as u32;
+            let (name, sem) = match i {
+                0 => ("oPos".to_string(), "POSITION0".to_string()),
+                1 => ("oFog".into(), "FOG0".into()),
+                2 => ("oPts".into(), "PSIZE0".into()),
+                3 | 4 => (format!("oD{}", i - 3), format!("COLOR{}", i - 3)),
+                _ => (format!("oT{}", i - 5), format!("TEXCOORD{}", i - 5)),
+            };
+            outputs.push((i, name, sem));
+        }
+    }
+    outputs.sort_by_key(|o| o.0);
+    program.outputs = outputs
+        .into_iter()
+        .map(|(i, name, semantic)| OutputRegister {
+            name,
+            semantic,
+            row: OUTPUT_BASE + i as u16 * 4,
+        })
+        .collect();
+
+    l.code()?;
+    program.ops = l.ops;
+    program.const_rows = l.const_rows;
+    program.rows = l.next_row as usize;
+    Ok(program)
+}
+
+impl Lowering<'_> {
+    fn const_row(&self, c: u32) -> u16 {
+        self.const_rows
+            .iter()
+            .find(|(_, n)| *n == c)
+            .map(|r| r.0)
+            .expect("every directly read constant has rows")
+    }
+
+    /// Base row of a directly addressed register.
+    fn reg_row(&self, kind: RegisterKind, number: u32) -> Option<u16> {
+        Some(match kind {
+            RegisterKind::Temp if number < TEMPS as u32 => TEMP_BASE + number as u16 * 4,
+            RegisterKind::Input if number < INPUTS as u32 => INPUT_BASE + number as u16 * 4,
+            RegisterKind::Const => self.const_row(number),
+            _ => OUTPUT_BASE + output_index(kind, number, self.vs3)? as u16 * 4,
+        })
+    }
+
+    /// A source operand; relative ones get a gather op into scratch rows `slot`.
+    fn src(
+        &mut self,
+        i: usize,
+        s: &ir::Src,
+        slot: u16,
+        span_row: u32,
+    ) -> Result<SrcRef, LowerError> {
+        let (neg, base) = s.modifier.split_negate();
+        let abs = base == SrcModifier::Abs;
+        let base_row = match s.relative {
+            None => self
+                .reg_row(s.reg.kind, s.reg.number + span_row)
+                .ok_or_else(|| self.unsupported(i, &format!("reading {:?}", s.reg.kind)))?,
+            Some(rel) => {
+                let dst = self.scratch + slot * 4;
+                let number = (s.reg.number + span_row) as i32;
+                let comp = rel.swizzle.get(0) as u8;
+                let by_loop = rel.reg.kind == RegisterKind::Loop;
+                self.ops.push(match (s.reg.kind, by_loop) {
+                    (RegisterKind::Const, false) => Op::GatherConstA0 {
+                        dst,
+                        base: number,
+                        comp,
+                    },
+                    (RegisterKind::Const, true) => Op::GatherConstAl { dst, base: number },
+                    (RegisterKind::Input, true) => Op::GatherInputAl { dst, base: number },
+                    (RegisterKind::Input, false) => Op::GatherInputA0 {
+                        dst,
+                        base: number,
+                        comp,
+                    },
+                    _ => return Err(self.unsupported(i, "this relative operand")),
+                });
+                dst
+            }
+        };
+        Ok(SrcRef {
+            rows: std::array::from_fn(|c| base_row + s.swizzle.get(c) as u16),
+            neg,
+            abs,
+        })
+    }
+
+    fn unsupported(&self, i: usize, what: &str) -> LowerError {
+        LowerError::Unsupported(i, what.to_string())
+    }
+
+    fn dst(&self, i: usize, inst: &Instruction) -> Result<DstRef, LowerError> {
+        let d = inst.dst.expect("arithmetic has a destination");
+        let kind = match (d.reg.kind, d.relative) {
+            (RegisterKind::Addr, _) => DstKind::Addr,
+            (RegisterKind::Predicate, _) => DstKind::Pred,
+            (RegisterKind::Output, Some(_)) => DstKind::OutputByLoop(d.reg.number as i32),
+            (k, None) => DstKind::Rows(
+                self.reg_row(k, d.reg.number)
+                    .ok_or_else(|| self.unsupported(i, &format!("writing {k:?}")))?,
+            ),
+            _ => return Err(self.unsupported(i, "this relative destination")),
+        };
+        let pred = inst.predicate.map(|p| PredRef {
+            comps: std::array::from_fn(|c| p.swizzle.get(c) as u8),
+            not: p.modifier == SrcModifier::Not,
+        });
+        Ok(DstRef {
+            kind,
+            mask: d.mask.0,
+            sat: d.saturate(),
+            pred,
+        })
+    }
+
+    fn cond(&mut self, i: usize, inst: &Instruction) -> Result<Cond, LowerError> {
+        Ok(match inst.opcode {
+            Opcode::IfC | Opcode::BreakC => {
+                let a = self.src(i, &inst.srcs[0], 0, 0)?;
+                let b = self.src(i, &inst.srcs[1], 1, 0)?;
+                Cond::Cmp(inst.comparison().unwrap_or(Comparison::Gt), a, b)
+            }
+            _ => {
+                let p = inst.srcs.last().expect("a predicate operand");
+                Cond::Pred(p.swizzle.get(0) as u8, p.modifier == SrcModifier::Not)
+            }
+        })
+    }
+
+    fn code(&mut self) -> Result<(), LowerError> {
+        use Opcode as O;
+        // Pending jump fix-ups.
+        enum Open {
+            IfBool(usize),
+            IfBoolElse(usize),
+            IfDyn(usize),
+            IfDynElse(usize),
+            Loop(usize),
+        }
+        let mut open: Vec<Open> = Vec::new();
+        let mut label_pc: Vec<(u32, u32)> = Vec::new();
+        let mut calls: Vec<(usize, u32)> = Vec::new();
+        let insts = &self.shader.instructions;
+        for (i, inst) in insts.iter().enumerate() {
+            let pc = self.ops.len();
+            match inst.opcode {
+                O::Comment | O::Dcl | O::Def | O::DefI | O::DefB | O::Nop => {}
+                O::Label => label_pc.push((inst.srcs[0].reg.number, pc as u32)),
+                O::Ret => self.ops.push(Op::Ret),
+                O::Call => {
+                    calls.push((pc, inst.srcs[0].reg.number));
+                    self.ops.push(Op::Call { target: 0 });
+                }
+                O::CallNz => {
+                    calls.push((pc, inst.srcs[0].reg.number));
+                    let c = inst.srcs[1];
+                    let not = c.modifier == SrcModifier::Not;
+                    self.ops.push(if c.reg.kind == RegisterKind::ConstBool {
+                        Op::CallBool {
+                            b: c.reg.number as u8,
+                            not,
+                            target: 0,
+                        }
+                    } else {
+                        Op::CallPred {
+                            comp: c.swizzle.get(0) as u8,
+                            not,
+                            target: 0,
+                        }
+                    });
+                }
+                O::If if inst.srcs[0].reg.kind == RegisterKind::ConstBool => {
+                    let c = inst.srcs[0];
+                    open.push(Open::IfBool(pc));
+                    self.ops.push(Op::IfBool {
+                        b: c.reg.number as u8,
+                        not: c.modifier == SrcModifier::Not,
+                        target: 0,
+                    });
+                }
+                O::If | O::IfC => {
+                    let cond = self.cond(i, inst)?;
+                    open.push(Open::IfDyn(self.ops.len()));
+                    self.ops.push(Op::IfDyn { cond, target: 0 });
+                }
+                O::Else => match open.pop() {
+                    Some(Open::IfBool(at)) => {
+                        open.push(Open::IfBoolElse(pc));
+                        self.ops.push(Op::Jump { target: 0 });
+                        self.patch(at, pc as u32 + 1);
+                    }
+                    Some(Open::IfDyn(at)) => {
+                        open.push(Open::IfDynElse(pc));
+                        self.ops.push(Op::ElseDyn { target: 0 });
+                        self.patch(at, pc as u32);
+                    }
+                    _ => return Err(self.unsupported(i, "else without if")),
+                },
+                O::EndIf => match open.pop() {
+                    Some(Open::IfBool(at)) | Some(Open::IfBoolElse(at)) => {
+                        self.patch(at, pc as u32)
+                    }
+                    Some(Open::IfDyn(at)) | Some(Open::IfDynElse(at)) => {
+                        self.ops.push(Op::EndIfDyn);
+                        self.patch(at, pc as u32);
+                    }
+                    _ => return Err(self.unsupported(i, "endif without if")),
+                },
+                O::Loop | O::Rep => {
+                    let int = if inst.opcode == O::Loop {
+                        inst.srcs[1]
+                    } else {
+                        inst.srcs[0]
+                    };
+                    open.push(Open::Loop(pc));
+                    self.ops.push(Op::Loop {
+                        i: int.reg.number as u8,
+                        end: 0,
+                        al: inst.opcode == O::Loop,
+                    });
+                }
+                O::EndLoop | O::EndRep => match open.pop() {
+                    Some(Open::Loop(at)) => {
+                        self.ops.push(Op::EndLoop {
+                            start: at as u32 + 1,
+                        });
+                        self.patch(at, pc as u32);
+                        // Breaks inside this loop jump to its end.
+                        for op in &mut self.ops[at..pc] {
+                            if let Op::Break { end, .. } = op
+                                && *end == u32::MAX
+                            {
+                                *end = pc as u32;
+                            }
+                        }
+                    }
+                    _ => return Err(self.unsupported(i, "end of loop without loop")),
+                },
+                O::Break => self.ops.push(Op::Break {
+                    cond: None,
+                    end: u32::MAX,
+                }),
+                O::BreakC | O::BreakP => {
+                    let cond = self.cond(i, inst)?;
+                    self.ops.push(Op::Break {
+                        cond: Some(cond),
+                        end: u32::MAX,
+                    });
+                }
+                _ => self.arithmetic(i, inst)?,
+            }
+        }
+        for (at, l) in calls {
+            let target = label_pc
+                .iter()
+                .find(|x| x.0 == l)
+                .map(|x| x.1)
+                .ok_or_else(|| self.unsupported(at, &format!("call to undefined l{l}")))?;
+            match &mut self.ops[at] {
+                Op::Call { target: t }
+                | Op::CallBool { target: t, .. }
+                | Op::CallPred { target: t, .. } => *t = target,
+                _ => unreachable!("call sites hold call ops"),
+            }
+        }
+        if !open.is_empty() {
+            return Err(self.unsupported(insts.len(), "unclosed flow control"));
+        }
+        Ok(())
+    }
+
+    fn patch(&mut self, at: usize, to: u32) {
+        match &mut self.ops[at] {
+            Op::IfBool { target, .. }
+            | Op::IfDyn { target, .. }
+            | Op::ElseDyn { target }
+            | Op::Jump { target } => *target = to,
+            Op::Loop { end, .. } => *end = to,
+            _ => unreachable!("only flow ops are patched"),
+        }
+    }
+
+    fn arithmetic(&mut self, i: usize, inst: &Instruction) -> Result<(), LowerError> {
+        use Opcode as O;
+        let unused = SrcRef {
+            rows: [0; 4],
+            neg: false,
+            abs: false,
+        };
+        let matrix = match inst.opcode {
+            O::M4x4 => Some((4, Alu::Dp4)),
+            O::M4x3 => Some((3, Alu::Dp4)),
+            O::M3x4 => Some((4, Alu::Dp3)),
+            O::M3x3 => Some((3, Alu::Dp3)),
+            O::M3x2 => Some((2, Alu::Dp3)),
+            _ => None,
+        };
+        if let Some((rows, kind)) = matrix {
+            // One dot product per produced component (the validator keeps dst apart from
+            // the sources, so the expansion reads no partial result).
+            let dst = self.dst(i, inst)?;
+            for r in 0..rows {
+                if dst.mask >> r & 1 == 0 {
+                    continue;
+                }
+                let a = self.src(i, &inst.srcs[0], 0, 0)?;
+                let b = self.src(i, &inst.srcs[1], 1, r as u32)?;
+                self.ops.push(Op::Alu {
+                    kind,
+                    dst: DstRef {
+                        mask: 1 << r,
+                        ..dst
+                    },
+                    src: [a, b, unused],
+                });
+            }
+            return Ok(());
+        }
+        let kind = match inst.opcode {
+            O::Mov if inst.dst.is_some_and(|d| d.reg.kind == RegisterKind::Addr) => Alu::MovA,
+            O::Mov => Alu::Mov,
+            O::Add | O::Sub => Alu::Add,
+            O::Mul => Alu::Mul,
+            O::Mad => Alu::Mad,
+            O::Min => Alu::Min,
+            O::Max => Alu::Max,
+            O::Slt => Alu::Slt,
+            O::Sge => Alu::Sge,
+            O::Abs => Alu::Abs,
+            O::Frc => Alu::Frc,
+            O::Lrp => Alu::Lrp,
+            O::Sgn => Alu::Sgn,
+            O::Dp3 => Alu::Dp3,
+            O::Dp4 => Alu::Dp4,
+            O::Rcp => Alu::Rcp,
+            O::Rsq => Alu::Rsq,
+            O::Exp | O::ExpP => Alu::Exp,
+            O::Log | O::LogP => Alu::Log,
+            O::Pow => Alu::Pow,
+            O::Lit => Alu::Lit,
+            O::Dst => Alu::Dst,
+            O::Crs => Alu::Crs,
+            O::Nrm => Alu::Nrm,
+            O::SinCos => Alu::SinCos,
+            O::MovA => Alu::MovA,
+            O::Setp => Alu::Setp(inst.comparison().unwrap_or(Comparison::Gt)),
+            O::TexLdl => Alu::TexLdl {
+                sampler: inst.srcs[1].reg.number as u8,
+                swizzle: inst.srcs[1].swizzle.0,
+            },
+            other => return Err(self.unsupported(i, other.info().mnemonic)),
+        };
+        let dst = self.dst(i, inst)?;
+        let n = match kind {
+            Alu::SinCos | Alu::Sgn | Alu::TexLdl { .. } => 1,
+            _ => inst.srcs.len().min(3),
+        };
+        let mut src = [unused; 3];
+        for (k, s) in inst.srcs.iter().take(n).enumerate() {
+            src[k] = self.src(i, s, k as u16, 0)?;
+        }
+        if inst.opcode == O::Sub {
+            src[1].neg = !src[1].neg;
+        }
+        self.ops.push(Op::Alu { kind, dst, src });
+        Ok(())
+    }
+}
+
+#[allow(dead_code)]
+const _: () = assert!(LANES.is_power_of_two());

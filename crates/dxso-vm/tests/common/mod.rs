@@ -1,0 +1,78 @@
+//! Test helpers: run a shader over per-vertex FLOAT4 inputs.
+#![allow(dead_code)]
+
+use dxso::ir::Usage;
+use dxso::validate::{Caps, validate};
+use dxso_vm::{DeclType, Device, Frequency, Outputs, StreamSource, VertexElement};
+
+pub fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A device with `src` bound (it must validate with max caps) and, for each `inputs[k]`, a
+/// FLOAT4 stream `k` feeding TEXCOORDk (declare `dcl_texcoordK vK`).
+pub fn device(src: &str, inputs: &[Vec<[f32; 4]>]) -> Device {
+    let shader = dxso::text::parse(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
+    let checked =
+        validate(&shader, &Caps::max()).unwrap_or_else(|d| panic!("{src}\ninvalid: {d:#?}"));
+    let mut dev = Device::new();
+    dev.set_vertex_shader(&checked).unwrap();
+    let mut decl = Vec::new();
+    for (k, vals) in inputs.iter().enumerate() {
+        decl.push(VertexElement {
+            stream: k as u16,
+            offset: 0,
+            ty: DeclType::Float4,
+            method: 0,
+            usage: Usage::TexCoord,
+            usage_index: k as u8,
+        });
+        let flat: Vec<f32> = vals.iter().flatten().copied().collect();
+        dev.set_stream(
+            k,
+            Some(StreamSource {
+                data: f32s(&flat).into(),
+                offset: 0,
+                stride: 16,
+                frequency: Frequency::Vertex,
+            }),
+        )
+        .unwrap();
+    }
+    dev.set_declaration(decl).unwrap();
+    dev
+}
+
+/// Run `src` with constants over `n` vertices; returns each vertex's output registers.
+pub fn run(src: &str, consts: &[(u32, [f32; 4])], inputs: &[Vec<[f32; 4]>]) -> Vec<Vec<[f32; 4]>> {
+    let mut dev = device(src, inputs);
+    for (c, v) in consts {
+        dev.set_constant_f(*c, &[*v]).unwrap();
+    }
+    let n = inputs.first().map_or(1, |v| v.len());
+    let out = dev.draw(n, 1).unwrap();
+    split(&out)
+}
+
+pub fn split(out: &Outputs) -> Vec<Vec<[f32; 4]>> {
+    (0..out.vertices)
+        .map(|i| {
+            out.vertex(i)
+                .chunks(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect()
+        })
+        .collect()
+}
+
+/// vs_3_0 prologue: v0 (TEXCOORD0) in, o0 POSITION0 and o1 TEXCOORD0 out.
+pub const VS3: &str = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_texcoord0 o1\n";
+
+/// Run a vs_3_0 body (after VS3) on single input vectors; returns o1 of each vertex.
+pub fn o1(body: &str, consts: &[(u32, [f32; 4])], v0: &[[f32; 4]]) -> Vec<[f32; 4]> {
+    let src = format!("{VS3}mov o0, v0\n{body}");
+    run(&src, consts, &[v0.to_vec()])
+        .into_iter()
+        .map(|v| v[1])
+        .collect()
+}

@@ -1,0 +1,467 @@
+//! Flow control, predication and the draw machinery: lanes of one batch taking different
+//! paths, loops with aL, calls, instancing, batch and thread invariance.
+
+mod common;
+use common::*;
+use dxso::ir::Usage;
+use dxso_vm::{DeclType, Frequency, StreamSource, VertexElement, VmError};
+
+fn lanes(n: usize, f: impl Fn(usize) -> [f32; 4]) -> Vec<[f32; 4]> {
+    (0..n).map(f).collect()
+}
+
+#[test]
+fn dynamic_if_else_diverges_per_lane() {
+    let src = format!("{VS3}mov o0, v0\nif_gt v0.x, c0.x\nmov o1, c1\nelse\nmov o1, c2\nendif\n");
+    let v = lanes(70, |i| [i as f32, 0.0, 0.0, 0.0]);
+    let out = run(&src, &[(0, [34.5; 4]), (1, [1.0; 4]), (2, [2.0; 4])], &[v]);
+    for (i, o) in out.iter().enumerate() {
+        assert_eq!(
+            o[1],
+            if i as f32 > 34.5 { [1.0; 4] } else { [2.0; 4] },
+            "vertex {i}"
+        );
+    }
+}
+
+#[test]
+fn nested_dynamic_ifs() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0.x\nif_ge v0.x, c1.x\nadd r0, r0, c1.y\nif_ge v0.x, c1.z\nadd r0, r0, c1.y\nendif\nelse\nadd r0, r0, c1.w\nendif\nmov o1, r0\n"
+    );
+    let v = lanes(64, |i| [i as f32, 0.0, 0.0, 0.0]);
+    let out = run(&src, &[(0, [0.0; 4]), (1, [10.0, 1.0, 20.0, 100.0])], &[v]);
+    for (i, o) in out.iter().enumerate() {
+        let want = if i >= 20 {
+            2.0
+        } else if i >= 10 {
+            1.0
+        } else {
+            100.0
+        };
+        assert_eq!(o[1][0], want, "vertex {i}");
+    }
+}
+
+#[test]
+fn uniform_if_bool_and_callnz_bool() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0.x\nif b0\nadd r0, r0, c0.y\nelse\nadd r0, r0, c0.z\nendif\nif !b1\nadd r0, r0, c0.w\nendif\ncallnz l3, b1\nmov o1, r0\nret\nlabel l3\nadd r0, r0, c0.w\nret\n"
+    );
+    for (b0, b1, want) in [
+        (true, false, 1.0 + 1000.0),
+        (false, false, 10.0 + 1000.0),
+        (true, true, 1.0 + 1000.0),
+    ] {
+        let mut dev = device(&src, &[vec![[0.0; 4]]]);
+        dev.set_constant_f(0, &[[0.0, 1.0, 10.0, 1000.0]]).unwrap();
+        dev.set_constant_b(0, &[b0, b1]).unwrap();
+        let out = split(&dev.draw(1, 1).unwrap());
+        assert_eq!(out[0][1][0], want, "b0={b0} b1={b1}");
+    }
+}
+
+#[test]
+fn def_wins_over_api_constants() {
+    let src = format!(
+        "{VS3}def c5, 1, 2, 3, 4\ndefb b0, true\ndefi i0, 3, 0, 0, 0\nmov o0, v0\nmov r0, c6\nif b0\nrep i0\nadd r0, r0, c5\nendrep\nendif\nmov o1, r0\n"
+    );
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    dev.set_constant_f(5, &[[9.0; 4], [0.5; 4]]).unwrap();
+    dev.set_constant_b(0, &[false]).unwrap();
+    dev.set_constant_i(0, &[[1, 0, 0, 0]]).unwrap();
+    let out = split(&dev.draw(1, 1).unwrap());
+    assert_eq!(out[0][1], [3.5, 6.5, 9.5, 12.5]);
+}
+
+#[test]
+fn loop_al_start_step_and_nesting_restores_al() {
+    // Outer loop: aL = 1, 3, 5 (count 3, start 1, step 2); inner loop aL = 0, 1 (count 2).
+    // r0.x sums c[aL] over the outer loop after the inner one ran; r0.y sums the inner aL.
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c20.x\nloop aL, i0\nloop aL, i1\nadd r0.y, r0.y, c10[aL].y\nendloop\nadd r0.x, r0.x, c10[aL].x\nendloop\nmov o1, r0\n"
+    );
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    let consts: Vec<[f32; 4]> = (0..8)
+        .map(|k| [k as f32 * 10.0, k as f32, 0.0, 0.0])
+        .collect();
+    dev.set_constant_f(10, &consts).unwrap();
+    dev.set_constant_f(20, &[[0.0; 4]]).unwrap();
+    dev.set_constant_i(0, &[[3, 1, 2, 0], [2, 0, 1, 0]])
+        .unwrap();
+    let out = split(&dev.draw(1, 1).unwrap());
+    assert_eq!(out[0][1][0], 10.0 + 30.0 + 50.0);
+    assert_eq!(out[0][1][1], 3.0 * (0.0 + 1.0));
+}
+
+#[test]
+fn loop_count_zero_skips_body() {
+    let src =
+        format!("{VS3}mov o0, v0\nmov r0, c0\nloop aL, i0\nadd r0, r0, c1\nendloop\nmov o1, r0\n");
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    dev.set_constant_f(1, &[[1.0; 4]]).unwrap();
+    dev.set_constant_i(0, &[[0, 0, 1, 0]]).unwrap();
+    assert_eq!(split(&dev.draw(1, 1).unwrap())[0][1], [0.0; 4]);
+}
+
+#[test]
+fn break_comp_and_breakp_end_lanes_at_different_iterations() {
+    // Each lane counts iterations until r0.x >= its v0.x (break_ge), at most 20.
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nbreak_ge r0.x, v0.x\nadd r0, r0, c1\nendrep\nmov o1, r0\n"
+    );
+    let v = lanes(40, |i| [(i % 25) as f32, 0.0, 0.0, 0.0]);
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
+    dev.set_constant_i(0, &[[20, 0, 0, 0]]).unwrap();
+    let out = split(&dev.draw(40, 1).unwrap());
+    for (i, o) in out.iter().enumerate() {
+        assert_eq!(o[1][0], ((i % 25) as f32).min(20.0), "vertex {i}");
+    }
+    // The same with setp + breakp inside a dynamic if.
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nif_lt r0.y, c2.x\nsetp_ge p0.x, r0.x, v0.x\nbreakp p0.x\nendif\nadd r0, r0, c1\nendrep\nmov o1, r0\n"
+    );
+    let v = lanes(40, |i| [(i % 25) as f32, 0.0, 0.0, 0.0]);
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[0.0; 4], [1.0; 4], [100.0; 4]])
+        .unwrap();
+    dev.set_constant_i(0, &[[20, 0, 0, 0]]).unwrap();
+    let out = split(&dev.draw(40, 1).unwrap());
+    for (i, o) in out.iter().enumerate() {
+        assert_eq!(o[1][0], ((i % 25) as f32).min(20.0), "vertex {i}");
+    }
+}
+
+#[test]
+fn unconditional_break_inside_dynamic_if() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nadd r0, r0, c1\nif_ge r0.x, v0.x\nbreak\nendif\nendrep\nmov o1, r0\n"
+    );
+    let v = lanes(33, |i| [(i % 7) as f32 + 1.0, 0.0, 0.0, 0.0]);
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
+    dev.set_constant_i(0, &[[5, 0, 0, 0]]).unwrap();
+    let out = split(&dev.draw(33, 1).unwrap());
+    for (i, o) in out.iter().enumerate() {
+        assert_eq!(o[1][0], ((i % 7) as f32 + 1.0).min(5.0), "vertex {i}");
+    }
+}
+
+#[test]
+fn predication_per_component_and_per_lane() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nsetp_gt p0, v0, c1\n(p0) mov r0, c2\n(!p0.x) add r0.w, r0.w, c2.w\nmov o1, r0\n"
+    );
+    let v = vec![[1.0, -1.0, 1.0, -1.0], [-1.0, 1.0, -1.0, 1.0]];
+    let out = run(
+        &src,
+        &[(0, [0.0; 4]), (1, [0.0; 4]), (2, [5.0, 6.0, 7.0, 8.0])],
+        &[v],
+    );
+    assert_eq!(out[0][1], [5.0, 0.0, 7.0, 0.0]);
+    assert_eq!(out[1][1], [0.0, 6.0, 0.0, 16.0]);
+}
+
+#[test]
+fn if_pred_and_callnz_pred() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nsetp_lt p0.x, v0.x, c1.x\nif p0.x\nadd r0.x, r0.x, c1.y\nendif\ncallnz l1, !p0.x\nmov o1, r0\nret\nlabel l1\nadd r0.y, r0.y, c1.z\nret\n"
+    );
+    let v = lanes(50, |i| [i as f32, 0.0, 0.0, 0.0]);
+    let out = run(&src, &[(0, [0.0; 4]), (1, [25.0, 1.0, 2.0, 0.0])], &[v]);
+    for (i, o) in out.iter().enumerate() {
+        let lt = (i as f32) < 25.0;
+        assert_eq!(o[1][0], if lt { 1.0 } else { 0.0 }, "vertex {i}");
+        assert_eq!(o[1][1], if lt { 0.0 } else { 2.0 }, "vertex {i}");
+    }
+}
+
+#[test]
+fn nested_calls() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\ncall l1\nmov o1, r0\nret\nlabel l1\nadd r0, r0, c1\ncall l2\nret\nlabel l2\nmul r0, r0, c2\nret\n"
+    );
+    let out = run(
+        &src,
+        &[(0, [1.0; 4]), (1, [2.0; 4]), (2, [10.0; 4])],
+        &[vec![[0.0; 4]]],
+    );
+    assert_eq!(out[0][1], [30.0; 4]);
+}
+
+#[test]
+fn inputs_and_outputs_indexed_by_al() {
+    // o[aL + 1] = v[aL] for aL = 0, 1 (count 2): o1 = v0, o2 = v1.
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\nmov o0, v0\nloop aL, i0\nmov o1[aL], v0[aL]\nendloop\n";
+    let mut dev = device(
+        src,
+        &[vec![[1.0, 2.0, 3.0, 4.0]], vec![[5.0, 6.0, 7.0, 8.0]]],
+    );
+    dev.set_constant_i(0, &[[2, 0, 1, 0]]).unwrap();
+    let out = split(&dev.draw(1, 1).unwrap());
+    assert_eq!(out[0][1], [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(out[0][2], [5.0, 6.0, 7.0, 8.0]);
+}
+
+#[test]
+fn vs_2_x_output_registers_are_named() {
+    let src = "vs_2_x\ndcl_position v0\nmov oPos, v0\nmov oFog, v0.y\nmov oPts, v0.z\nmov oD1, v0\nmov oT3.xy, v0\n";
+    let shader = dxso::text::parse(src).unwrap();
+    let checked = dxso::validate::validate(&shader, &dxso::validate::Caps::max()).unwrap();
+    let mut dev = dxso_vm::Device::new();
+    dev.set_vertex_shader(&checked).unwrap();
+    dev.set_declaration(vec![VertexElement {
+        stream: 0,
+        offset: 0,
+        ty: DeclType::Float3,
+        method: 0,
+        usage: Usage::Position,
+        usage_index: 0,
+    }])
+    .unwrap();
+    dev.set_stream(
+        0,
+        Some(StreamSource {
+            data: f32s(&[1.0, 2.0, 3.0]).into(),
+            offset: 0,
+            stride: 12,
+            frequency: Frequency::Vertex,
+        }),
+    )
+    .unwrap();
+    let out = dev.draw(1, 1).unwrap();
+    let names: Vec<(&str, &str)> = out
+        .registers
+        .iter()
+        .map(|r| (r.name.as_str(), r.semantic.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("oPos", "POSITION0"),
+            ("oFog", "FOG0"),
+            ("oPts", "PSIZE0"),
+            ("oD1", "COLOR1"),
+            ("oT3", "TEXCOORD3")
+        ]
+    );
+    assert_eq!(
+        out.vertex(0),
+        &[
+            1.0, 2.0, 3.0, 1.0, 2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 3.0, 1.0, 2.0, 3.0, 1.0, 1.0,
+            2.0, 0.0, 0.0
+        ]
+    );
+}
+
+#[test]
+fn runaway_shaders_end_with_an_error() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nrep i0\nrep i0\nadd r0, r0, c0\nendrep\nendrep\nendrep\nmov o1, r0\n"
+    );
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    dev.set_constant_i(0, &[[255, 0, 0, 0]]).unwrap();
+    dev.set_max_instructions(0xFFFF);
+    assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
+}
+
+/// Outputs do not depend on how vertices fall into batches or threads.
+#[test]
+fn outputs_are_identical_whatever_the_batching_and_threads() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, v0\nrep i0\nbreak_ge r0.x, c0.y\nmad r0, r0, c0.z, c0.w\nendrep\nif_lt r0.y, c0.x\nnrm r1.xyz, r0\nmov r0.xyz, r1\nendif\nmova a0.x, v0.w\nadd o1, r0, c10[a0.x]\n"
+    );
+    let n = 1000;
+    let v = lanes(n, |i| {
+        let f = i as f32;
+        [
+            f * 0.37 - 100.0,
+            (f * 1.3).sin() * 5.0,
+            f * 0.01,
+            (i % 8) as f32,
+        ]
+    });
+    let consts: Vec<(u32, [f32; 4])> = std::iter::once((0, [0.5, 50.0, 1.5, 0.25]))
+        .chain((0..8).map(|k| (10 + k, [k as f32, -(k as f32), 0.5, 2.0])))
+        .collect();
+    let draw = |threads: Option<usize>, count: usize| {
+        let mut dev = device(&src, &[v[..count].to_vec()]);
+        for (c, x) in &consts {
+            dev.set_constant_f(*c, &[*x]).unwrap();
+        }
+        dev.set_constant_i(0, &[[12, 0, 0, 0]]).unwrap();
+        dev.set_threads(threads).unwrap();
+        dev.draw(count, 1).unwrap().data
+    };
+    let all = draw(Some(1), n);
+    assert_eq!(draw(Some(2), n), all);
+    assert_eq!(draw(Some(3), n), all);
+    assert_eq!(draw(None, n), all);
+    // Vertex k alone (a batch of one lane) gives the same as within a full batch.
+    for k in [0, 1, 31, 32, 33, 999] {
+        let mut dev = device(&src, &[vec![v[k]]]);
+        for (c, x) in &consts {
+            dev.set_constant_f(*c, &[*x]).unwrap();
+        }
+        dev.set_constant_i(0, &[[12, 0, 0, 0]]).unwrap();
+        let one = dev.draw(1, 1).unwrap().data;
+        assert_eq!(one[..], all[k * 8..k * 8 + 8], "vertex {k}");
+    }
+}
+
+#[test]
+fn instancing_with_stream_frequency() {
+    // Stream 0: 3 vertices of geometry (INDEXEDDATA | 2); stream 1: per-instance offsets.
+    let src =
+        "vs_3_0\ndcl_position v0\ndcl_texcoord0 v1\ndcl_position o0\nmov r0, v1\nadd o0, v0, r0\n";
+    let shader = dxso::text::parse(src).unwrap();
+    let checked = dxso::validate::validate(&shader, &dxso::validate::Caps::max()).unwrap();
+    let mut dev = dxso_vm::Device::new();
+    dev.set_vertex_shader(&checked).unwrap();
+    dev.set_declaration(vec![
+        VertexElement {
+            stream: 0,
+            offset: 0,
+            ty: DeclType::Float1,
+            method: 0,
+            usage: Usage::Position,
+            usage_index: 0,
+        },
+        VertexElement {
+            stream: 1,
+            offset: 4,
+            ty: DeclType::Float1,
+            method: 0,
+            usage: Usage::TexCoord,
+            usage_index: 0,
+        },
+    ])
+    .unwrap();
+    dev.set_stream(
+        0,
+        Some(StreamSource {
+            data: f32s(&[1.0, 2.0, 3.0]).into(),
+            offset: 0,
+            stride: 4,
+            frequency: Frequency::from_setting(0x4000_0002).unwrap(),
+        }),
+    )
+    .unwrap();
+    dev.set_stream(
+        1,
+        Some(StreamSource {
+            data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
+            offset: 0,
+            stride: 8,
+            frequency: Frequency::from_setting(0x8000_0001).unwrap(),
+        }),
+    )
+    .unwrap();
+    dev.set_indices(Some(vec![2, 0, 1]));
+    let out = dev.draw(3, 2).unwrap();
+    let x: Vec<f32> = (0..6).map(|i| out.vertex(i)[0]).collect();
+    assert_eq!(x, [103.0, 101.0, 102.0, 203.0, 201.0, 202.0]);
+    // Divider 2 on stream 1: instance data advances every two instances.
+    dev.set_stream(
+        1,
+        Some(StreamSource {
+            data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
+            offset: 0,
+            stride: 8,
+            frequency: Frequency::InstanceData(2),
+        }),
+    )
+    .unwrap();
+    let out = dev.draw(3, 3).unwrap();
+    let x: Vec<f32> = (0..9).map(|i| out.vertex(i)[0]).collect();
+    assert_eq!(
+        x,
+        [
+            103.0, 101.0, 102.0, 103.0, 101.0, 102.0, 203.0, 201.0, 202.0
+        ]
+    );
+    // The software-only plain divider: element k / m.
+    dev.set_indices(None);
+    dev.set_stream(
+        1,
+        Some(StreamSource {
+            data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
+            offset: 0,
+            stride: 8,
+            frequency: Frequency::from_setting(2).unwrap(),
+        }),
+    )
+    .unwrap();
+    let out = dev.draw(3, 1).unwrap();
+    let x: Vec<f32> = (0..3).map(|i| out.vertex(i)[0]).collect();
+    assert_eq!(x, [101.0, 102.0, 203.0]);
+    assert_eq!(Frequency::from_setting(0), Err(VmError::BadFrequency(0)));
+    assert_eq!(Frequency::from_setting(1), Ok(Frequency::Vertex));
+}
+
+#[test]
+fn interleaved_streams_offsets_types_and_defaults() {
+    // One interleaved stream: D3DCOLOR at 0, SHORT2 at 4, then FLOAT16_2 at 8; stride 12,
+    // stream offset 12 (the first vertex is skipped). NORMAL0 has no element: (0,0,0,1).
+    let src = "vs_3_0\ndcl_color v0\ndcl_texcoord0 v1\ndcl_texcoord1 v2\ndcl_normal v3\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\ndcl_texcoord2 o3\nmov o0, v0\nmov o1, v1\nmov o2, v2\nmov o3, v3\n";
+    let shader = dxso::text::parse(src).unwrap();
+    let checked = dxso::validate::validate(&shader, &dxso::validate::Caps::max()).unwrap();
+    let mut dev = dxso_vm::Device::new();
+    dev.set_vertex_shader(&checked).unwrap();
+    dev.set_declaration(vec![
+        VertexElement {
+            stream: 0,
+            offset: 0,
+            ty: DeclType::D3dColor,
+            method: 0,
+            usage: Usage::Color,
+            usage_index: 0,
+        },
+        VertexElement {
+            stream: 0,
+            offset: 4,
+            ty: DeclType::Short2,
+            method: 0,
+            usage: Usage::TexCoord,
+            usage_index: 0,
+        },
+        VertexElement {
+            stream: 0,
+            offset: 8,
+            ty: DeclType::Float16_2,
+            method: 0,
+            usage: Usage::TexCoord,
+            usage_index: 1,
+        },
+    ])
+    .unwrap();
+    let mut bytes = vec![0u8; 12];
+    bytes.extend([
+        0xFF, 0x00, 0x00, 0xFF, 0x05, 0x00, 0xFB, 0xFF, 0x00, 0x3C, 0x00, 0xB8,
+    ]);
+    dev.set_stream(
+        0,
+        Some(StreamSource {
+            data: bytes.into(),
+            offset: 12,
+            stride: 12,
+            frequency: Frequency::Vertex,
+        }),
+    )
+    .unwrap();
+    let out = dev.draw(1, 1).unwrap();
+    assert_eq!(
+        out.vertex(0),
+        &[
+            0.0, 0.0, 1.0, 1.0, 5.0, -5.0, 0.0, 1.0, 1.0, -0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+        ]
+    );
+    assert_eq!(out.unbound_inputs, ["v3 (NORMAL0)"]);
+    // Reading past the end is an error, not a panic.
+    let err = dev.draw(2, 1).unwrap_err();
+    assert!(
+        matches!(err, VmError::ReadsPastStream { stream: 0, .. }),
+        "{err}"
+    );
+}
