@@ -9,6 +9,10 @@ use std::process::ExitCode;
 
 mod check;
 mod input;
+mod run;
+mod scene;
+mod textures;
+mod workloads;
 
 #[derive(Parser)]
 #[command(
@@ -63,6 +67,37 @@ enum Command {
         #[arg(long)]
         rules: bool,
     },
+    /// Run a vertex shader over the vertices a scene describes and print the outputs.
+    #[command(
+        after_help = "Examples:\n  dxso run scene.json\n  dxso run scene.json --format csv\n  dxso run big.json --format bin -o out.f32"
+    )]
+    Run {
+        /// The scene (JSON; see CLI.md): shader, declaration, streams, constants.
+        scene: PathBuf,
+        /// Output format: json (default), csv, or bin (raw little-endian f32, needs -o).
+        #[arg(long, value_enum, default_value_t = run::RunFormat::Json)]
+        format: run::RunFormat,
+        /// Write the outputs to OUT instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Measure draws: the built-in workloads, or the scenes given.
+    #[command(
+        after_help = "Examples:\n  dxso bench\n  dxso bench w1.json w2.json w3.json --repeat 5 --format json\n  dxso bench w1.json --threads 1"
+    )]
+    Bench {
+        /// Scenes to measure (default: the built-in W1, W2, W3 with 1,000,000 vertices).
+        scenes: Vec<PathBuf>,
+        /// Timed draws per scene after one warm-up draw.
+        #[arg(long, default_value_t = 10)]
+        repeat: usize,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Assemble and disassemble the built-in example shader and check the round trip.
     Demo,
 }
@@ -106,6 +141,17 @@ fn main() -> ExitCode {
             format,
             ..
         } => check::check(&files, &caps, format == Format::Json),
+        Command::Run {
+            scene,
+            format,
+            output,
+        } => run::run(&scene, format, output.as_deref()),
+        Command::Bench {
+            scenes,
+            repeat,
+            threads,
+            format,
+        } => run::bench(&scenes, repeat, threads, format == Format::Json),
         Command::Demo => demo(),
     };
     match result {

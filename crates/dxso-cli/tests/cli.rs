@@ -213,3 +213,162 @@ fn check_takes_caps_presets_and_files() {
         Some(2)
     );
 }
+
+fn data(name: &str) -> String {
+    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn run_prints_hand_computed_outputs() {
+    let out = dxso(&["run", &data("scale.json")], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outputs"]["o0"], "POSITION0");
+    assert_eq!(v["outputs"]["o1"], "COLOR0");
+    // Index buffer [2, 0, 1]; c0 = (2, 0.5, -1, 1); colours are A8R8G8B8 bytes B, G, R, A.
+    let want = serde_json::json!([
+        {"o0": [0.0, 0.0, -4.0, 1.0], "o1": [0.0, 0.0, 0.0, 127.0f32 / 255.0]},
+        {"o0": [2.0, 1.0, -3.0, 1.0], "o1": [0.0, 1.0, 0.0, 1.0]},
+        {"o0": [-2.0, 0.0, 0.0, 1.0], "o1": [1.0, 0.0, 0.0, 128.0f32 / 255.0]},
+    ]);
+    let got = &v["vertices"];
+    for (g, w) in got.as_array().unwrap().iter().zip(want.as_array().unwrap()) {
+        for reg in ["o0", "o1"] {
+            let g: Vec<f32> = g[reg]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect();
+            let w: Vec<f32> = w[reg]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect();
+            assert_eq!(g, w);
+        }
+    }
+}
+
+#[test]
+fn run_csv_bin_instancing_and_non_finite_values() {
+    let out = dxso(&["run", &data("instanced.json"), "--format", "csv"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "oPos.x,oPos.y,oPos.z,oPos.w,oT0.x,oT0.y,oT0.z,oT0.w\n1.0,2.0,0.0,1.0,10.0,inf,0.0,0.0\n3.0,4.0,0.0,1.0,10.0,inf,0.0,0.0\n1.0,2.0,0.0,1.0,20.0,inf,0.0,0.0\n3.0,4.0,0.0,1.0,20.0,inf,0.0,0.0\n"
+    );
+    let out = dxso(&["run", &data("instanced.json")], None);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\"oT0\": [20.0, \"inf\", 0.0, 0.0]"),
+        "{text}"
+    );
+    let bin = std::env::temp_dir().join(format!("dxso-run-{}.bin", std::process::id()));
+    let out = dxso(
+        &[
+            "run",
+            &data("instanced.json"),
+            "--format",
+            "bin",
+            "-o",
+            bin.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let bytes = std::fs::read(&bin).unwrap();
+    assert_eq!(bytes.len(), 4 * 2 * 4 * 4);
+    assert_eq!(f32::from_le_bytes(bytes[16..20].try_into().unwrap()), 10.0);
+}
+
+#[test]
+fn bad_scenes_exit_1_with_a_message() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "missing.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position o0\nmov o0, c0\n"}"#,
+        ),
+        (
+            "past.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n", "vertex_count": 2, "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}], "streams": [{"stride": 16, "f32": [1, 2, 3, 4]}]}"#,
+        ),
+        (
+            "invalid.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position o0\nmov o0, r0\n", "vertex_count": 1}"#,
+        ),
+        (
+            "type.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n", "vertex_count": 1, "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT5", "usage": "POSITION"}], "streams": [{"stride": 16, "f32": [1, 2, 3, 4]}]}"#,
+        ),
+        (
+            "two.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n", "vertex_count": 1, "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}], "streams": [{"stride": 16, "f32": [1, 2, 3, 4], "hex": "00"}]}"#,
+        ),
+        (
+            "unset.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n", "vertex_count": 1, "declaration": [{"stream": 1, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}]}"#,
+        ),
+        (
+            "huge.json",
+            r#"{"shader_asm": "vs_3_0\ndcl_position o0\nmov o0, c0\n", "vertex_count": 100000000000, "instance_count": 100000}"#,
+        ),
+        (
+            "syntax.json",
+            r#"{"shader_asm": "vs_3_0\nfoo\n", "vertex_count": 1}"#,
+        ),
+    ];
+    for (name, json) in cases {
+        let p = temp(name, json.as_bytes());
+        let out = dxso(&["run", p.to_str().unwrap()], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains("error"), "{name}: {err}");
+    }
+    assert_eq!(
+        dxso(&["run", "/nonexistent/scene.json"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn bench_measures_scenes() {
+    let out = dxso(
+        &[
+            "bench",
+            &data("scale.json"),
+            "--repeat",
+            "2",
+            "--threads",
+            "1",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
+    assert_eq!(r["vertices"], 3);
+    assert_eq!(r["threads"], 1);
+    assert!(r["median_s"].as_f64().unwrap() > 0.0);
+    assert!(r["vertices_per_s"].as_f64().unwrap() > 0.0);
+}

@@ -1,0 +1,215 @@
+//! `dxso run` and `dxso bench`.
+
+use crate::scene::Scene;
+use crate::{Failure, stdout};
+use anyhow::Context;
+use dxso_vm::Outputs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunFormat {
+    Json,
+    Csv,
+    Bin,
+}
+
+fn scene_error(path: &Path, e: anyhow::Error) -> Failure {
+    Failure::Input(format!("{}: error: {e:#}", path.display()))
+}
+
+/// Load a scene; scene problems are input errors (exit 1), I/O problems exit 2.
+pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
+    if !path.exists() {
+        return Err(Failure::Io(anyhow::anyhow!(
+            "{}: no such file",
+            path.display()
+        )));
+    }
+    let scene = Scene::load(path).map_err(|e| scene_error(path, e))?;
+    for w in &scene.warnings {
+        eprintln!("{}: {w}", path.display());
+    }
+    Ok(scene)
+}
+
+pub fn run(path: &Path, format: RunFormat, output: Option<&Path>) -> Result<(), Failure> {
+    let scene = load_scene(path)?;
+    let out = scene
+        .device
+        .draw(scene.vertex_count, scene.instance_count)
+        .map_err(|e| scene_error(path, e.into()))?;
+    for u in &out.unbound_inputs {
+        eprintln!(
+            "{}: warning: {u} is declared by the shader but no declaration element feeds it; it reads (0, 0, 0, 1)",
+            path.display()
+        );
+    }
+    let bytes = match format {
+        RunFormat::Json => json(&out).into_bytes(),
+        RunFormat::Csv => csv(&out).into_bytes(),
+        RunFormat::Bin => out.data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    };
+    match output {
+        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
+        None if format == RunFormat::Bin => {
+            return Err(Failure::Io(anyhow::anyhow!("--format bin needs -o OUT")));
+        }
+        None => stdout(&String::from_utf8(bytes).expect("text formats are UTF-8"))?,
+    }
+    Ok(())
+}
+
+/// A float that reads back to the same f32; non-finite values as strings.
+pub fn number(x: f32) -> String {
+    if x.is_nan() {
+        "\"nan\"".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "\"inf\"".into()
+        } else {
+            "\"-inf\"".into()
+        }
+    } else {
+        // Debug prints the shortest representation that reads back to the same f32.
+        format!("{x:?}")
+    }
+}
+
+fn json(out: &Outputs) -> String {
+    let mut s = String::with_capacity(64 + out.data.len() * 12);
+    s.push_str("{\"outputs\": {");
+    for (k, r) in out.registers.iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&format!("\"{}\": \"{}\"", r.name, r.semantic));
+    }
+    s.push_str("},\n \"vertices\": [");
+    for i in 0..out.vertices {
+        s.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
+        for (k, r) in out.registers.iter().enumerate() {
+            let v = &out.vertex(i)[k * 4..k * 4 + 4];
+            if k > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&format!(
+                "\"{}\": [{}, {}, {}, {}]",
+                r.name,
+                number(v[0]),
+                number(v[1]),
+                number(v[2]),
+                number(v[3])
+            ));
+        }
+        s.push('}');
+    }
+    s.push_str("\n ]}\n");
+    s
+}
+
+fn csv(out: &Outputs) -> String {
+    let mut s = String::new();
+    let header: Vec<String> = out
+        .registers
+        .iter()
+        .flat_map(|r| ["x", "y", "z", "w"].map(|c| format!("{}.{c}", r.name)))
+        .collect();
+    s.push_str(&header.join(","));
+    s.push('\n');
+    for i in 0..out.vertices {
+        let row: Vec<String> = out
+            .vertex(i)
+            .iter()
+            .map(|x| number(*x).trim_matches('"').to_string())
+            .collect();
+        s.push_str(&row.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// One benchmark result.
+pub struct BenchResult {
+    pub scene: String,
+    pub vertices: usize,
+    pub median_s: f64,
+    pub threads: usize,
+}
+
+pub fn bench(
+    scenes: &[PathBuf],
+    repeat: usize,
+    threads: Option<usize>,
+    json_out: bool,
+) -> Result<(), Failure> {
+    let threads_used =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut results = Vec::new();
+    let mut loaded: Vec<(String, Scene)> = Vec::new();
+    if scenes.is_empty() {
+        for (name, scene) in crate::workloads::builtin(1_000_000).map_err(Failure::Io)? {
+            loaded.push((name, scene));
+        }
+    } else {
+        for p in scenes {
+            loaded.push((p.display().to_string(), load_scene(p)?));
+        }
+    }
+    for (name, mut scene) in loaded {
+        scene
+            .device
+            .set_threads(threads)
+            .map_err(|e| Failure::Io(e.into()))?;
+        let vertices = scene.vertex_count * scene.instance_count.max(1);
+        let draw = |s: &Scene| s.device.draw(s.vertex_count, s.instance_count);
+        draw(&scene).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+        let mut times = Vec::with_capacity(repeat);
+        for _ in 0..repeat.max(1) {
+            let t = Instant::now();
+            let out = draw(&scene).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+            times.push(t.elapsed().as_secs_f64());
+            drop(out);
+        }
+        times.sort_by(f64::total_cmp);
+        let median_s = times[times.len() / 2];
+        results.push(BenchResult {
+            scene: name,
+            vertices,
+            median_s,
+            threads: threads_used,
+        });
+    }
+    if json_out {
+        let items: Vec<String> = results
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"scene\": {}, \"vertices\": {}, \"median_s\": {}, \"vertices_per_s\": {}, \"threads\": {}}}",
+                    serde_json::Value::String(r.scene.clone()),
+                    r.vertices,
+                    r.median_s,
+                    r.vertices as f64 / r.median_s,
+                    r.threads
+                )
+            })
+            .collect();
+        stdout(&format!("{{\"results\": [{}]}}\n", items.join(", ")))?;
+    } else {
+        let mut s = String::from(
+            "scene                          vertices    median s    M vertices/s  threads\n",
+        );
+        for r in &results {
+            s.push_str(&format!(
+                "{:<30} {:>9} {:>11.5} {:>15.1} {:>8}\n",
+                r.scene,
+                r.vertices,
+                r.median_s,
+                r.vertices as f64 / r.median_s / 1e6,
+                r.threads
+            ));
+        }
+        stdout(&s)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! Every vertex shader of `../shared/corpus/dx9-asm` that validates runs, on inputs
+//! synthesized from its declarations, without a panic or an error.
+
+use dxso::validate::{Caps, validate};
+use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+use std::path::PathBuf;
+
+fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dx9-asm");
+    if dir.exists() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        panic!("{} is missing, and CI=true requires it", dir.display());
+    }
+    eprintln!("notice: {} not found; skipping", dir.display());
+    None
+}
+
+#[test]
+fn every_corpus_vertex_shader_runs() {
+    let Some(dir) = corpus() else { return };
+    let mut ran = 0;
+    let mut skipped = 0;
+    for profile in ["vs_2_0", "vs_2_x", "vs_3_0"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(profile))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        for path in files {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            let shader = dxso::text::parse(&text).unwrap();
+            let Ok(checked) = validate(&shader, &Caps::max()) else {
+                skipped += 1;
+                continue;
+            };
+            let mut dev = Device::new();
+            dev.set_vertex_shader(&checked)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let inputs = dev.program().unwrap().inputs.clone();
+            let stride = 16 * inputs.len().max(1);
+            let decl = inputs
+                .iter()
+                .enumerate()
+                .map(|(k, &(_, usage, usage_index))| VertexElement {
+                    stream: 0,
+                    offset: 16 * k as u16,
+                    ty: DeclType::Float4,
+                    method: 0,
+                    usage,
+                    usage_index,
+                })
+                .collect();
+            dev.set_declaration(decl).unwrap();
+            let n = 67;
+            let mut seed = 0x1234_5678u32;
+            let mut rnd = || {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                (seed as f32 / u32::MAX as f32) * 2.0 - 1.0
+            };
+            let data: Vec<u8> = (0..n * stride / 4)
+                .flat_map(|_| rnd().to_le_bytes())
+                .collect();
+            dev.set_stream(
+                0,
+                Some(StreamSource {
+                    data: data.into(),
+                    offset: 0,
+                    stride,
+                    frequency: Frequency::Vertex,
+                }),
+            )
+            .unwrap();
+            let consts: Vec<[f32; 4]> = (0..300).map(|_| [rnd(), rnd(), rnd(), rnd()]).collect();
+            dev.set_constant_f(0, &consts).unwrap();
+            dev.set_constant_i(0, &[[4, 0, 1, 0]; 16]).unwrap();
+            dev.set_constant_b(
+                0,
+                &[
+                    true, false, true, false, true, false, true, false, true, false, true, false,
+                    true, false, true, false,
+                ],
+            )
+            .unwrap();
+            let out = dev
+                .draw(n, 1)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(out.vertices, n);
+            ran += 1;
+        }
+    }
+    println!("ran {ran} corpus vertex shaders ({skipped} skipped: they do not validate)");
+    assert!(ran >= 1990, "only {ran} ran");
+}
