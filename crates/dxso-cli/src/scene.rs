@@ -296,7 +296,7 @@ fn stream_bytes(s: &StreamJson, dir: &Path) -> anyhow::Result<Vec<u8>> {
     }
     if let Some(h) = &s.hex {
         let digits: String = h.chars().filter(|c| !c.is_whitespace()).collect();
-        if digits.len() % 2 != 0 {
+        if !digits.len().is_multiple_of(2) {
             bail!("hex: an odd number of digits");
         }
         return (0..digits.len())
