@@ -372,3 +372,118 @@ fn bench_measures_scenes() {
     assert!(r["median_s"].as_f64().unwrap() > 0.0);
     assert!(r["vertices_per_s"].as_f64().unwrap() > 0.0);
 }
+
+fn csv_rows(out: &std::process::Output) -> Vec<Vec<f32>> {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect()
+}
+
+/// examples/heightmap: a 4x4 grid displaced by a 4x4 height map h(i, j) = (4j + i) / 15,
+/// scaled by c4.x = 2, through texldl.
+#[test]
+fn heightmap_example_displaces_the_grid() {
+    let dir = format!("{}/../../examples/heightmap", env!("CARGO_MANIFEST_DIR"));
+    for scene in ["scene.json", "scene-png.json"] {
+        let rows = csv_rows(&dxso(
+            &["run", &format!("{dir}/{scene}"), "--format", "csv"],
+            None,
+        ));
+        assert_eq!(rows.len(), 16);
+        for (k, r) in rows.iter().enumerate() {
+            let (i, j) = (k % 4, k / 4);
+            let h = (4 * j + i) as f32 / 15.0;
+            let (x, z) = ((i as f32 + 0.5) / 4.0, (j as f32 + 0.5) / 4.0);
+            assert_eq!(r[..4], [x, h * 2.0, z, 1.0], "{scene} vertex {k}");
+            assert_eq!(r[4..], [x, z, h, 1.0], "{scene} vertex {k}");
+        }
+    }
+}
+
+#[test]
+fn dds_textures_with_mip_chains_load() {
+    use ddsfile::{D3DFormat, Dds, NewD3dParams};
+    // 2x2 A8R8G8B8 (bytes B, G, R, A), two levels: red 10, 20, 30, 40, then 100.
+    let mut dds = Dds::new_d3d(NewD3dParams {
+        height: 2,
+        width: 2,
+        depth: None,
+        format: D3DFormat::A8R8G8B8,
+        mipmap_levels: Some(2),
+        caps2: None,
+    })
+    .unwrap();
+    let data: Vec<u8> = [10u8, 20, 30, 40, 100]
+        .iter()
+        .flat_map(|&r| [0, 0, r, 255])
+        .collect();
+    dds.get_mut_data(0).unwrap().copy_from_slice(&data);
+    let mut bytes = Vec::new();
+    dds.write(&mut bytes).unwrap();
+    temp("mips.dds", &bytes);
+    let scene = r#"{
+      "shader_asm": "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_2d s0\ntexldl r0, v0, s0\nmov o0, r0\n",
+      "vertex_count": 3,
+      "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "TEXCOORD"}],
+      "streams": [{"stride": 16, "f32": [0.75, 0.75, 0, 0,  0.25, 0.25, 0, 1,  0.25, 0.25, 0, 0.5]}],
+      "textures": {"s0": {"file": "mips.dds"}},
+      "samplers": {"s0": {"mip_filter": "LINEAR", "min_filter": "POINT"}}
+    }"#;
+    let p = temp("dds-scene.json", scene.as_bytes());
+    let rows = csv_rows(&dxso(
+        &["run", p.to_str().unwrap(), "--format", "csv"],
+        None,
+    ));
+    // LOD 0 at (0.75, 0.75) -> level 0 texel (1, 1) = 40; LOD 1 -> level 1 = 100;
+    // LOD 0.5 at (0.25, 0.25) -> halfway between texel (0, 0) = 10 and 100.
+    let (a, b, c) = (40.0f32 / 255.0, 100.0f32 / 255.0, 10.0f32 / 255.0);
+    assert_eq!(rows[0], [a, 0.0, 0.0, 1.0]);
+    assert_eq!(rows[1], [b, 0.0, 0.0, 1.0]);
+    assert_eq!(rows[2], [c * 0.5 + b * 0.5, 0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn bad_textures_in_scenes_exit_1() {
+    let shader = r#""shader_asm": "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_2d s0\ntexldl r0, v0, s0\nmov o0, r0\n", "vertex_count": 1, "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "TEXCOORD"}], "streams": [{"stride": 16, "f32": [0, 0, 0, 0]}]"#;
+    for (name, extra) in [
+        (
+            "t1.json",
+            r#""textures": {"s0": {"format": "DXT1", "width": 1, "height": 1, "levels": [[0]]}}"#,
+        ),
+        (
+            "t2.json",
+            r#""textures": {"s0": {"format": "R32F", "width": 2, "height": 2, "levels": [[0]]}}"#,
+        ),
+        (
+            "t3.json",
+            r#""textures": {"s4": {"format": "R32F", "levels": [[0]]}}"#,
+        ),
+        (
+            "t4.json",
+            r#""samplers": {"s0": {"min_filter": "ANISOTROPIC"}}"#,
+        ),
+        ("t5.json", r#""textures": {"s0": {"file": "missing.png"}}"#),
+        (
+            "t6.json",
+            r#""textures": {"s0": {"type": "cube", "format": "R32F", "levels": [[0, 0, 0, 0, 0, 0]]}}"#,
+        ),
+    ] {
+        let p = temp(name, format!("{{{shader}, {extra}}}").as_bytes());
+        let out = dxso(&["run", p.to_str().unwrap()], None);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -5,7 +5,7 @@
 use crate::exec::{Machine, Uniforms};
 use crate::fetch::DeclType;
 use crate::program::{INPUT_BASE, LowerError, OutputRegister, Program};
-use crate::texture::Sampling;
+use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
 use crate::{LANES, VmError};
 use dxso::ir::Usage;
 use dxso::validate::Checked;
@@ -102,6 +102,8 @@ pub struct Device {
     declaration: Vec<VertexElement>,
     streams: Vec<Option<StreamSource>>,
     indices: Option<Vec<u32>>,
+    textures: [Option<Arc<Texture>>; 4],
+    samplers: [SamplerState; 4],
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -123,6 +125,8 @@ impl Device {
             declaration: Vec::new(),
             streams: vec![None; 16],
             indices: None,
+            textures: Default::default(),
+            samplers: [SamplerState::default(); 4],
             pool: None,
         }
     }
@@ -237,6 +241,28 @@ impl Device {
         self.indices = indices;
     }
 
+    /// `SetTexture(D3DVERTEXTEXTURESAMPLER0 + n, ...)`: the texture vertex sampler `n`
+    /// (s0..s3) reads.
+    pub fn set_texture(&mut self, n: usize, texture: Option<Arc<Texture>>) -> Result<(), VmError> {
+        let slot = self.textures.get_mut(n).ok_or(VmError::Sampler(format!(
+            "s{n}: vertex samplers are s0..s3"
+        )))?;
+        *slot = texture;
+        Ok(())
+    }
+
+    /// `SetSamplerState` for vertex sampler `n`: all its states at once.
+    pub fn set_sampler_state(&mut self, n: usize, state: SamplerState) -> Result<(), VmError> {
+        state
+            .check()
+            .map_err(|m| VmError::Sampler(format!("s{n}: {m}")))?;
+        let slot = self.samplers.get_mut(n).ok_or(VmError::Sampler(format!(
+            "s{n}: vertex samplers are s0..s3"
+        )))?;
+        *slot = state;
+        Ok(())
+    }
+
     /// Run draws on `n` threads (`None`: every core).
     pub fn set_threads(&mut self, n: Option<usize>) -> Result<(), VmError> {
         self.pool = match n {
@@ -317,8 +343,24 @@ impl Device {
         for &(r, v) in &program.defbs {
             bools[r as usize & 15] = v;
         }
+        for &(s, ty) in &program.samplers {
+            let want = match ty {
+                dxso::ir::TextureType::Cube => TextureKind::Cube,
+                dxso::ir::TextureType::Volume => TextureKind::Volume,
+                _ => TextureKind::TwoD,
+            };
+            if let Some(t) = self.textures.get(s as usize).and_then(|t| t.as_ref())
+                && t.kind != want
+            {
+                return Err(VmError::Sampler(format!(
+                    "s{s} is declared {want:?} by the shader but holds a {:?} texture",
+                    t.kind
+                )));
+            }
+        }
         let sampling = Sampling {
-            _marker: std::marker::PhantomData,
+            textures: std::array::from_fn(|k| self.textures[k].as_ref()),
+            states: self.samplers,
         };
         let uniforms = Uniforms {
             consts: &consts,

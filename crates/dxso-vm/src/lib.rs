@@ -39,6 +39,10 @@ pub use device::{
 };
 pub use fetch::DeclType;
 pub use program::{LowerError, OutputRegister, Program};
+pub use texture::{
+    Format, SamplerState, Storage, Texture, TextureAddress, TextureError, TextureFilter,
+    TextureKind, VERTEX_TEXTURE_FILTER_CAPS, check_vertex_texture_format, sample,
+};
 
 /// Vertices per batch (one lane each).
 pub const LANES: usize = 32;
@@ -75,4 +79,6 @@ pub enum VmError {
     Indices(String),
     #[error("thread pool: {0}")]
     Threads(String),
+    #[error("sampler {0}")]
+    Sampler(String),
 }
