@@ -361,7 +361,7 @@ fn texldl_in_the_batched_executor_each_lane_its_own_lod() {
     let v: Vec<[f32; 4]> = (0..64)
         .map(|i| [((i % 8) as f32 + 0.5) / 8.0, 0.5, 0.0, (i % 4) as f32 - 0.5])
         .collect();
-    let mut dev = device(&src, &[v.clone()]);
+    let mut dev = device(&src, std::slice::from_ref(&v));
     let mut levels = Vec::new();
     for k in 0..4 {
         let n = 8usize >> k;
