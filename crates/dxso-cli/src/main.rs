@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod check;
 mod input;
+mod link;
 mod run;
 mod scene;
 mod textures;
@@ -66,6 +67,23 @@ enum Command {
         /// List every rule with its id, explanation and spec reference.
         #[arg(long)]
         rules: bool,
+    },
+    /// Check that a vertex shader's outputs feed a pixel shader's inputs; print the varying map.
+    #[command(
+        after_help = "Examples:\n  dxso link skin_vs.asm skin_ps.asm\n  dxso link vs.vso ps.vso --format json\n  dxso link vs30.asm ps20.asm --software"
+    )]
+    Link {
+        /// The vertex shader (text or bytecode).
+        vs: PathBuf,
+        /// The pixel shader (text or bytecode).
+        ps: PathBuf,
+        /// The vertex shader runs under software vertex processing (a vs_3_0 may then feed an
+        /// older pixel shader through FVF semantics).
+        #[arg(long)]
+        software: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Run a vertex shader over the vertices a scene describes and print the outputs.
     #[command(
@@ -141,6 +159,12 @@ fn main() -> ExitCode {
             format,
             ..
         } => check::check(&files, &caps, format == Format::Json),
+        Command::Link {
+            vs,
+            ps,
+            software,
+            format,
+        } => link::link(&vs, &ps, software, format == Format::Json),
         Command::Run {
             scene,
             format,

@@ -487,3 +487,47 @@ fn bad_textures_in_scenes_exit_1() {
         );
     }
 }
+
+#[test]
+fn link_prints_the_varying_map_or_names_the_semantic() {
+    let ps = temp("link-ps.asm", b"ps_3_0\ndcl_texcoord0 v0.x\ndcl_texcoord1 v0.yz\ndcl_texcoord2 v1.w\nmov r0, v0\nadd r0, r0, v1.w\nmov oC0, r0\n");
+    let good = temp("link-vs.asm", b"vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o2.x\ndcl_texcoord1 o2.yz\ndcl_texcoord2 o4\nmov o0, v0\nmov o2.xyz, v0\nmov o4, v0\n");
+    let out = dxso(
+        &["link", good.to_str().unwrap(), ps.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "TEXCOORD0      o2.x       -> v0.x\nTEXCOORD1      o2.yz      -> v0.yz\nTEXCOORD2      o4.xyzw    -> v1.w\nnot read by the pixel shader: POSITION0 (o0)\n"
+    );
+    let out = dxso(
+        &[
+            "link",
+            good.to_str().unwrap(),
+            ps.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["varyings"][2]["vs"]["register"], "o4");
+    assert_eq!(v["varyings"][2]["ps"]["mask"], "w");
+    let missing = temp("link-vs2.asm", b"vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o2.x\ndcl_texcoord1 o2.yzw\nmov o0, v0\nmov o2, v0\n");
+    let out = dxso(
+        &["link", missing.to_str().unwrap(), ps.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("link-ps.asm:4:1: error[L002]: TEXCOORD2 is read by the pixel shader"),
+        "{err}"
+    );
+}

@@ -14,6 +14,7 @@
 
 pub mod binary;
 pub mod ir;
+pub mod link;
 pub mod opcodes;
 pub mod registers;
 pub mod text;

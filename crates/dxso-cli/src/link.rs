@@ -1,0 +1,132 @@
+//! `dxso link VS PS [--format text|json] [--software]`.
+
+use crate::input::{Loaded, load_shader};
+use crate::{Failure, display_name, read_input, stdout};
+use dxso::link::{Element, link_shaders, mask_letters};
+use dxso::validate::{Caps, Severity, diagnostics};
+use std::path::Path;
+
+fn load(path: &Path) -> Result<(String, Loaded), Failure> {
+    let name = display_name(path);
+    let bytes = read_input(path)?;
+    let loaded = load_shader(&name, &bytes).map_err(Failure::Input)?;
+    let errors: Vec<String> = diagnostics(&loaded.shader, &Caps::max())
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| {
+            format!(
+                "{}: error[{}]: {}",
+                loaded.locate(&name, d.instruction).0,
+                d.rule.id(),
+                d.message
+            )
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(Failure::Input(format!(
+            "{}\n{name}: the shader does not validate",
+            errors.join("\n")
+        )));
+    }
+    Ok((name, loaded))
+}
+
+fn element_json(e: &Element) -> serde_json::Value {
+    serde_json::json!({"register": e.register_name(), "mask": mask_letters(e.mask)})
+}
+
+pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Result<(), Failure> {
+    let (vs_name, vs) = load(vs_path)?;
+    let (ps_name, ps) = load(ps_path)?;
+    let result = link_shaders(&vs.shader, &ps.shader, software);
+    let report = |d: &dxso::link::LinkDiagnostic, out: &mut String| {
+        let sev = if d.error { "error" } else { "warning" };
+        let (at, snippet) = match (d.ps_instruction, d.vs_instruction) {
+            (Some(p), _) => ps.locate(&ps_name, Some(p)),
+            (None, Some(v)) => vs.locate(&vs_name, Some(v)),
+            (None, None) => (format!("{vs_name} + {ps_name}"), None),
+        };
+        out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
+        out.push_str(&snippet.unwrap_or_default());
+        if d.ps_instruction.is_some()
+            && let Some(v) = d.vs_instruction
+        {
+            let (at, snippet) = vs.locate(&vs_name, Some(v));
+            out.push_str(&format!(
+                "{at}: note: the vertex shader's side\n{}",
+                snippet.unwrap_or_default()
+            ));
+        }
+    };
+    match result {
+        Err(diags) => {
+            let mut out = String::new();
+            for d in &diags {
+                report(d, &mut out);
+            }
+            if json {
+                let items: Vec<_> = diags
+                    .iter()
+                    .map(|d| serde_json::json!({
+                        "rule": d.rule.id(), "severity": if d.error { "error" } else { "warning" },
+                        "message": d.message, "vs": d.vs_instruction.map(|i| vs.position(Some(i))),
+                        "ps": d.ps_instruction.map(|i| ps.position(Some(i))),
+                    }))
+                    .collect();
+                stdout(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"linked": false, "diagnostics": items})
+                    )
+                    .expect("JSON")
+                ))?;
+            }
+            eprint!("{out}");
+            Err(Failure::Quiet)
+        }
+        Ok(l) => {
+            let mut warn = String::new();
+            for d in &l.warnings {
+                report(d, &mut warn);
+            }
+            eprint!("{warn}");
+            if json {
+                let doc = serde_json::json!({
+                    "linked": true,
+                    "varyings": l.varyings.iter().map(|v| serde_json::json!({
+                        "semantic": v.semantic, "vs": element_json(&v.vs), "ps": element_json(&v.ps),
+                        "centroid": v.ps.centroid,
+                    })).collect::<Vec<_>>(),
+                    "unused": l.unused.iter().map(|e| serde_json::json!({
+                        "semantic": e.semantic(), "vs": element_json(e),
+                    })).collect::<Vec<_>>(),
+                });
+                stdout(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&doc).expect("JSON")
+                ))?;
+            } else {
+                let mut s = String::new();
+                for v in &l.varyings {
+                    let from = format!("{}.{}", v.vs.register_name(), mask_letters(v.vs.mask));
+                    let to = format!("{}.{}", v.ps.register_name(), mask_letters(v.ps.mask));
+                    s.push_str(&format!(
+                        "{:<14} {from:<10} -> {to}{}\n",
+                        v.semantic,
+                        if v.ps.centroid { " (centroid)" } else { "" }
+                    ));
+                }
+                if !l.unused.is_empty() {
+                    let u: Vec<String> = l
+                        .unused
+                        .iter()
+                        .map(|e| format!("{} ({})", e.semantic(), e.register_name()))
+                        .collect();
+                    s.push_str(&format!("not read by the pixel shader: {}\n", u.join(", ")));
+                }
+                stdout(&s)?;
+            }
+            Ok(())
+        }
+    }
+}
