@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod check;
+mod demo;
 mod input;
 mod link;
+mod raster;
 mod run;
 mod scene;
 mod textures;
@@ -98,6 +100,12 @@ enum Command {
         /// Write the outputs to OUT instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Also draw the output triangles (POSITION0, coloured by COLOR0) into a PNG.
+        #[arg(long, value_name = "OUT.png")]
+        png: Option<PathBuf>,
+        /// Print every instruction vertex N executes, with the values it wrote (debugger).
+        #[arg(long, value_name = "N")]
+        trace: Option<usize>,
     },
     /// Measure draws: the built-in workloads, or the scenes given.
     #[command(
@@ -116,8 +124,12 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
-    /// Assemble and disassemble the built-in example shader and check the round trip.
-    Demo,
+    /// Run the built-in vs_3_0 terrain shader on a built-in grid and draw it into a PNG.
+    Demo {
+        /// Where to write the picture.
+        #[arg(short, long, default_value = "dxso-demo.png")]
+        output: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -169,14 +181,16 @@ fn main() -> ExitCode {
             scene,
             format,
             output,
-        } => run::run(&scene, format, output.as_deref()),
+            png,
+            trace,
+        } => run::run(&scene, format, output.as_deref(), png.as_deref(), trace),
         Command::Bench {
             scenes,
             repeat,
             threads,
             format,
         } => run::bench(&scenes, repeat, threads, format == Format::Json),
-        Command::Demo => demo(),
+        Command::Demo { output } => demo::demo(&output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -261,41 +275,4 @@ fn dis(file: &Path) -> Result<(), Failure> {
     let shader = input::read_bytecode(&bytes)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
     stdout(&dxso::text::print(&shader))
-}
-
-const DEMO_SHADER: &str = include_str!("../../../examples/transform.asm");
-
-fn demo() -> Result<(), Failure> {
-    let shader = dxso::text::parse(DEMO_SHADER)
-        .map_err(|e| Failure::Input(e.render("examples/transform.asm")))?;
-    let tokens = dxso::binary::write(&shader).map_err(|e| Failure::Input(e.to_string()))?;
-    let listing =
-        dxso::text::print(&dxso::binary::read(&tokens).map_err(|e| Failure::Input(e.to_string()))?);
-    let again = dxso::text::parse(&listing)
-        .map_err(|e| Failure::Input(e.render("<listing>")))
-        .and_then(|s| dxso::binary::write(&s).map_err(|e| Failure::Input(e.to_string())))?;
-    println!(
-        "dxso demo: assembled the built-in {} shader (examples/transform.asm): {} instructions, {} tokens",
-        shader.version,
-        shader.instructions.len(),
-        tokens.len()
-    );
-    println!("\ntokens:");
-    for chunk in tokens.chunks(8) {
-        let line: Vec<String> = chunk.iter().map(|t| format!("{t:08x}")).collect();
-        println!("    {}", line.join(" "));
-    }
-    println!("\ndisassembly:\n{listing}");
-    println!(
-        "round trip text -> tokens -> text -> tokens: {}",
-        if again == tokens {
-            "identical"
-        } else {
-            "DIFFERENT"
-        }
-    );
-    if again != tokens {
-        return Err(Failure::Input("the round trip changed the tokens".into()));
-    }
-    Ok(())
 }

@@ -33,12 +33,53 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
     Ok(scene)
 }
 
-pub fn run(path: &Path, format: RunFormat, output: Option<&Path>) -> Result<(), Failure> {
+pub fn run(
+    path: &Path,
+    format: RunFormat,
+    output: Option<&Path>,
+    png_out: Option<&Path>,
+    trace: Option<usize>,
+) -> Result<(), Failure> {
     let scene = load_scene(path)?;
+    if let Some(v) = trace {
+        let t = scene
+            .device
+            .trace(v, scene.vertex_count, scene.instance_count)
+            .map_err(|e| scene_error(path, e.into()))?;
+        let program = scene.device.program().expect("a scene binds a shader");
+        let mut s = format!("vertex {v}: {} instructions executed\n", t.steps.len());
+        for step in &t.steps {
+            let mark = if step.active { ' ' } else { '-' };
+            s.push_str(&format!(
+                "{mark}{:>5}  {:<40} {}\n",
+                step.instruction, step.text, step.effect
+            ));
+        }
+        s.push_str("outputs:\n");
+        for (k, r) in program.outputs.iter().enumerate() {
+            let o = &t.outputs[k * 4..k * 4 + 4];
+            s.push_str(&format!(
+                "  {:<4} {:<12} ({}, {}, {}, {})\n",
+                r.name, r.semantic, o[0], o[1], o[2], o[3]
+            ));
+        }
+        if let Some(e) = &t.error {
+            s.push_str(&format!("stopped: {e}\n"));
+        }
+        return stdout(&s);
+    }
     let out = scene
         .device
         .draw(scene.vertex_count, scene.instance_count)
         .map_err(|e| scene_error(path, e.into()))?;
+    if let Some(png_path) = png_out {
+        picture(&scene, &out, png_path).map_err(|e| scene_error(path, e))?;
+        eprintln!(
+            "{}: picture written to {}",
+            path.display(),
+            png_path.display()
+        );
+    }
     for u in &out.unbound_inputs {
         eprintln!(
             "{}: warning: {u} is declared by the shader but no declaration element feeds it; it reads (0, 0, 0, 1)",
@@ -58,6 +99,34 @@ pub fn run(path: &Path, format: RunFormat, output: Option<&Path>) -> Result<(), 
         None => stdout(&String::from_utf8(bytes).expect("text formats are UTF-8"))?,
     }
     Ok(())
+}
+
+/// Draw a scene's output as triangles (its indices, or the vertices as a list): the register
+/// with the POSITION0 semantic places them; COLOR0 colours them (white without it).
+fn picture(scene: &Scene, out: &Outputs, path: &Path) -> anyhow::Result<()> {
+    let find = |sem: &str| {
+        out.registers
+            .iter()
+            .position(|r| r.semantic.split('+').any(|s| s == sem))
+    };
+    let pos = find("POSITION0").ok_or_else(|| anyhow::anyhow!("--png needs a POSITION0 output"))?;
+    let color = find("COLOR0");
+    let verts: Vec<crate::raster::RasterVertex> = (0..out.vertices)
+        .map(|i| {
+            let v = out.vertex(i);
+            crate::raster::RasterVertex {
+                pos: [v[pos * 4], v[pos * 4 + 1], v[pos * 4 + 2], v[pos * 4 + 3]],
+                color: color.map_or([1.0; 4], |c| {
+                    [v[c * 4], v[c * 4 + 1], v[c * 4 + 2], v[c * 4 + 3]]
+                }),
+            }
+        })
+        .collect();
+    let mut img = crate::raster::Image::new(800, 600, [24, 26, 34, 255]);
+    // The draw's vertices are already in index order: draw them as a list.
+    img.draw(&verts, None);
+    let _ = scene;
+    img.write_png(path)
 }
 
 /// A float that reads back to the same f32; non-finite values as strings.

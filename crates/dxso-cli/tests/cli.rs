@@ -125,18 +125,6 @@ fn usage_and_io_errors_exit_2() {
 }
 
 #[test]
-fn demo_round_trips_the_built_in_shader() {
-    let out = dxso(&["demo"], None);
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("round trip text -> tokens -> text -> tokens: identical"),
-        "{text}"
-    );
-    assert!(text.contains("m3x3 r0.xyz, v1, c4"), "{text}");
-}
-
-#[test]
 fn check_reports_rule_ids_with_positions_and_a_summary() {
     let bad = temp(
         "bad.asm",
@@ -529,5 +517,131 @@ fn link_prints_the_varying_map_or_names_the_semantic() {
     assert!(
         err.contains("link-ps.asm:4:1: error[L002]: TEXCOORD2 is read by the pixel shader"),
         "{err}"
+    );
+}
+
+fn read_png(path: &std::path::Path) -> (usize, usize, Vec<u8>) {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut r = dec.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    (info.width as usize, info.height as usize, buf)
+}
+
+#[test]
+fn demo_writes_a_picture_of_the_terrain() {
+    let png_path = std::env::temp_dir().join(format!("dxso-demo-{}.png", std::process::id()));
+    let out = dxso(&["demo", "-o", png_path.to_str().unwrap()], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("M vertices/s"), "{text}");
+    assert!(text.contains(png_path.to_str().unwrap()), "{text}");
+    let (w, h, px) = read_png(&png_path);
+    assert_eq!((w, h), (800, 600));
+    // The corner is background; the middle of the picture is lit terrain.
+    assert_eq!(&px[..4], &[24, 26, 34, 255]);
+    let mid = (300 * 800 + 400) * 4;
+    assert_ne!(&px[mid..mid + 4], &[24, 26, 34, 255]);
+}
+
+#[test]
+fn run_png_draws_the_output_triangles() {
+    // Two triangles covering the left half in red; the right half stays background.
+    let corners: [[f32; 4]; 6] = [
+        [-1.0, -1.0, 0.5, 1.0],
+        [-1.0, 1.0, 0.5, 1.0],
+        [0.0, 1.0, 0.5, 1.0],
+        [-1.0, -1.0, 0.5, 1.0],
+        [0.0, 1.0, 0.5, 1.0],
+        [0.0, -1.0, 0.5, 1.0],
+    ];
+    let mut bytes = Vec::new();
+    for c in corners {
+        bytes.extend(c.iter().flat_map(|f| f.to_le_bytes()));
+        bytes.extend([0x00, 0x00, 0xFF, 0xFF]); // D3DCOLOR red: B, G, R, A
+    }
+    let scene = serde_json::json!({
+        "shader_asm": "vs_2_0\ndcl_position v0\ndcl_color v1\nmov oPos, v0\nmov oD0, v1\n",
+        "vertex_count": 6,
+        "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"},
+                        {"stream": 0, "offset": 16, "type": "D3DCOLOR", "usage": "COLOR"}],
+        "streams": [{"stride": 20, "bytes": bytes}]
+    });
+    let p = temp("png-scene.json", scene.to_string().as_bytes());
+    let png_path = std::env::temp_dir().join(format!("dxso-run-{}.png", std::process::id()));
+    let out = dxso(
+        &[
+            "run",
+            p.to_str().unwrap(),
+            "--png",
+            png_path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, _, px) = read_png(&png_path);
+    let at = |x: usize, y: usize| px[(y * w + x) * 4..(y * w + x) * 4 + 4].to_vec();
+    assert_eq!(at(10, 10), [255, 0, 0, 255]);
+    assert_eq!(at(390, 590), [255, 0, 0, 255]);
+    assert_eq!(at(410, 300), [24, 26, 34, 255]);
+    assert_eq!(at(790, 10), [24, 26, 34, 255]);
+}
+
+#[test]
+fn trace_prints_every_executed_instruction() {
+    let scene = serde_json::json!({
+        "shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\ndefi i0, 2, 0, 1, 0\nmov r0, c0\nloop aL, i0\nadd r0, r0, c1[aL]\nendloop\nif_gt v0.x, c0.y\nmov r0.x, c3.x\nendif\nmov o0, r0\n",
+        "vertex_count": 2,
+        "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}],
+        "streams": [{"stride": 16, "f32": [1, 0, 0, 1, -1, 0, 0, 1]}],
+        "constants": {"c1": [1, 1, 1, 1], "c2": [2, 2, 2, 2], "c3": [7, 7, 7, 7]}
+    });
+    let p = temp("trace.json", scene.to_string().as_bytes());
+    let out = dxso(&["run", p.to_str().unwrap(), "--trace", "1"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "vertex 1: 9 instructions executed",
+            // Instruction numbers count the dcl/defi lines (0-2); the if's body is skipped
+            // when no lane takes it.
+            "3 mov r0, c0 r0 = (0, 0, 0, 0)",
+            "4 loop aL, i0 aL = 0",
+            "5 add r0, r0, c1[aL] r0 = (1, 1, 1, 1)",
+            "6 endloop aL = 1",
+            "5 add r0, r0, c1[aL] r0 = (3, 3, 3, 3)",
+            "6 endloop aL = 0",
+            "- 7 if_gt v0.x, c0.y not taken",
+            "9 endif",
+            "10 mov o0, r0 o0 = (3, 3, 3, 3)",
+            "outputs:",
+            "o0 POSITION0 (3, 3, 3, 3)",
+        ]
+    );
+    assert_eq!(
+        dxso(&["run", p.to_str().unwrap(), "--trace", "2"], None)
+            .status
+            .code(),
+        Some(1)
     );
 }

@@ -277,29 +277,13 @@ impl Device {
         Ok(())
     }
 
-    /// Process `vertex_count` vertices `instance_count` times (software vertex processing).
-    pub fn draw(&self, vertex_count: usize, instance_count: usize) -> Result<Outputs, VmError> {
-        let program = self.program.as_ref().ok_or(VmError::NoShader)?;
-        let instances = instance_count.max(1);
-        let total = vertex_count
-            .checked_mul(instances)
-            .ok_or(VmError::TooLarge(usize::MAX))?;
-        let regs = program.outputs.len();
-        let floats = total
-            .checked_mul(regs * 4)
-            .ok_or(VmError::TooLarge(usize::MAX))?;
-        if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
-            return Err(VmError::TooLarge(floats.saturating_mul(4)));
-        }
-        if let Some(ix) = &self.indices
-            && ix.len() < vertex_count
-        {
-            return Err(VmError::Indices(format!(
-                "{} indices for {vertex_count} vertices",
-                ix.len()
-            )));
-        }
-
+    /// Bindings and constants of one draw, checked.
+    fn prepare(
+        &self,
+        program: &Program,
+        vertex_count: usize,
+        instances: usize,
+    ) -> Result<Prepared, VmError> {
         // Bind declared inputs to declaration elements by (usage, index).
         let mut bindings: Vec<Binding> = Vec::new();
         let mut unbound = Vec::new();
@@ -358,17 +342,83 @@ impl Device {
                 )));
             }
         }
-        let sampling = Sampling {
+        Ok(Prepared {
+            bindings,
+            unbound,
+            consts,
+            ints,
+            bools,
+        })
+    }
+
+    fn sampling(&self) -> Sampling<'_> {
+        Sampling {
             textures: std::array::from_fn(|k| self.textures[k].as_ref()),
             states: self.samplers,
+        }
+    }
+
+    /// Run draw vertex `vertex` (of `vertex_count` × `instance_count`) alone and record every
+    /// executed instruction with what it wrote: the shader debugger.
+    pub fn trace(
+        &self,
+        vertex: usize,
+        vertex_count: usize,
+        instance_count: usize,
+    ) -> Result<crate::Trace, VmError> {
+        let program = self.program.as_ref().ok_or(VmError::NoShader)?;
+        let instances = instance_count.max(1);
+        if vertex >= vertex_count.saturating_mul(instances) {
+            return Err(VmError::Indices(format!(
+                "vertex {vertex} is not in a draw of {} vertices",
+                vertex_count.saturating_mul(instances)
+            )));
+        }
+        let prep = self.prepare(program, vertex_count, instances)?;
+        let sampling = self.sampling();
+        let uniforms = prep.uniforms(&sampling, self.max_instructions);
+        let ctx = DrawContext {
+            program,
+            uniforms: &uniforms,
+            bindings: &prep.bindings,
+            unbound: &prep.unbound,
+            indices: self.indices.as_deref(),
+            vertex_count,
         };
-        let uniforms = Uniforms {
-            consts: &consts,
-            ints: &ints,
-            bools: &bools,
-            max_instructions: self.max_instructions,
-            sampling: &sampling,
-        };
+        let mut m = Machine::new(program, &uniforms);
+        let mut out = vec![0.0; program.outputs.len() * 4];
+        let mut rec = crate::trace::Recorder::new(program);
+        let result = ctx.batch_traced(&mut m, vertex, 1, &mut out, &mut rec);
+        Ok(rec.finish(vertex, out, result.err()))
+    }
+
+    /// Process `vertex_count` vertices `instance_count` times (software vertex processing).
+    pub fn draw(&self, vertex_count: usize, instance_count: usize) -> Result<Outputs, VmError> {
+        let program = self.program.as_ref().ok_or(VmError::NoShader)?;
+        let instances = instance_count.max(1);
+        let total = vertex_count
+            .checked_mul(instances)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        let regs = program.outputs.len();
+        let floats = total
+            .checked_mul(regs * 4)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
+            return Err(VmError::TooLarge(floats.saturating_mul(4)));
+        }
+        if let Some(ix) = &self.indices
+            && ix.len() < vertex_count
+        {
+            return Err(VmError::Indices(format!(
+                "{} indices for {vertex_count} vertices",
+                ix.len()
+            )));
+        }
+
+        let prep = self.prepare(program, vertex_count, instances)?;
+        let (bindings, unbound) = (&prep.bindings, &prep.unbound);
+        let sampling = self.sampling();
+        let uniforms = prep.uniforms(&sampling, self.max_instructions);
 
         let mut data: Vec<f32> = Vec::new();
         data.try_reserve_exact(floats)
@@ -378,8 +428,8 @@ impl Device {
         let ctx = DrawContext {
             program,
             uniforms: &uniforms,
-            bindings: &bindings,
-            unbound: &unbound,
+            bindings,
+            unbound,
             indices: self.indices.as_deref(),
             vertex_count,
         };
@@ -421,8 +471,28 @@ impl Device {
             registers: program.outputs.clone(),
             data,
             vertices: total,
-            unbound_inputs: unbound.into_iter().map(|u| u.1).collect(),
+            unbound_inputs: unbound.iter().map(|u| u.1.clone()).collect(),
         })
+    }
+}
+
+struct Prepared {
+    bindings: Vec<Binding>,
+    unbound: Vec<(u8, String)>,
+    consts: Vec<[f32; 4]>,
+    ints: [[i32; 4]; 16],
+    bools: [bool; 16],
+}
+
+impl Prepared {
+    fn uniforms<'a>(&'a self, sampling: &'a Sampling<'a>, max_instructions: u64) -> Uniforms<'a> {
+        Uniforms {
+            consts: &self.consts,
+            ints: &self.ints,
+            bools: &self.bools,
+            max_instructions,
+            sampling,
+        }
     }
 }
 
@@ -494,6 +564,17 @@ impl DrawContext<'_> {
         count: usize,
         out: &mut [f32],
     ) -> Result<(), VmError> {
+        self.batch_traced(m, start, count, out, &mut crate::exec::NoTrace)
+    }
+
+    fn batch_traced<T: crate::exec::Tracer>(
+        &self,
+        m: &mut Machine,
+        start: usize,
+        count: usize,
+        out: &mut [f32],
+        tracer: &mut T,
+    ) -> Result<(), VmError> {
         m.reset();
         for b in self.bindings {
             let base = INPUT_BASE as usize + b.reg as usize * 4;
@@ -519,7 +600,7 @@ impl DrawContext<'_> {
                 m.rows[base + c] = [x; LANES];
             }
         }
-        m.run(self.program, self.uniforms)?;
+        m.run_traced(self.program, self.uniforms, tracer)?;
         let regs = self.program.outputs.len();
         for (k, r) in self.program.outputs.iter().enumerate() {
             for c in 0..4 {

@@ -25,6 +25,18 @@ pub(crate) struct Uniforms<'a> {
     pub sampling: &'a Sampling<'a>,
 }
 
+/// Observes execution (the shader debugger).
+pub(crate) trait Tracer {
+    const ENABLED: bool;
+    fn before(&mut self, _m: &Machine, _pc: usize, _op: &Op) {}
+    fn after(&mut self, _m: &Machine, _pc: usize, _op: &Op) {}
+}
+
+pub(crate) struct NoTrace;
+impl Tracer for NoTrace {
+    const ENABLED: bool = false;
+}
+
 enum Frame {
     If {
         saved: Mask,
@@ -184,15 +196,26 @@ impl Machine {
         }
     }
 
-    /// Run the program over the batch in the arena. `Err` when the instruction cap is hit.
-    pub fn run(&mut self, program: &Program, u: &Uniforms) -> Result<(), VmError> {
+    /// Run the program over the batch in the arena, reporting every executed op to `tracer`
+    /// (monomorphised: with [`NoTrace`] the run pays nothing). `Err` when the instruction cap
+    /// is hit.
+    pub fn run_traced<T: Tracer>(
+        &mut self,
+        program: &Program,
+        u: &Uniforms,
+        tracer: &mut T,
+    ) -> Result<(), VmError> {
         let ops = &program.ops;
         let mut pc = 0usize;
         let mut executed: u64 = 0;
         while pc < ops.len() {
             executed += 1;
             let op = &ops[pc];
+            let at = pc;
             pc += 1;
+            if T::ENABLED {
+                tracer.before(self, at, op);
+            }
             match op {
                 Op::Alu { kind, dst, src } => self.alu(*kind, dst, src, u),
                 Op::GatherConstA0 { dst, base, comp } => {
@@ -284,17 +307,17 @@ impl Machine {
                     let count = int[0] as u32;
                     if count == 0 {
                         pc = *end as usize + 1;
-                        continue;
-                    }
-                    self.stack.push(Frame::Loop {
-                        saved: self.exec,
-                        remaining: count,
-                        al_saved: self.al,
-                        step: int[2],
-                        al: *al,
-                    });
-                    if *al {
-                        self.al = int[1];
+                    } else {
+                        self.stack.push(Frame::Loop {
+                            saved: self.exec,
+                            remaining: count,
+                            al_saved: self.al,
+                            step: int[2],
+                            al: *al,
+                        });
+                        if *al {
+                            self.al = int[1];
+                        }
                     }
                 }
                 Op::EndLoop { start } => {
@@ -335,27 +358,26 @@ impl Machine {
                             std::array::from_fn(|l| self.exec[l] & c[l])
                         }
                     };
-                    if !any(&brk) {
-                        continue;
-                    }
-                    let m: Mask = std::array::from_fn(|l| self.exec[l] & !brk[l]);
-                    self.set_exec(m);
-                    // Lanes that broke stay off until the loop ends.
-                    for f in self.stack.iter_mut().rev() {
-                        match f {
-                            Frame::If { saved, taken } => {
-                                for l in 0..LANES {
-                                    saved[l] &= !brk[l];
-                                    taken[l] &= !brk[l];
+                    if any(&brk) {
+                        let m: Mask = std::array::from_fn(|l| self.exec[l] & !brk[l]);
+                        self.set_exec(m);
+                        // Lanes that broke stay off until the loop ends.
+                        for f in self.stack.iter_mut().rev() {
+                            match f {
+                                Frame::If { saved, taken } => {
+                                    for l in 0..LANES {
+                                        saved[l] &= !brk[l];
+                                        taken[l] &= !brk[l];
+                                    }
                                 }
+                                _ => break,
                             }
-                            _ => break,
                         }
-                    }
-                    // Every lane of the loop broke: leave it now. (Inside a dynamic if the
-                    // other lanes of the loop may still run: the if's end restores them.)
-                    if !any(&m) && matches!(self.stack.last(), Some(Frame::Loop { .. })) {
-                        pc = *end as usize;
+                        // Every lane of the loop broke: leave it now. (Inside a dynamic if the
+                        // other lanes of the loop may still run: the if's end restores them.)
+                        if !any(&m) && matches!(self.stack.last(), Some(Frame::Loop { .. })) {
+                            pc = *end as usize;
+                        }
                     }
                 }
                 Op::Call { target } => {
@@ -396,11 +418,31 @@ impl Machine {
                     _ => break,
                 },
             }
+            if T::ENABLED {
+                tracer.after(self, at, op);
+            }
         }
         if executed > u.max_instructions {
             return Err(VmError::InstructionLimit(u.max_instructions));
         }
         Ok(())
+    }
+
+    /// Lane 0's value of `row` (traces run one vertex in lane 0).
+    pub fn lane0(&self, row: u16) -> f32 {
+        self.rows[row as usize][0]
+    }
+    pub fn a0_lane0(&self) -> [i32; 4] {
+        std::array::from_fn(|c| self.a0[c][0])
+    }
+    pub fn p0_lane0(&self) -> [bool; 4] {
+        std::array::from_fn(|c| self.p0[c][0] != 0)
+    }
+    pub fn active_lane0(&self) -> bool {
+        self.exec[0] != 0
+    }
+    pub fn al(&self) -> i32 {
+        self.al
     }
 
     fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3], u: &Uniforms) {

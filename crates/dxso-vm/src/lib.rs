@@ -32,6 +32,7 @@ mod exec;
 mod fetch;
 mod program;
 mod texture;
+mod trace;
 
 pub use device::{
     Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
@@ -43,6 +44,7 @@ pub use texture::{
     Format, SamplerState, Storage, Texture, TextureAddress, TextureError, TextureFilter,
     TextureKind, VERTEX_TEXTURE_FILTER_CAPS, check_vertex_texture_format, sample,
 };
+pub use trace::{Trace, TraceStep};
 
 /// Vertices per batch (one lane each).
 pub const LANES: usize = 32;

@@ -202,6 +202,10 @@ pub struct Program {
     /// (row, constant register) pairs broadcast at the start of each draw.
     pub(crate) const_rows: Vec<(u16, u32)>,
     pub(crate) rows: usize,
+    /// The instruction each op comes from (for traces).
+    pub(crate) op_source: Vec<u32>,
+    /// The shader, for printing traces.
+    pub(crate) shader: Shader,
     /// Input registers the shader declares: (register, usage, usage index).
     pub inputs: Vec<(u8, Usage, u8)>,
     /// Output registers in output order.
@@ -239,6 +243,7 @@ impl Program {
 struct Lowering<'a> {
     shader: &'a Shader,
     ops: Vec<Op>,
+    op_source: Vec<u32>,
     const_rows: Vec<(u16, u32)>,
     next_row: u16,
     scratch: u16,
@@ -265,6 +270,7 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
     let mut l = Lowering {
         shader,
         ops: Vec::new(),
+        op_source: Vec::new(),
         const_rows: Vec::new(),
         next_row: CONST_BASE,
         scratch: 0,
@@ -281,6 +287,8 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         defbs: Vec::new(),
         samplers: Vec::new(),
         version: shader.version,
+        op_source: Vec::new(),
+        shader: shader.clone(),
     };
     // Constant rows first, so scratch rows follow them.
     let mut consts: Vec<u32> = Vec::new();
@@ -387,6 +395,7 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         .collect();
 
     l.code()?;
+    program.op_source = l.op_source;
     program.ops = l.ops;
     program.const_rows = l.const_rows;
     program.rows = l.next_row as usize;
@@ -620,6 +629,7 @@ impl Lowering<'_> {
                 }
                 _ => self.arithmetic(i, inst)?,
             }
+            self.op_source.resize(self.ops.len(), i as u32);
         }
         for (at, l) in calls {
             let target = label_pc
