@@ -15,7 +15,6 @@ mod raster;
 mod run;
 mod scene;
 mod textures;
-mod workloads;
 
 #[derive(Parser)]
 #[command(

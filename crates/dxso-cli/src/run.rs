@@ -217,8 +217,16 @@ pub fn bench(
     let mut results = Vec::new();
     let mut loaded: Vec<(String, Scene)> = Vec::new();
     if scenes.is_empty() {
-        for (name, scene) in crate::workloads::builtin(1_000_000).map_err(Failure::Io)? {
-            loaded.push((name, scene));
+        for w in dxso_vm::workloads::builtin(1_000_000).map_err(|e| Failure::Io(e.into()))? {
+            loaded.push((
+                w.name.to_string(),
+                Scene {
+                    device: w.device,
+                    vertex_count: w.vertices,
+                    instance_count: 1,
+                    warnings: Vec::new(),
+                },
+            ));
         }
     } else {
         for p in scenes {

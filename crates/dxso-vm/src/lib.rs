@@ -33,6 +33,7 @@ mod fetch;
 mod program;
 mod texture;
 mod trace;
+pub mod workloads;
 
 pub use device::{
     Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,

@@ -3,11 +3,9 @@
 //! (FLOAT4 elements, interleaved, one stream), drawn from a small deterministic generator
 //! instead of numpy's.
 
-use crate::scene::Scene;
-use anyhow::anyhow;
+use crate::{DeclType, Device, Frequency, StreamSource, VertexElement, VmError};
 use dxso::ir::Usage;
 use dxso::validate::{Caps, validate};
-use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
 
 pub const W1: &str = include_str!("workloads/w1_transform.asm");
 pub const W2: &str = include_str!("workloads/w2_skinning.asm");
@@ -58,9 +56,9 @@ fn matrix() -> [[f32; 4]; 4] {
     std::array::from_fn(|i| std::array::from_fn(|j| (0..4).map(|k| proj[i][k] * rot[k][j]).sum()))
 }
 
-fn device(src: &str, usages: &[Usage], data: Vec<f32>) -> anyhow::Result<Device> {
-    let shader = dxso::text::parse(src).map_err(|e| anyhow!("{e}"))?;
-    let checked = validate(&shader, &Caps::max()).map_err(|d| anyhow!("{d:?}"))?;
+fn device(src: &str, usages: &[Usage], data: Vec<f32>) -> Result<Device, VmError> {
+    let shader = dxso::text::parse(src).expect("the built-in workloads assemble");
+    let checked = validate(&shader, &Caps::max()).expect("the built-in workloads validate");
     let mut dev = Device::new();
     dev.set_vertex_shader(&checked)?;
     let decl = usages
@@ -90,17 +88,15 @@ fn device(src: &str, usages: &[Usage], data: Vec<f32>) -> anyhow::Result<Device>
     Ok(dev)
 }
 
-fn scene(device: Device, n: usize) -> Scene {
-    Scene {
-        device,
-        vertex_count: n,
-        instance_count: 1,
-        warnings: Vec::new(),
-    }
+/// A built-in workload: its name and a device ready to draw `vertices` vertices.
+pub struct Workload {
+    pub name: &'static str,
+    pub device: Device,
+    pub vertices: usize,
 }
 
 /// The three workloads with `n` vertices each.
-pub fn builtin(n: usize) -> anyhow::Result<Vec<(String, Scene)>> {
+pub fn builtin(n: usize) -> Result<Vec<Workload>, VmError> {
     let mut rng = Rng(1234);
     let mut out = Vec::new();
 
@@ -114,10 +110,11 @@ pub fn builtin(n: usize) -> anyhow::Result<Vec<(String, Scene)>> {
         ]);
         d.extend([rng.next(), rng.next(), rng.next(), rng.next()]);
     }
-    out.push((
-        "W1 transform".into(),
-        scene(device(W1, &[Usage::Position, Usage::Color], d)?, n),
-    ));
+    out.push(Workload {
+        name: "W1 transform",
+        device: device(W1, &[Usage::Position, Usage::Color], d)?,
+        vertices: n,
+    });
 
     let mut d = Vec::with_capacity(n * 20);
     for _ in 0..n {
@@ -171,7 +168,11 @@ pub fn builtin(n: usize) -> anyhow::Result<Vec<(String, Scene)>> {
             .collect();
         dev.set_constant_f(4 + 3 * b, &rows)?;
     }
-    out.push(("W2 skinning".into(), scene(dev, n)));
+    out.push(Workload {
+        name: "W2 skinning",
+        device: dev,
+        vertices: n,
+    });
 
     let mut d = Vec::with_capacity(n * 8);
     for _ in 0..n {
@@ -210,6 +211,10 @@ pub fn builtin(n: usize) -> anyhow::Result<Vec<(String, Scene)>> {
         dev.set_constant_f(8 + 2 * l, &[p, col])?;
     }
     dev.set_constant_i(0, &[[8, 0, 2, 0]])?;
-    out.push(("W3 lighting".into(), scene(dev, n)));
+    out.push(Workload {
+        name: "W3 lighting",
+        device: dev,
+        vertices: n,
+    });
     Ok(out)
 }
