@@ -105,6 +105,7 @@ pub struct Device {
     textures: [Option<Arc<Texture>>; 4],
     samplers: [SamplerState; 4],
     pool: Option<Arc<rayon::ThreadPool>>,
+    isa: crate::exec::Isa,
 }
 
 impl Default for Device {
@@ -128,6 +129,7 @@ impl Device {
             textures: Default::default(),
             samplers: [SamplerState::default(); 4],
             pool: None,
+            isa: crate::exec::Isa::detect(),
         }
     }
 
@@ -263,6 +265,12 @@ impl Device {
         Ok(())
     }
 
+    /// Choose the executor's instruction-set path (the best one the processor has by
+    /// default; a better one than it has falls back). Every path gives identical results.
+    pub fn set_isa(&mut self, isa: crate::exec::Isa) {
+        self.isa = isa.min(crate::exec::Isa::detect());
+    }
+
     /// Run draws on `n` threads (`None`: every core).
     pub fn set_threads(&mut self, n: Option<usize>) -> Result<(), VmError> {
         self.pool = match n {
@@ -378,6 +386,7 @@ impl Device {
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
         let ctx = DrawContext {
+            isa: self.isa,
             program,
             uniforms: &uniforms,
             bindings: &prep.bindings,
@@ -426,6 +435,7 @@ impl Device {
         data.resize(floats, 0.0);
         let task_vertices = LANES * BATCHES_PER_TASK;
         let ctx = DrawContext {
+            isa: self.isa,
             program,
             uniforms: &uniforms,
             bindings,
@@ -547,6 +557,7 @@ impl Binding {
 }
 
 struct DrawContext<'a> {
+    isa: crate::exec::Isa,
     program: &'a Program,
     uniforms: &'a Uniforms<'a>,
     bindings: &'a [Binding],
@@ -575,21 +586,69 @@ impl DrawContext<'_> {
         out: &mut [f32],
         tracer: &mut T,
     ) -> Result<(), VmError> {
-        m.reset();
+        m.reset(self.program);
+        // Where each lane's vertex sits in the draw: vertex k of instance i, and the stream
+        // element k reads through the index buffer. Counters, not divisions.
+        let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);
+        let mut ks = [0usize; LANES];
+        let mut instances = [0usize; LANES];
+        for l in 0..count {
+            ks[l] = k;
+            instances[l] = instance;
+            k += 1;
+            if k == self.vertex_count {
+                k = 0;
+                instance += 1;
+            }
+        }
         for b in self.bindings {
             let base = INPUT_BASE as usize + b.reg as usize * 4;
             let e = &b.element;
             let data = &b.stream.data[..];
-            let mut v = [[0.0f32; LANES]; 4];
+            let first = b.stream.offset + e.offset as usize;
+            let mut at = [0usize; LANES];
             for l in 0..count {
-                let g = start + l;
-                let (instance, k) = (g / self.vertex_count, g % self.vertex_count);
-                let at = b.stream.offset
-                    + b.index(k, instance, self.indices) * b.stream.stride
-                    + e.offset as usize;
-                let x = e.ty.decode(&data[at..at + e.ty.size()]);
-                for c in 0..4 {
-                    v[c][l] = x[c];
+                at[l] = first + b.index(ks[l], instances[l], self.indices) * b.stream.stride;
+            }
+            let mut v = [[0.0f32; LANES]; 4];
+            let f = |i: usize| f32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]);
+            match e.ty {
+                // The common float layouts without the generic decoder.
+                DeclType::Float4 => {
+                    for l in 0..count {
+                        let b = &data[at[l]..at[l] + 16];
+                        for c in 0..4 {
+                            v[c][l] = f32::from_le_bytes([
+                                b[4 * c],
+                                b[4 * c + 1],
+                                b[4 * c + 2],
+                                b[4 * c + 3],
+                            ]);
+                        }
+                    }
+                }
+                DeclType::Float3 => {
+                    for l in 0..count {
+                        for c in 0..3 {
+                            v[c][l] = f(at[l] + 4 * c);
+                        }
+                        v[3][l] = 1.0;
+                    }
+                }
+                DeclType::Float2 => {
+                    for l in 0..count {
+                        v[0][l] = f(at[l]);
+                        v[1][l] = f(at[l] + 4);
+                        v[3][l] = 1.0;
+                    }
+                }
+                ty => {
+                    for l in 0..count {
+                        let x = ty.decode(&data[at[l]..at[l] + ty.size()]);
+                        for c in 0..4 {
+                            v[c][l] = x[c];
+                        }
+                    }
                 }
             }
             m.rows[base..base + 4].copy_from_slice(&v);
@@ -600,13 +659,17 @@ impl DrawContext<'_> {
                 m.rows[base + c] = [x; LANES];
             }
         }
-        m.run_traced(self.program, self.uniforms, tracer)?;
+        crate::exec::run_on(self.isa, m, self.program, self.uniforms, tracer)?;
         let regs = self.program.outputs.len();
         for (k, r) in self.program.outputs.iter().enumerate() {
             for c in 0..4 {
                 let row = &m.rows[r.row as usize + c];
                 for l in 0..count {
-                    out[(l * regs + k) * 4 + c] = row[l];
+                    // One NaN for every NaN: which operand's NaN an IEEE operation returns
+                    // depends on operand order, which the compiler may swap per instruction
+                    // set; no non-NaN result depends on it, so outputs are bit-identical.
+                    let x = row[l];
+                    out[(l * regs + k) * 4 + c] = if x.is_nan() { f32::NAN } else { x };
                 }
             }
         }

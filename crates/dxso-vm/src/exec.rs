@@ -11,6 +11,19 @@ use crate::texture::Sampling;
 use crate::{LANES, VmError};
 use dxso::ir::Comparison;
 
+/// Build a per-lane array with a plain loop, expanded in place: closures with large bodies
+/// are not always inlined, and an op's lane loop must be, to be vectorised for the
+/// instruction set the executor was compiled for.
+macro_rules! lanes {
+    (|$l:ident| $e:expr) => {{
+        let mut a = [Default::default(); LANES];
+        for $l in 0..LANES {
+            a[$l] = $e;
+        }
+        a
+    }};
+}
+
 pub(crate) type Row = [f32; LANES];
 pub(crate) type Mask = [u32; LANES];
 
@@ -23,6 +36,102 @@ pub(crate) struct Uniforms<'a> {
     pub bools: &'a [bool; 16],
     pub max_instructions: u64,
     pub sampling: &'a Sampling<'a>,
+}
+
+/// The instruction-set paths of the executor: the same Rust code compiled for the baseline
+/// x86-64 (or another architecture), for AVX2 + FMA, and for AVX-512, chosen at run time.
+/// Results are bit-identical on every path (no fused multiply-add contraction: Rust never
+/// contracts, and the kernels use no FMA intrinsics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isa {
+    Base,
+    Avx2,
+    Avx512,
+}
+
+impl Isa {
+    /// The best path this processor supports (capped by the environment variable
+    /// `DXSO_ISA=base|avx2|avx512`, for measurements).
+    pub fn detect() -> Isa {
+        static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| {
+            let cap = match std::env::var("DXSO_ISA").as_deref() {
+                Ok("base") => Isa::Base,
+                Ok("avx2") => Isa::Avx2,
+                _ => Isa::Avx512,
+            };
+            Isa::hardware().min(cap)
+        })
+    }
+
+    fn hardware() -> Isa {
+        {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+                    && std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    return Isa::Avx512;
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    return Isa::Avx2;
+                }
+            }
+            Isa::Base
+        }
+    }
+}
+
+/// Run a batch on the path `isa` (never above what [`Isa::detect`] finds).
+pub(crate) fn run_on<T: Tracer>(
+    isa: Isa,
+    m: &mut Machine,
+    p: &Program,
+    u: &Uniforms,
+    t: &mut T,
+) -> Result<(), VmError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let isa = isa.min(Isa::detect());
+        // SAFETY: the features each path is compiled for were detected on this processor.
+        match isa {
+            Isa::Avx512 => return unsafe { run_avx512(m, p, u, t) },
+            Isa::Avx2 => return unsafe { run_avx2(m, p, u, t) },
+            Isa::Base => {}
+        }
+    }
+    let _ = isa;
+    m.run_traced(p, u, t)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(
+    enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,sse4.1,sse4.2,popcnt"
+)]
+unsafe fn run_avx512<T: Tracer>(
+    m: &mut Machine,
+    p: &Program,
+    u: &Uniforms,
+    t: &mut T,
+) -> Result<(), VmError> {
+    m.run_traced(p, u, t)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,sse4.1,sse4.2,popcnt")]
+unsafe fn run_avx2<T: Tracer>(
+    m: &mut Machine,
+    p: &Program,
+    u: &Uniforms,
+    t: &mut T,
+) -> Result<(), VmError> {
+    m.run_traced(p, u, t)
 }
 
 /// Observes execution (the shader debugger).
@@ -72,6 +181,12 @@ fn mul(a: f32, b: f32) -> f32 {
     if a == 0.0 || b == 0.0 { 0.0 } else { a * b }
 }
 
+/// A source value with its modifiers: `(bits & and) ^ xor`.
+#[inline(always)]
+fn modified(x: f32, s: &SrcRef) -> f32 {
+    f32::from_bits((x.to_bits() & s.and) ^ s.xor)
+}
+
 #[inline(always)]
 fn any(m: &Mask) -> bool {
     m.iter().any(|&x| x != 0)
@@ -97,12 +212,15 @@ impl Machine {
         m
     }
 
-    /// Zero temps, outputs, a0 and p0 (inputs are fetched by the caller).
-    pub fn reset(&mut self) {
-        for r in &mut self.rows[TEMP_BASE as usize..(TEMP_BASE + TEMPS * 4) as usize] {
+    /// Zero the temps and outputs the program writes, a0 and p0 (inputs are fetched by the
+    /// caller).
+    pub fn reset(&mut self, program: &Program) {
+        let t = TEMP_BASE as usize;
+        for r in &mut self.rows[t..t + program.temp_rows as usize] {
             *r = [0.0; LANES];
         }
-        for r in &mut self.rows[OUTPUT_BASE as usize..(OUTPUT_BASE + OUTPUTS * 4) as usize] {
+        let o = OUTPUT_BASE as usize;
+        for r in &mut self.rows[o..o + program.output_rows as usize] {
             *r = [0.0; LANES];
         }
         self.a0 = [[0; LANES]; 4];
@@ -118,23 +236,18 @@ impl Machine {
         self.full = m == ALL;
     }
 
+    /// A source component with its modifiers applied (a copy: for the less common kernels).
     #[inline(always)]
     fn load(&self, s: &SrcRef, c: usize) -> Row {
-        let mut r = self.rows[s.rows[c] as usize];
-        if s.abs {
-            r.iter_mut().for_each(|x| *x = x.abs());
-        }
-        if s.neg {
-            r.iter_mut().for_each(|x| *x = -*x);
-        }
-        r
+        let r = &self.rows[s.rows[c] as usize];
+        lanes!(|l| modified(r[l], s))
     }
 
     fn cond(&self, c: &Cond) -> Mask {
         match c {
             Cond::Cmp(cmp, a, b) => {
                 let (a, b) = (self.load(a, 0), self.load(b, 0));
-                std::array::from_fn(|l| {
+                lanes!(|l| {
                     if compare(*cmp, a[l], b[l]) {
                         u32::MAX
                     } else {
@@ -144,7 +257,7 @@ impl Machine {
             }
             Cond::Pred(comp, not) => {
                 let flip = if *not { u32::MAX } else { 0 };
-                std::array::from_fn(|l| self.p0[*comp as usize][l] ^ flip)
+                lanes!(|l| self.p0[*comp as usize][l] ^ flip)
             }
         }
     }
@@ -157,41 +270,111 @@ impl Machine {
             Some(p) => {
                 let flip = if p.not { u32::MAX } else { 0 };
                 let pr = &self.p0[p.comps[c] as usize];
-                Some(std::array::from_fn(|l| self.exec[l] & (pr[l] ^ flip)))
+                Some(lanes!(|l| self.exec[l] & (pr[l] ^ flip)))
             }
         }
     }
 
+    /// Store component `c` of a result.
+    #[inline(always)]
+    fn put(&mut self, dst: &DstRef, c: usize, v: &Row) {
+        let mut sat;
+        let v = if dst.sat {
+            // _sat: clamp to [0, 1]; NaN becomes 0.
+            sat = *v;
+            sat.iter_mut()
+                .for_each(|x| *x = if *x > 0.0 { x.min(1.0) } else { 0.0 });
+            &sat
+        } else {
+            v
+        };
+        let wm = self.write_mask(dst, c);
+        match dst.kind {
+            DstKind::Rows(row) => blend(&mut self.rows[row as usize + c], v, wm.as_ref()),
+            DstKind::OutputByLoop(base) => {
+                let reg = base + self.al;
+                if (0..OUTPUTS as i32).contains(&reg) {
+                    let row = OUTPUT_BASE as usize + reg as usize * 4 + c;
+                    blend(&mut self.rows[row], v, wm.as_ref());
+                }
+            }
+            DstKind::Addr => {
+                for l in 0..LANES {
+                    if wm.is_none_or(|m| m[l] != 0) {
+                        // C3: round half to even, saturating; NaN -> 0.
+                        self.a0[c][l] = v[l].round_ties_even() as i32;
+                    }
+                }
+            }
+            DstKind::Pred => unreachable!("setp stores its own masks"),
+        }
+    }
+
+    /// Store every masked component of a whole result.
+    #[inline(always)]
     fn store(&mut self, dst: &DstRef, res: &[Row; 4]) {
         for c in 0..4 {
-            if dst.mask >> c & 1 == 0 {
-                continue;
+            if dst.mask >> c & 1 != 0 {
+                self.put(dst, c, &res[c]);
             }
-            let mut v = res[c];
-            if dst.sat {
-                // _sat: clamp to [0, 1]; NaN becomes 0.
-                v.iter_mut()
-                    .for_each(|x| *x = if *x > 0.0 { x.min(1.0) } else { 0.0 });
+        }
+    }
+
+    /// A component-wise kernel over `N` sources: computed per component straight into the
+    /// destination, or whole first when a later component reads an earlier one's row.
+    #[inline(always)]
+    fn componentwise<const N: usize>(
+        &mut self,
+        dst: &DstRef,
+        src: &[SrcRef; 3],
+        f: impl Fn([f32; N]) -> f32,
+    ) {
+        if dst.hazard {
+            let mut whole = [[0.0f32; LANES]; 4];
+            for c in 0..4 {
+                if dst.mask >> c & 1 != 0 {
+                    whole[c] = self.kernel(src, c, &f);
+                }
             }
-            let wm = self.write_mask(dst, c);
-            match dst.kind {
-                DstKind::Rows(row) => blend(&mut self.rows[row as usize + c], &v, wm.as_ref()),
-                DstKind::OutputByLoop(base) => {
-                    let reg = base + self.al;
-                    if (0..OUTPUTS as i32).contains(&reg) {
-                        let row = OUTPUT_BASE as usize + reg as usize * 4 + c;
-                        blend(&mut self.rows[row], &v, wm.as_ref());
-                    }
-                }
-                DstKind::Addr => {
-                    for l in 0..LANES {
-                        if wm.is_none_or(|m| m[l] != 0) {
-                            // C3: round half to even, saturating; NaN -> 0.
-                            self.a0[c][l] = v[l].round_ties_even() as i32;
-                        }
-                    }
-                }
-                DstKind::Pred => unreachable!("setp stores its own masks"),
+            return self.store(dst, &whole);
+        }
+        for c in 0..4 {
+            if dst.mask >> c & 1 != 0 {
+                let t = self.kernel(src, c, &f);
+                self.put(dst, c, &t);
+            }
+        }
+    }
+
+    /// Component `c` of a component-wise kernel.
+    #[inline(always)]
+    fn kernel<const N: usize>(
+        &self,
+        src: &[SrcRef; 3],
+        c: usize,
+        f: &impl Fn([f32; N]) -> f32,
+    ) -> Row {
+        let mut t = [0.0f32; LANES];
+        let mut rows: [&Row; N] = [&self.rows[0]; N];
+        for k in 0..N {
+            rows[k] = &self.rows[src[k].rows[c] as usize];
+        }
+        for l in 0..LANES {
+            let mut args = [0.0f32; N];
+            for k in 0..N {
+                args[k] = modified(rows[k][l], &src[k]);
+            }
+            t[l] = f(args);
+        }
+        t
+    }
+
+    /// A result replicated to every masked component.
+    #[inline(always)]
+    fn replicated(&mut self, dst: &DstRef, t: &Row) {
+        for c in 0..4 {
+            if dst.mask >> c & 1 != 0 {
+                self.put(dst, c, t);
             }
         }
     }
@@ -199,6 +382,7 @@ impl Machine {
     /// Run the program over the batch in the arena, reporting every executed op to `tracer`
     /// (monomorphised: with [`NoTrace`] the run pays nothing). `Err` when the instruction cap
     /// is hit.
+    #[inline(always)]
     pub fn run_traced<T: Tracer>(
         &mut self,
         program: &Program,
@@ -221,7 +405,7 @@ impl Machine {
                 Op::GatherConstA0 { dst, base, comp } => {
                     let idx = self.a0[*comp as usize];
                     for c in 0..4 {
-                        let r: Row = std::array::from_fn(|l| {
+                        let r: Row = lanes!(|l| {
                             let i = base.wrapping_add(idx[l]);
                             if i >= 0 && (i as usize) < u.consts.len() {
                                 u.consts[i as usize][c]
@@ -257,7 +441,7 @@ impl Machine {
                 Op::GatherInputA0 { dst, base, comp } => {
                     let idx = self.a0[*comp as usize];
                     for c in 0..4 {
-                        let r: Row = std::array::from_fn(|l| {
+                        let r: Row = lanes!(|l| {
                             let i = base.wrapping_add(idx[l]);
                             if (0..INPUTS as i32).contains(&i) {
                                 self.rows[INPUT_BASE as usize + i as usize * 4 + c][l]
@@ -276,7 +460,7 @@ impl Machine {
                 Op::Jump { target } => pc = *target as usize,
                 Op::IfDyn { cond, target } => {
                     let c = self.cond(cond);
-                    let taken: Mask = std::array::from_fn(|l| self.exec[l] & c[l]);
+                    let taken: Mask = lanes!(|l| self.exec[l] & c[l]);
                     self.stack.push(Frame::If {
                         saved: self.exec,
                         taken,
@@ -290,7 +474,7 @@ impl Machine {
                     let Some(Frame::If { saved, taken }) = self.stack.last() else {
                         unreachable!("else inside its if");
                     };
-                    let m: Mask = std::array::from_fn(|l| saved[l] & !taken[l]);
+                    let m: Mask = lanes!(|l| saved[l] & !taken[l]);
                     self.set_exec(m);
                     if !any(&m) {
                         pc = *target as usize;
@@ -355,11 +539,11 @@ impl Machine {
                         None => self.exec,
                         Some(c) => {
                             let c = self.cond(c);
-                            std::array::from_fn(|l| self.exec[l] & c[l])
+                            lanes!(|l| self.exec[l] & c[l])
                         }
                     };
                     if any(&brk) {
-                        let m: Mask = std::array::from_fn(|l| self.exec[l] & !brk[l]);
+                        let m: Mask = lanes!(|l| self.exec[l] & !brk[l]);
                         self.set_exec(m);
                         // Lanes that broke stay off until the loop ends.
                         for f in self.stack.iter_mut().rev() {
@@ -398,7 +582,7 @@ impl Machine {
                 }
                 Op::CallPred { comp, not, target } => {
                     let c = self.cond(&Cond::Pred(*comp, *not));
-                    let taken: Mask = std::array::from_fn(|l| self.exec[l] & c[l]);
+                    let taken: Mask = lanes!(|l| self.exec[l] & c[l]);
                     if any(&taken) {
                         self.stack.push(Frame::Call {
                             ret: pc as u32,
@@ -445,64 +629,62 @@ impl Machine {
         self.al
     }
 
+    #[inline(always)]
     fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3], u: &Uniforms) {
-        let mut res = [[0.0f32; LANES]; 4];
         let mask = dst.mask;
-        macro_rules! each {
-            (|$($v:ident),*| $e:expr) => {{
-                for c in 0..4 {
-                    if mask >> c & 1 == 0 { continue; }
-                    let mut k = 0usize;
-                    $( let $v = self.load(&src[k], c); k += 1; )*
-                    let _ = k;
-                    let out = &mut res[c];
-                    for l in 0..LANES {
-                        $( let $v = $v[l]; )*
-                        out[l] = $e;
-                    }
-                }
-            }};
-        }
         macro_rules! scalar {
             (|$x:ident| $e:expr) => {{
-                let a = self.load(&src[0], 0);
-                let r: Row = std::array::from_fn(|l| {
-                    let $x = a[l];
+                let a = &self.rows[src[0].rows[0] as usize];
+                let r: Row = lanes!(|l| {
+                    let $x = modified(a[l], &src[0]);
                     $e
                 });
-                res = [r; 4];
+                self.replicated(dst, &r);
+                return;
             }};
         }
         match kind {
-            Alu::Mov => each!(|a| a),
-            Alu::Add => each!(|a, b| a + b),
-            Alu::Mul => each!(|a, b| mul(a, b)),
-            Alu::Mad => each!(|a, b, c| mul(a, b) + c),
-            Alu::Min => each!(|a, b| if a < b { a } else { b }),
-            Alu::Max => each!(|a, b| if a >= b { a } else { b }),
-            Alu::Slt => each!(|a, b| if a < b { 1.0 } else { 0.0 }),
-            Alu::Sge => each!(|a, b| if a >= b { 1.0 } else { 0.0 }),
-            Alu::Abs => each!(|a| a.abs()),
-            Alu::Frc => each!(|a| a - a.floor()),
-            Alu::Lrp => each!(|a, b, c| mul(a, b - c) + c),
-            Alu::Sgn => each!(|a| if a < 0.0 {
-                -1.0
-            } else if a == 0.0 {
-                0.0
-            } else {
-                1.0
-            }),
+            Alu::Mov => return self.componentwise(dst, src, |[a]| a),
+            Alu::Add => return self.componentwise(dst, src, |[a, b]| a + b),
+            Alu::Mul => return self.componentwise(dst, src, |[a, b]| mul(a, b)),
+            Alu::Mad => return self.componentwise(dst, src, |[a, b, c]| mul(a, b) + c),
+            Alu::Min => return self.componentwise(dst, src, |[a, b]| if a < b { a } else { b }),
+            Alu::Max => return self.componentwise(dst, src, |[a, b]| if a >= b { a } else { b }),
+            Alu::Slt => {
+                return self.componentwise(dst, src, |[a, b]| if a < b { 1.0 } else { 0.0 });
+            }
+            Alu::Sge => {
+                return self.componentwise(dst, src, |[a, b]| if a >= b { 1.0 } else { 0.0 });
+            }
+            Alu::Abs => return self.componentwise(dst, src, |[a]: [f32; 1]| a.abs()),
+            Alu::Frc => return self.componentwise(dst, src, |[a]: [f32; 1]| a - a.floor()),
+            Alu::Lrp => return self.componentwise(dst, src, |[a, b, c]| mul(a, b - c) + c),
+            Alu::Sgn => {
+                return self.componentwise(dst, src, |[a]: [f32; 1]| {
+                    if a < 0.0 {
+                        -1.0
+                    } else if a == 0.0 {
+                        0.0
+                    } else {
+                        1.0
+                    }
+                });
+            }
+            Alu::MovA => return self.componentwise(dst, src, |[a]| a),
             Alu::Dp3 | Alu::Dp4 => {
                 let n = if kind == Alu::Dp3 { 3 } else { 4 };
                 let mut acc = [0.0f32; LANES];
                 for c in 0..n {
-                    let (a, b) = (self.load(&src[0], c), self.load(&src[1], c));
+                    let (a, b) = (
+                        &self.rows[src[0].rows[c] as usize],
+                        &self.rows[src[1].rows[c] as usize],
+                    );
                     for l in 0..LANES {
-                        let p = mul(a[l], b[l]);
+                        let p = mul(modified(a[l], &src[0]), modified(b[l], &src[1]));
                         acc[l] = if c == 0 { p } else { acc[l] + p };
                     }
                 }
-                res = [acc; 4];
+                return self.replicated(dst, &acc);
             }
             Alu::Rcp => scalar!(|x| if x == 0.0 {
                 f32::MAX
@@ -521,16 +703,21 @@ impl Machine {
                     1.0 / f.sqrt()
                 }
             }),
-            Alu::Exp => scalar!(|x| x.exp2()),
+            Alu::Exp => scalar!(|x| exp2(x)),
             Alu::Log => scalar!(|x| {
                 let f = x.abs();
-                if f == 0.0 { -f32::MAX } else { f.log2() }
+                if f == 0.0 { -f32::MAX } else { log2(f) }
             }),
             Alu::Pow => {
                 let (a, b) = (self.load(&src[0], 0), self.load(&src[1], 0));
-                let r: Row = std::array::from_fn(|l| pow(a[l], b[l]));
-                res = [r; 4];
+                let r: Row = lanes!(|l| pow(a[l], b[l]));
+                return self.replicated(dst, &r);
             }
+            _ => {}
+        }
+        // The kernels that produce several different components.
+        let mut res = [[0.0f32; LANES]; 4];
+        match kind {
             Alu::Lit => {
                 let (x, y, w) = (
                     self.load(&src[0], 0),
@@ -585,14 +772,13 @@ impl Machine {
                     res[1][l] = a[l].sin();
                 }
             }
-            Alu::MovA => each!(|a| a),
             Alu::Setp(cmp) => {
                 for c in 0..4 {
                     if mask >> c & 1 == 0 {
                         continue;
                     }
                     let (a, b) = (self.load(&src[0], c), self.load(&src[1], c));
-                    let v: Mask = std::array::from_fn(|l| {
+                    let v: Mask = lanes!(|l| {
                         if compare(cmp, a[l], b[l]) {
                             u32::MAX
                         } else {
@@ -615,6 +801,7 @@ impl Machine {
                 let texel = u.sampling.sample_batch(sampler, &coords);
                 res = std::array::from_fn(|c| texel[(swizzle >> (2 * c) & 3) as usize]);
             }
+            _ => unreachable!("handled above"),
         }
         self.store(dst, &res);
     }
@@ -636,11 +823,104 @@ fn blend(dst: &mut Row, v: &Row, m: Option<&Mask>) {
 /// `pow` as exp2(y * log2|x|) with the zero-product rule (C8): pow(0, 0) = 1.
 #[inline(always)]
 pub(crate) fn pow(x: f32, y: f32) -> f32 {
-    mul(y, x.abs().log2()).exp2()
+    exp2(mul(y, log2(x.abs())))
+}
+
+/// 2^x, exact for integers, about 1 ulp elsewhere (exp needs 21 bits). Branch-free, so the
+/// compiler vectorises it and every lane of a batch computes it the same way.
+#[inline(always)]
+pub(crate) fn exp2(x: f32) -> f32 {
+    // NaN stays NaN through the clamp and the polynomial.
+    let x = x.clamp(-151.0, 129.0);
+    // Round to nearest even by the 1.5 * 2^23 trick (no SSE4.1 needed, exact for |x| < 2^22).
+    let n = (x + 12_582_912.0) - 12_582_912.0;
+    let f = x - n; // [-0.5, 0.5]
+    // Taylor terms of 2^f = e^(f ln 2) to degree 7: (ln 2)^k / k!.
+    let p = 1.5252734e-5f32;
+    let p = p * f + 1.540353e-4;
+    let p = p * f + 0.0013333558;
+    let p = p * f + 0.009618129;
+    let p = p * f + 0.05550411;
+    let p = p * f + 0.2402265;
+    let p = p * f + std::f32::consts::LN_2;
+    let p = p * f + 1.0;
+    // Scale by 2^n in two steps so that subnormal results and overflow round once.
+    let n = n as i32;
+    let (n1, n2) = (n >> 1, n - (n >> 1));
+    p * f32::from_bits(((n1 + 127) as u32) << 23) * f32::from_bits(((n2 + 127) as u32) << 23)
+}
+
+/// log2(x): 0 gives -inf, negatives and NaN give NaN; exact at powers of two, about 1 ulp
+/// elsewhere (log needs 21 bits). Branch-free like [`exp2`].
+#[inline(always)]
+pub(crate) fn log2(x: f32) -> f32 {
+    // Normalise subnormals, then split x = m * 2^e with m in [sqrt(1/2), sqrt(2)).
+    let sub = x < f32::MIN_POSITIVE;
+    let xs = if sub { x * 8_388_608.0 } else { x };
+    let bits = xs.to_bits();
+    let e = ((bits >> 23) & 0xFF) as i32 - 127 - if sub { 23 } else { 0 };
+    let m = f32::from_bits((bits & 0x007F_FFFF) | 0x3F80_0000);
+    let big = m > std::f32::consts::SQRT_2;
+    let m = if big { m * 0.5 } else { m };
+    let e = e + big as i32;
+    // log2(m) = 2/ln2 * atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let p = 0.14285715f32;
+    let p = p * s2 + 0.2;
+    let p = p * s2 + 0.33333334;
+    let ln_m = 2.0 * s + 2.0 * s * s2 * p;
+    let r = ln_m * std::f32::consts::LOG2_E + e as f32;
+    let r = if x == f32::INFINITY { x } else { r };
+    let r = if x == 0.0 { f32::NEG_INFINITY } else { r };
+    if x < 0.0 || x.is_nan() { f32::NAN } else { r }
 }
 
 /// IEEE ordered comparisons (C7): NaN compares false except `ne`.
 #[inline(always)]
 pub(crate) fn compare(cmp: Comparison, a: f32, b: f32) -> bool {
     cmp.test(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp2_and_log2_are_accurate_and_exact_where_it_matters() {
+        let mut worst: f64 = 0.0;
+        let mut x = -126.0f32;
+        while x < 127.0 {
+            let got = exp2(x) as f64;
+            let want = (x as f64).exp2();
+            worst = worst.max(((got - want) / want).abs());
+            x += 0.01731;
+        }
+        assert!(worst < 2f64.powi(-22), "exp2 relative error {worst:e}");
+        for n in -149..=127 {
+            assert_eq!(exp2(n as f32), (n as f32).exp2(), "2^{n}");
+        }
+        assert_eq!(exp2(200.0), f32::INFINITY);
+        assert_eq!(exp2(-200.0), 0.0);
+        assert_eq!(exp2(f32::NEG_INFINITY), 0.0);
+        assert!(exp2(f32::NAN).is_nan());
+        let mut worst: f64 = 0.0;
+        let mut x = 1e-30f32;
+        while x < 1e30 {
+            let got = log2(x) as f64;
+            let want = (x as f64).log2();
+            worst = worst.max((got - want).abs() / want.abs().max(1.0));
+            x *= 1.0137;
+        }
+        assert!(worst < 2f64.powi(-21), "log2 error {worst:e}");
+        for n in -149..=127 {
+            assert_eq!(log2((n as f32).exp2()), n as f32, "log2(2^{n})");
+        }
+        assert_eq!(log2(0.0), f32::NEG_INFINITY);
+        assert!(log2(-1.0).is_nan());
+        assert_eq!(pow(2.0, 3.0), 8.0);
+        assert_eq!(pow(0.0, 0.0), 1.0);
+        assert_eq!(pow(0.0, 2.0), 0.0);
+        assert_eq!(pow(-3.0, 2.0), 9.0);
+    }
 }

@@ -39,6 +39,7 @@ pub use device::{
     Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
     STREAMSOURCE_INSTANCEDATA, StreamSource, VertexElement,
 };
+pub use exec::Isa;
 pub use fetch::DeclType;
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{

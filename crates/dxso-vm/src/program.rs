@@ -30,13 +30,16 @@ pub enum LowerError {
     Unsupported(usize, String),
 }
 
-/// A source operand: the row of each component after the swizzle, and its modifiers.
+/// A source operand: the row of each component after the swizzle, and its modifiers as bit
+/// masks on the value: `(bits & and) ^ xor` (`_abs` clears the sign, negation flips it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SrcRef {
     pub rows: [u16; 4],
-    pub neg: bool,
-    pub abs: bool,
+    pub and: u32,
+    pub xor: u32,
 }
+
+pub(crate) const SIGN: u32 = 0x8000_0000;
 
 /// The predicate of a predicated instruction: the p0 component per channel, negated or not.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,6 +66,9 @@ pub(crate) struct DstRef {
     pub mask: u8,
     pub sat: bool,
     pub pred: Option<PredRef>,
+    /// A component-wise result must be computed whole before it is stored: writing one
+    /// component would change a source row a later component reads (`mov r0, r0.yxzw`).
+    pub hazard: bool,
 }
 
 /// Arithmetic kinds. Component-wise unless noted.
@@ -202,6 +208,9 @@ pub struct Program {
     /// (row, constant register) pairs broadcast at the start of each draw.
     pub(crate) const_rows: Vec<(u16, u32)>,
     pub(crate) rows: usize,
+    /// Temp and output rows the program writes: the rows each batch clears (C11, C14).
+    pub(crate) temp_rows: u16,
+    pub(crate) output_rows: u16,
     /// The instruction each op comes from (for traces).
     pub(crate) op_source: Vec<u32>,
     /// The shader, for printing traces.
@@ -289,6 +298,8 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         version: shader.version,
         op_source: Vec::new(),
         shader: shader.clone(),
+        temp_rows: 0,
+        output_rows: 0,
     };
     // Constant rows first, so scratch rows follow them.
     let mut consts: Vec<u32> = Vec::new();
@@ -395,6 +406,24 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         .collect();
 
     l.code()?;
+    for op in &l.ops {
+        if let Op::Alu { dst, .. } = op {
+            match dst.kind {
+                DstKind::Rows(r) if r < INPUT_BASE => {
+                    program.temp_rows = program.temp_rows.max(r - TEMP_BASE + 4)
+                }
+                DstKind::Rows(r) if (OUTPUT_BASE..CONST_BASE).contains(&r) => {
+                    program.output_rows = program.output_rows.max(r - OUTPUT_BASE + 4)
+                }
+                DstKind::OutputByLoop(_) => program.output_rows = OUTPUTS * 4,
+                _ => {}
+            }
+        }
+    }
+    // Outputs a program declares but never writes still read as zero.
+    for o in &program.outputs {
+        program.output_rows = program.output_rows.max(o.row - OUTPUT_BASE + 4);
+    }
     program.op_source = l.op_source;
     program.ops = l.ops;
     program.const_rows = l.const_rows;
@@ -460,8 +489,8 @@ impl Lowering<'_> {
         };
         Ok(SrcRef {
             rows: std::array::from_fn(|c| base_row + s.swizzle.get(c) as u16),
-            neg,
-            abs,
+            and: if abs { !SIGN } else { u32::MAX },
+            xor: if neg { SIGN } else { 0 },
         })
     }
 
@@ -490,6 +519,7 @@ impl Lowering<'_> {
             mask: d.mask.0,
             sat: d.saturate(),
             pred,
+            hazard: false,
         })
     }
 
@@ -665,8 +695,8 @@ impl Lowering<'_> {
         use Opcode as O;
         let unused = SrcRef {
             rows: [0; 4],
-            neg: false,
-            abs: false,
+            and: u32::MAX,
+            xor: 0,
         };
         let matrix = match inst.opcode {
             O::M4x4 => Some((4, Alu::Dp4)),
@@ -741,7 +771,16 @@ impl Lowering<'_> {
             src[k] = self.src(i, s, k as u16, 0)?;
         }
         if inst.opcode == O::Sub {
-            src[1].neg = !src[1].neg;
+            src[1].xor ^= SIGN;
+        }
+        let mut dst = dst;
+        if let DstKind::Rows(base) = dst.kind {
+            let comps: Vec<usize> = (0..4).filter(|c| dst.mask >> c & 1 != 0).collect();
+            dst.hazard = comps.iter().enumerate().any(|(k, &c)| {
+                comps[..k]
+                    .iter()
+                    .any(|&earlier| src[..n].iter().any(|s| s.rows[c] == base + earlier as u16))
+            });
         }
         self.ops.push(Op::Alu { kind, dst, src });
         Ok(())

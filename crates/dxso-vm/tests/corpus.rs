@@ -2,7 +2,7 @@
 //! synthesized from its declarations, without a panic or an error.
 
 use dxso::validate::{Caps, validate};
-use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+use dxso_vm::{DeclType, Device, Frequency, Isa, StreamSource, VertexElement};
 use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {
