@@ -85,7 +85,7 @@ fn arb_line() -> impl Strategy<Value = String> {
                 })
                 .collect();
             let dst = if name == "nrm" || name == "pow" {
-                (d % 8 + 8) as u8
+                d % 8 + 8
             } else {
                 d % 8
             };
