@@ -90,6 +90,17 @@ fn every_corpus_vertex_shader_runs() {
                 .draw(n, 1)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(out.vertices, n);
+            // Every instruction-set path gives bit-identical outputs.
+            for isa in [Isa::Base, Isa::Avx2] {
+                dev.set_isa(isa);
+                let other = dev.draw(n, 1).unwrap();
+                let same = out
+                    .data
+                    .iter()
+                    .zip(&other.data)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{}: {isa:?} differs from the best path", path.display());
+            }
             ran += 1;
         }
     }
