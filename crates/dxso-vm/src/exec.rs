@@ -403,18 +403,21 @@ impl Machine {
             match op {
                 Op::Alu { kind, dst, src } => self.alu(*kind, dst, src, u),
                 Op::GatherConstA0 { dst, base, comp } => {
-                    let idx = self.a0[*comp as usize];
-                    for c in 0..4 {
-                        let r: Row = lanes!(|l| {
-                            let i = base.wrapping_add(idx[l]);
-                            if i >= 0 && (i as usize) < u.consts.len() {
-                                u.consts[i as usize][c]
-                            } else {
-                                0.0
-                            }
-                        });
-                        self.rows[*dst as usize + c] = r;
+                    let idx = &self.a0[*comp as usize];
+                    let mut g = [[0.0f32; LANES]; 4];
+                    for l in 0..LANES {
+                        let i = base.wrapping_add(idx[l]);
+                        // C4: outside the constant file reads (0, 0, 0, 0).
+                        let v = match u.consts.get(i as usize) {
+                            Some(v) if i >= 0 => *v,
+                            _ => [0.0; 4],
+                        };
+                        for c in 0..4 {
+                            g[c][l] = v[c];
+                        }
                     }
+                    let d = *dst as usize;
+                    self.rows[d..d + 4].copy_from_slice(&g);
                 }
                 Op::GatherConstAl { dst, base } => {
                     let i = base.wrapping_add(self.al);
