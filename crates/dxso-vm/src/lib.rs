@@ -48,6 +48,11 @@ pub use texture::{
 };
 pub use trace::{Trace, TraceStep};
 
+/// The README's examples compile and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Vertices per batch (one lane each).
 pub const LANES: usize = 32;
 

@@ -99,7 +99,11 @@ fn every_corpus_vertex_shader_runs() {
                     .iter()
                     .zip(&other.data)
                     .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "{}: {isa:?} differs from the best path", path.display());
+                assert!(
+                    same,
+                    "{}: {isa:?} differs from the best path",
+                    path.display()
+                );
             }
             ran += 1;
         }
