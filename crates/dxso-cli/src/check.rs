@@ -119,7 +119,7 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
             serde_json::to_string_pretty(&doc).expect("JSON serialises")
         ))?;
     } else {
-        eprint!("{text_out}");
+        crate::diagnostics_out(&text_out);
         stdout(&format!("{summary}\n"))?;
     }
     if invalid > 0 {

@@ -81,7 +81,7 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
                     .expect("JSON")
                 ))?;
             }
-            eprint!("{out}");
+            crate::diagnostics_out(&out);
             Err(Failure::Quiet)
         }
         Ok(l) => {
@@ -89,7 +89,7 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
             for d in &l.warnings {
                 report(d, &mut warn);
             }
-            eprint!("{warn}");
+            crate::diagnostics_out(&warn);
             if json {
                 let doc = serde_json::json!({
                     "linked": true,

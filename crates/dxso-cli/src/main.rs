@@ -11,6 +11,7 @@ mod check;
 mod demo;
 mod input;
 mod link;
+mod mesh;
 mod raster;
 mod run;
 mod scene;
@@ -124,6 +125,7 @@ enum Command {
         format: Format,
     },
     /// Run the built-in vs_3_0 terrain shader on a built-in grid and draw it into a PNG.
+    #[command(after_help = "Examples:\n  dxso demo\n  dxso demo -o /tmp/terrain.png")]
     Demo {
         /// Where to write the picture.
         #[arg(short, long, default_value = "dxso-demo.png")]
@@ -194,7 +196,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
-            eprint!("{msg}");
+            diagnostics_out(&msg);
             if !msg.ends_with('\n') {
                 eprintln!();
             }
@@ -214,6 +216,21 @@ fn list_rules() -> Result<(), Failure> {
         s.push_str(&format!("{id}  {summary}  ({spec})\n"));
     }
     stdout(&s)
+}
+
+/// Print diagnostics to stderr: coloured on a terminal (unless `NO_COLOR` is set), plain
+/// when piped.
+pub fn diagnostics_out(text: &str) {
+    use std::io::IsTerminal;
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let text = if colour {
+        text.replace(": error", ": \x1b[1;31merror\x1b[0m")
+            .replace(": warning", ": \x1b[1;33mwarning\x1b[0m")
+            .replace(": note", ": \x1b[1;36mnote\x1b[0m")
+    } else {
+        text.to_string()
+    };
+    eprint!("{text}");
 }
 
 /// Write to stdout; a closed pipe (`dxso ... | head`) ends the output quietly.

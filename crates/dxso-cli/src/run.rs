@@ -28,7 +28,7 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
     }
     let scene = Scene::load(path).map_err(|e| scene_error(path, e))?;
     for w in &scene.warnings {
-        eprintln!("{}: {w}", path.display());
+        crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
     }
     Ok(scene)
 }
@@ -233,7 +233,19 @@ pub fn bench(
             loaded.push((p.display().to_string(), load_scene(p)?));
         }
     }
+    use std::io::IsTerminal;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new((loaded.len() * (repeat.max(1) + 1)) as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} draws {wide_msg}")
+                .expect("valid template"),
+        );
+        b
+    });
     for (name, mut scene) in loaded {
+        if let Some(b) = &bar {
+            b.set_message(name.clone());
+        }
         scene
             .device
             .set_threads(threads)
@@ -243,6 +255,9 @@ pub fn bench(
         draw(&scene).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
         let mut times = Vec::with_capacity(repeat);
         for _ in 0..repeat.max(1) {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
             let t = Instant::now();
             let out = draw(&scene).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
             times.push(t.elapsed().as_secs_f64());
@@ -256,6 +271,9 @@ pub fn bench(
             median_s,
             threads: threads_used,
         });
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     if json_out {
         let items: Vec<String> = results

@@ -15,7 +15,10 @@ use std::path::Path;
 struct SceneFile {
     shader: Option<String>,
     shader_asm: Option<String>,
-    vertex_count: usize,
+    #[serde(default)]
+    vertex_count: Option<usize>,
+    #[serde(default)]
+    mesh: Option<MeshJson>,
     #[serde(default)]
     instance_count: Option<usize>,
     #[serde(default)]
@@ -30,6 +33,12 @@ struct SceneFile {
     textures: BTreeMap<String, Value>,
     #[serde(default)]
     samplers: BTreeMap<String, Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MeshJson {
+    file: String,
 }
 
 #[derive(Deserialize)]
@@ -164,6 +173,27 @@ impl Scene {
         let mut device = Device::new();
         device.set_vertex_shader(&checked)?;
 
+        let vertex_count = match (&f.mesh, f.vertex_count) {
+            (Some(m), given) => {
+                if !f.declaration.is_empty() || !f.streams.is_empty() || f.indices.is_some() {
+                    bail!(
+                        "a scene with a \"mesh\" takes its declaration, streams and indices from it"
+                    );
+                }
+                let path = dir.join(&m.file);
+                let mesh = crate::mesh::Mesh::load(&path)?;
+                let n = mesh.bind(&mut device)?;
+                if given.is_some_and(|g| g != n) {
+                    bail!(
+                        "vertex_count {} differs from the mesh's {n} indices",
+                        given.unwrap_or(0)
+                    );
+                }
+                n
+            }
+            (None, Some(n)) => n,
+            (None, None) => bail!("missing field `vertex_count`"),
+        };
         let mut decl = Vec::new();
         for (i, e) in f.declaration.iter().enumerate() {
             decl.push(VertexElement {
@@ -177,7 +207,9 @@ impl Scene {
                 usage_index: e.usage_index,
             });
         }
-        device.set_declaration(decl)?;
+        if f.mesh.is_none() {
+            device.set_declaration(decl)?;
+        }
 
         if f.streams.len() > 16 {
             bail!("{} streams; D3D9 has 16", f.streams.len());
@@ -216,7 +248,7 @@ impl Scene {
                     "streams[{k}]: frequency names one of \"indexed\", \"instance\" or \"divider\""
                 ),
             };
-            if s.stride == 0 && frequency == Frequency::Vertex && f.vertex_count > 1 {
+            if s.stride == 0 && frequency == Frequency::Vertex && vertex_count > 1 {
                 warnings.push(format!(
                     "streams[{k}]: stride 0: every vertex reads the same element"
                 ));
@@ -232,8 +264,8 @@ impl Scene {
             )?;
         }
         if let Some(ix) = &f.indices {
-            if ix.len() != f.vertex_count {
-                bail!("{} indices for vertex_count {}", ix.len(), f.vertex_count);
+            if ix.len() != vertex_count {
+                bail!("{} indices for vertex_count {vertex_count}", ix.len());
             }
             device.set_indices(Some(ix.clone()));
         }
@@ -265,7 +297,7 @@ impl Scene {
         }
         Ok(Scene {
             device,
-            vertex_count: f.vertex_count,
+            vertex_count,
             instance_count: f.instance_count.unwrap_or(1),
             warnings,
         })

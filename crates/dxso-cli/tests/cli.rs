@@ -645,3 +645,44 @@ fn trace_prints_every_executed_instruction() {
         Some(1)
     );
 }
+
+#[test]
+fn meshes_from_obj_and_gltf_feed_the_declaration() {
+    // The .obj quad: positions, normals and texture coordinates by usage, 6 indices.
+    let obj = serde_json::json!({
+        "shader_asm": "vs_3_0\ndcl_position v0\ndcl_normal v1\ndcl_texcoord0 v2\ndcl_position o0\ndcl_texcoord0 o1\ndcl_normal o2\nmov o0, v0\nmov o1, v2\nmov o2, v1\n",
+        "mesh": {"file": data("quad.obj")}
+    });
+    let p = temp("obj-scene.json", obj.to_string().as_bytes());
+    let rows = csv_rows(&dxso(
+        &["run", p.to_str().unwrap(), "--format", "csv"],
+        None,
+    ));
+    assert_eq!(rows.len(), 6);
+    // Triangle 2 = vertices 1, 3, 4 of the file: (0,0) (1,1) (0,1).
+    assert_eq!(rows[4][..4], [1.0, 1.0, 0.0, 1.0]);
+    assert_eq!(rows[4][4..8], [1.0, 1.0, 0.0, 1.0]);
+    assert_eq!(rows[5][..2], [0.0, 1.0]);
+    assert_eq!(rows[5][8..12], [0.0, 0.0, 1.0, 1.0]);
+    // The .glb triangle: joints and weights become BLENDINDICES0 and BLENDWEIGHT0.
+    let glb = serde_json::json!({
+        "shader_asm": "vs_3_0\ndcl_position v0\ndcl_blendindices v1\ndcl_blendweight v2\ndcl_normal v3\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\nmov o0, v0\nmov o1, v1\nmov r0, v3\nmul o2, v2, r0.z\n",
+        "mesh": {"file": data("tri.glb")}
+    });
+    let p = temp("glb-scene.json", glb.to_string().as_bytes());
+    let rows = csv_rows(&dxso(
+        &["run", p.to_str().unwrap(), "--format", "csv"],
+        None,
+    ));
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1][..4], [2.0, 0.0, 0.0, 1.0]);
+    assert_eq!(rows[2][4..8], [5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(rows[0][8..12], [0.5, 0.5, 0.0, 0.0]);
+    // A mesh with its own streams is a scene error.
+    let both = serde_json::json!({"shader_asm": "vs_3_0\ndcl_position o0\nmov o0, c0\n", "mesh": {"file": data("quad.obj")}, "streams": [{"stride": 4, "f32": [0]}]});
+    let p = temp("both.json", both.to_string().as_bytes());
+    assert_eq!(
+        dxso(&["run", p.to_str().unwrap()], None).status.code(),
+        Some(1)
+    );
+}

@@ -472,7 +472,7 @@ fn push_param(
         Some(rel) => {
             body.push(t | RELATIVE_BIT);
             if sm2 {
-                let r = reg_bits(Register::new(rel.reg.kind, 0), index)?;
+                let r = reg_bits(rel.reg, index)?;
                 body.push(r | (rel.swizzle.0 as u32) << 16);
             }
         }
@@ -539,6 +539,20 @@ mod tests {
         assert!(matches!(e.kind, ReadErrorKind::OperandCount { .. }), "{e}");
         let e = read_bytes(&[0, 3, 0xFE]).unwrap_err();
         assert_eq!(e.kind, ReadErrorKind::ByteLength(3));
+    }
+
+    #[test]
+    fn odd_relative_registers_survive() {
+        // A relative token naming CONST2 (type 11, number 0): loss-free even though invalid.
+        let tokens = [
+            0xFFFE0300, 0x03000001, 0x800F0000, 0xA0E4200A, 0xB0000800, END_TOKEN,
+        ];
+        let s = read(&tokens).unwrap();
+        assert_eq!(
+            s.instructions[0].srcs[0].relative.unwrap().reg,
+            Register::new(RegisterKind::Const, 2048)
+        );
+        assert_eq!(write(&s).unwrap(), tokens);
     }
 
     #[test]

@@ -1,0 +1,214 @@
+//! Meshes as scene inputs: `"mesh": {"file": "x.obj" | "x.gltf" | "x.glb"}` supplies the
+//! streams, the declaration and the index buffer of a draw, mapped to declaration elements by
+//! usage: positions → POSITION0 (FLOAT3, stream 0), normals → NORMAL0 (FLOAT3, stream 1),
+//! texture coordinates → TEXCOORD0 (FLOAT2, stream 2), skin joints → BLENDINDICES0 (FLOAT4
+//! joint numbers, stream 3), skin weights → BLENDWEIGHT0 (FLOAT4, stream 4).
+
+use anyhow::{Context, anyhow, bail};
+use dxso::ir::Usage;
+use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+use std::path::Path;
+
+/// The vertex attributes and triangle indices of one mesh (all its primitives joined).
+#[derive(Default, Debug, PartialEq)]
+pub struct Mesh {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    pub texcoords: Vec<[f32; 2]>,
+    pub joints: Vec<[f32; 4]>,
+    pub weights: Vec<[f32; 4]>,
+    pub indices: Vec<u32>,
+}
+
+impl Mesh {
+    pub fn load(path: &Path) -> anyhow::Result<Mesh> {
+        let lower = path.to_string_lossy().to_ascii_lowercase();
+        if lower.ends_with(".obj") {
+            obj(path)
+        } else if lower.ends_with(".gltf") || lower.ends_with(".glb") {
+            gltf_mesh(path)
+        } else {
+            bail!(
+                "{}: meshes load from .obj, .gltf or .glb files",
+                path.display()
+            )
+        }
+    }
+
+    /// Bind the mesh's attributes as streams and declaration elements; returns the index
+    /// count (the draw's vertex count).
+    pub fn bind(&self, device: &mut Device) -> anyhow::Result<usize> {
+        let n = self.positions.len();
+        let mut decl = Vec::new();
+        let mut add =
+            |stream: usize, ty: DeclType, usage: Usage, data: Vec<f32>| -> anyhow::Result<()> {
+                let stride = ty.size();
+                let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+                decl.push(VertexElement {
+                    stream: stream as u16,
+                    offset: 0,
+                    ty,
+                    method: 0,
+                    usage,
+                    usage_index: 0,
+                });
+                device.set_stream(
+                    stream,
+                    Some(StreamSource {
+                        data: bytes.into(),
+                        offset: 0,
+                        stride,
+                        frequency: Frequency::Vertex,
+                    }),
+                )?;
+                Ok(())
+            };
+        add(
+            0,
+            DeclType::Float3,
+            Usage::Position,
+            self.positions.iter().flatten().copied().collect(),
+        )?;
+        let sized = |len: usize, what: &str| -> anyhow::Result<bool> {
+            match len {
+                0 => Ok(false),
+                l if l == n => Ok(true),
+                l => bail!("the mesh has {l} {what} for {n} positions"),
+            }
+        };
+        if sized(self.normals.len(), "normals")? {
+            add(
+                1,
+                DeclType::Float3,
+                Usage::Normal,
+                self.normals.iter().flatten().copied().collect(),
+            )?;
+        }
+        if sized(self.texcoords.len(), "texture coordinates")? {
+            add(
+                2,
+                DeclType::Float2,
+                Usage::TexCoord,
+                self.texcoords.iter().flatten().copied().collect(),
+            )?;
+        }
+        if sized(self.joints.len(), "joint sets")? {
+            add(
+                3,
+                DeclType::Float4,
+                Usage::BlendIndices,
+                self.joints.iter().flatten().copied().collect(),
+            )?;
+        }
+        if sized(self.weights.len(), "weight sets")? {
+            add(
+                4,
+                DeclType::Float4,
+                Usage::BlendWeight,
+                self.weights.iter().flatten().copied().collect(),
+            )?;
+        }
+        device.set_declaration(decl)?;
+        if let Some(&bad) = self.indices.iter().find(|&&i| i as usize >= n) {
+            bail!("the mesh's index {bad} is past its {n} vertices");
+        }
+        device.set_indices(Some(self.indices.clone()));
+        Ok(self.indices.len())
+    }
+}
+
+fn obj(path: &Path) -> anyhow::Result<Mesh> {
+    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let opts = tobj::LoadOptions {
+        single_index: true,
+        triangulate: true,
+        ..Default::default()
+    };
+    let (models, _) = tobj::load_obj_buf(&mut std::io::Cursor::new(text), &opts, |_| {
+        Err(tobj::LoadError::GenericFailure)
+    })
+    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut mesh = Mesh::default();
+    for m in models {
+        let m = m.mesh;
+        let base = mesh.positions.len() as u32;
+        let count = m.positions.len() / 3;
+        mesh.positions
+            .extend(m.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
+        if m.normals.len() == m.positions.len() {
+            mesh.normals
+                .extend(m.normals.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
+        }
+        if m.texcoords.len() / 2 == count {
+            mesh.texcoords
+                .extend(m.texcoords.chunks_exact(2).map(|p| [p[0], p[1]]));
+        }
+        mesh.indices.extend(m.indices.iter().map(|i| i + base));
+    }
+    if mesh.positions.is_empty() {
+        bail!("{}: no vertices", path.display());
+    }
+    Ok(mesh)
+}
+
+fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let g = gltf::Gltf::from_slice(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut buffers = Vec::new();
+    for b in g.buffers() {
+        let data = match b.source() {
+            gltf::buffer::Source::Bin => g
+                .blob
+                .clone()
+                .ok_or_else(|| anyhow!("{}: the .glb has no binary chunk", path.display()))?,
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                bail!(
+                    "{}: data URIs are not read; use a .glb or an external .bin",
+                    path.display()
+                )
+            }
+            gltf::buffer::Source::Uri(uri) => {
+                let p = dir.join(uri);
+                std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?
+            }
+        };
+        buffers.push(data);
+    }
+    let mut mesh = Mesh::default();
+    for m in g.meshes() {
+        for prim in m.primitives() {
+            if prim.mode() != gltf::mesh::Mode::Triangles {
+                bail!("{}: only triangle primitives are read", path.display());
+            }
+            let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+            let base = mesh.positions.len() as u32;
+            let positions: Vec<[f32; 3]> = reader
+                .read_positions()
+                .ok_or_else(|| anyhow!("{}: a primitive has no positions", path.display()))?
+                .collect();
+            let count = positions.len();
+            mesh.positions.extend(positions);
+            if let Some(n) = reader.read_normals() {
+                mesh.normals.extend(n);
+            }
+            if let Some(t) = reader.read_tex_coords(0) {
+                mesh.texcoords.extend(t.into_f32());
+            }
+            if let Some(j) = reader.read_joints(0) {
+                mesh.joints.extend(j.into_u16().map(|j| j.map(f32::from)));
+            }
+            if let Some(w) = reader.read_weights(0) {
+                mesh.weights.extend(w.into_f32());
+            }
+            match reader.read_indices() {
+                Some(ix) => mesh.indices.extend(ix.into_u32().map(|i| i + base)),
+                None => mesh.indices.extend(base..base + count as u32),
+            }
+        }
+    }
+    if mesh.positions.is_empty() {
+        bail!("{}: no vertices", path.display());
+    }
+    Ok(mesh)
+}
