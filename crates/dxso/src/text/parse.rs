@@ -808,14 +808,7 @@ fn register_operand(
         let (off, rel) = index_expression(cur, version)?;
         offset = off;
         relative = rel;
-        if cur.peek() == Some(b'_') {
-            let more = cur.ident().unwrap_or("");
-            suffixes.extend(
-                more.split('_')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_ascii_lowercase),
-            );
-        }
+        modifier_suffixes(cur, &mut suffixes);
     } else if number.is_none() {
         return Err((at, format!("register '{name}' needs a number")));
     }
@@ -831,6 +824,18 @@ fn register_operand(
         check_relative(kind, rel, version).map_err(|m| (at, m))?;
     }
     Ok((reg, relative, suffixes))
+}
+
+/// `_abs`, `_bx2`, ... written after a `]` or a swizzle.
+fn modifier_suffixes(cur: &mut Cursor, suffixes: &mut Vec<String>) {
+    if cur.peek() == Some(b'_') {
+        let more = cur.ident().unwrap_or("");
+        suffixes.extend(
+            more.split('_')
+                .filter(|s| !s.is_empty())
+                .map(str::to_ascii_lowercase),
+        );
+    }
 }
 
 /// The part inside `[...]`: integers and at most one of `a0.c` / `aL`, joined by `+`.
@@ -961,14 +966,7 @@ fn src_operand(cur: &mut Cursor, version: Version) -> LineResult<Src> {
         cur.pos += 1;
         swizzle = parse_swizzle(cur)?;
     }
-    if cur.peek() == Some(b'_') {
-        let more = cur.ident().unwrap_or("");
-        suffixes.extend(
-            more.split('_')
-                .filter(|s| !s.is_empty())
-                .map(str::to_ascii_lowercase),
-        );
-    }
+    modifier_suffixes(cur, &mut suffixes);
     let pixel1 = version.is_pixel() && version.major < 2;
     let mut base = SrcModifier::None;
     for s in &suffixes {
