@@ -141,10 +141,7 @@ impl Device {
             caps.max_vertex_shader_const.clamp(256, 8192) as usize,
             [0.0; 4],
         );
-        self.max_instructions = self
-            .max_instructions
-            .max(caps.max_vshader_instructions_executed.max(0xFFFF) as u64)
-            .min(caps.max_vshader_instructions_executed.max(0xFFFF) as u64);
+        self.max_instructions = caps.max_vshader_instructions_executed.max(0xFFFF) as u64;
         self.program = Some(program);
         Ok(())
     }
@@ -155,7 +152,9 @@ impl Device {
     }
 
     /// `MaxVShaderInstructionsExecuted`: a vertex that runs more instructions ends the draw
-    /// with [`VmError::InstructionLimit`] (counted per batch of vertices).
+    /// with [`VmError::InstructionLimit`] (counted per batch of vertices, so a batch whose
+    /// lanes diverge counts both paths). [`Device::set_vertex_shader`] sets it from the caps
+    /// the shader was validated with; call this after it.
     pub fn set_max_instructions(&mut self, n: u64) {
         self.max_instructions = n.max(0xFFFF);
     }
@@ -327,6 +326,8 @@ impl Device {
                 *slot = v;
             }
         }
+        // One zero register past the file: what relative reads outside it see.
+        consts.push([0.0; 4]);
         let mut ints = self.ints;
         for &(r, v) in &program.defis {
             ints[r as usize & 15] = v;
@@ -403,6 +404,23 @@ impl Device {
 
     /// Process `vertex_count` vertices `instance_count` times (software vertex processing).
     pub fn draw(&self, vertex_count: usize, instance_count: usize) -> Result<Outputs, VmError> {
+        let mut out = Outputs {
+            registers: Vec::new(),
+            data: Vec::new(),
+            vertices: 0,
+            unbound_inputs: Vec::new(),
+        };
+        self.draw_into(vertex_count, instance_count, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Device::draw`] into `out`, reusing its memory (for repeated draws of one size).
+    pub fn draw_into(
+        &self,
+        vertex_count: usize,
+        instance_count: usize,
+        out: &mut Outputs,
+    ) -> Result<(), VmError> {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
         let total = vertex_count
@@ -429,10 +447,14 @@ impl Device {
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
 
-        let mut data: Vec<f32> = Vec::new();
-        data.try_reserve_exact(floats)
-            .map_err(|_| VmError::TooLarge(floats * 4))?;
-        data.resize(floats, 0.0);
+        let data = &mut out.data;
+        if data.len() != floats {
+            data.clear();
+            data.try_reserve_exact(floats)
+                .map_err(|_| VmError::TooLarge(floats * 4))?;
+            // Every element is written by the batches; the zeros only make the memory valid.
+            data.resize(floats, 0.0);
+        }
         let task_vertices = LANES * BATCHES_PER_TASK;
         let ctx = DrawContext {
             isa: self.isa,
@@ -477,12 +499,10 @@ impl Device {
             Some(pool) => pool.install(run)?,
             None => run()?,
         }
-        Ok(Outputs {
-            registers: program.outputs.clone(),
-            data,
-            vertices: total,
-            unbound_inputs: unbound.iter().map(|u| u.1.clone()).collect(),
-        })
+        out.registers = program.outputs.clone();
+        out.vertices = total;
+        out.unbound_inputs = unbound.iter().map(|u| u.1.clone()).collect();
+        Ok(())
     }
 }
 
@@ -513,17 +533,6 @@ struct Binding {
 }
 
 impl Binding {
-    /// The stream element that draw vertex `k` of instance `instance` reads.
-    #[inline]
-    fn index(&self, k: usize, instance: usize, indices: Option<&[u32]>) -> usize {
-        let vertex = || indices.map_or(k, |ix| ix[k] as usize);
-        match self.stream.frequency {
-            Frequency::Vertex | Frequency::IndexedData(_) => vertex(),
-            Frequency::InstanceData(d) => instance / d as usize,
-            Frequency::Divider(m) => k / m as usize,
-        }
-    }
-
     fn check_bounds(
         &self,
         vc: usize,
@@ -592,9 +601,11 @@ impl DrawContext<'_> {
         let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);
         let mut ks = [0usize; LANES];
         let mut instances = [0usize; LANES];
+        let mut vix = [0usize; LANES];
         for l in 0..count {
             ks[l] = k;
             instances[l] = instance;
+            vix[l] = self.indices.map_or(k, |ix| ix[k] as usize);
             k += 1;
             if k == self.vertex_count {
                 k = 0;
@@ -606,9 +617,24 @@ impl DrawContext<'_> {
             let e = &b.element;
             let data = &b.stream.data[..];
             let first = b.stream.offset + e.offset as usize;
+            let stride = b.stream.stride;
             let mut at = [0usize; LANES];
-            for l in 0..count {
-                at[l] = first + b.index(ks[l], instances[l], self.indices) * b.stream.stride;
+            match b.stream.frequency {
+                Frequency::Vertex | Frequency::IndexedData(_) => {
+                    for l in 0..count {
+                        at[l] = first + vix[l] * stride;
+                    }
+                }
+                Frequency::InstanceData(d) => {
+                    for l in 0..count {
+                        at[l] = first + instances[l] / d as usize * stride;
+                    }
+                }
+                Frequency::Divider(m) => {
+                    for l in 0..count {
+                        at[l] = first + ks[l] / m as usize * stride;
+                    }
+                }
             }
             let mut v = [[0.0f32; LANES]; 4];
             let f = |i: usize| f32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]);

@@ -31,6 +31,7 @@ const ALL: Mask = [u32::MAX; LANES];
 
 /// Uniform state of one draw, shared by every batch.
 pub(crate) struct Uniforms<'a> {
+    /// The constant file plus one zero register at the end (for reads outside the file).
     pub consts: &'a [[f32; 4]],
     pub ints: &'a [[i32; 4]; 16],
     pub bools: &'a [bool; 16],
@@ -403,21 +404,28 @@ impl Machine {
             match op {
                 Op::Alu { kind, dst, src } => self.alu(*kind, dst, src, u),
                 Op::GatherConstA0 { dst, base, comp } => {
+                    // C4: outside the constant file reads (0, 0, 0, 0): such lanes read the
+                    // zero register the draw appends after the file. Index arithmetic and loads
+                    // without branches, so the compiler can use gather instructions.
+                    let n = u.consts.len() as i64 - 1;
                     let idx = &self.a0[*comp as usize];
-                    let mut g = [[0.0f32; LANES]; 4];
+                    let mut at = [0usize; LANES];
                     for l in 0..LANES {
-                        let i = base.wrapping_add(idx[l]);
-                        // C4: outside the constant file reads (0, 0, 0, 0).
-                        let v = match u.consts.get(i as usize) {
-                            Some(v) if i >= 0 => *v,
-                            _ => [0.0; 4],
-                        };
-                        for c in 0..4 {
-                            g[c][l] = v[c];
+                        let i = *base as i64 + idx[l] as i64;
+                        at[l] = if i >= 0 && i < n {
+                            i as usize
+                        } else {
+                            n as usize
+                        } * 4;
+                    }
+                    let flat = u.consts.as_flattened();
+                    let d = *dst as usize;
+                    for c in 0..4 {
+                        let row = &mut self.rows[d + c];
+                        for l in 0..LANES {
+                            row[l] = flat[at[l] + c];
                         }
                     }
-                    let d = *dst as usize;
-                    self.rows[d..d + 4].copy_from_slice(&g);
                 }
                 Op::GatherConstAl { dst, base } => {
                     let i = base.wrapping_add(self.al);
