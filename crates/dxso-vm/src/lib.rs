@@ -54,7 +54,7 @@ pub use trace::{Trace, TraceStep};
 pub struct ReadmeDoctests;
 
 /// Vertices per batch (one lane each).
-pub const LANES: usize = 32;
+pub const LANES: usize = 64;
 
 /// Why a draw could not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
