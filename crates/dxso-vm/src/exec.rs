@@ -147,6 +147,8 @@ impl Tracer for NoTrace {
     const ENABLED: bool = false;
 }
 
+// Frames live in a stack reused across batches; boxing the masks would allocate per frame.
+#[allow(clippy::large_enum_variant)]
 enum Frame {
     If {
         saved: Mask,
