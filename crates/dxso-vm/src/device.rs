@@ -637,46 +637,7 @@ impl DrawContext<'_> {
                 }
             }
             let mut v = [[0.0f32; LANES]; 4];
-            let f = |i: usize| f32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]);
-            match e.ty {
-                // The common float layouts without the generic decoder.
-                DeclType::Float4 => {
-                    for l in 0..count {
-                        let b = &data[at[l]..at[l] + 16];
-                        for c in 0..4 {
-                            v[c][l] = f32::from_le_bytes([
-                                b[4 * c],
-                                b[4 * c + 1],
-                                b[4 * c + 2],
-                                b[4 * c + 3],
-                            ]);
-                        }
-                    }
-                }
-                DeclType::Float3 => {
-                    for l in 0..count {
-                        for c in 0..3 {
-                            v[c][l] = f(at[l] + 4 * c);
-                        }
-                        v[3][l] = 1.0;
-                    }
-                }
-                DeclType::Float2 => {
-                    for l in 0..count {
-                        v[0][l] = f(at[l]);
-                        v[1][l] = f(at[l] + 4);
-                        v[3][l] = 1.0;
-                    }
-                }
-                ty => {
-                    for l in 0..count {
-                        let x = ty.decode(&data[at[l]..at[l] + ty.size()]);
-                        for c in 0..4 {
-                            v[c][l] = x[c];
-                        }
-                    }
-                }
-            }
+            e.ty.decode_lanes(data, &at[..count], &mut v);
             m.rows[base..base + 4].copy_from_slice(&v);
         }
         for &(reg, _) in self.unbound {

@@ -1,5 +1,6 @@
 //! Vertex fetch: `D3DDECLTYPE` decoding (`../shared/spec/vertex-pipeline.md` §1).
 
+use crate::LANES;
 use half::f16;
 
 /// `D3DDECLTYPE`.
@@ -95,9 +96,33 @@ impl DeclType {
             .find(|t| t.name().eq_ignore_ascii_case(n))
     }
 
+    /// Expand the elements at byte offsets `at` of `data` into the rows of one register, one
+    /// lane each. Each type gets its own loop with [`DeclType::decode`] inlined into it.
+    pub fn decode_lanes(self, data: &[u8], at: &[usize], rows: &mut [[f32; LANES]; 4]) {
+        macro_rules! per_type {
+            ($($t:ident),*) => {
+                match self {
+                    $(DeclType::$t => {
+                        let size = DeclType::$t.size();
+                        for (l, &a) in at.iter().enumerate() {
+                            let x = DeclType::$t.decode(&data[a..a + size]);
+                            for c in 0..4 {
+                                rows[c][l] = x[c];
+                            }
+                        }
+                    })*
+                }
+            };
+        }
+        per_type!(
+            Float1, Float2, Float3, Float4, D3dColor, Ubyte4, Short2, Short4, Ubyte4N, Short2N,
+            Short4N, UShort2N, UShort4N, UDec3, Dec3N, Float16_2, Float16_4, Unused
+        )
+    }
+
     /// Expand one element to a register value. `b` holds at least `size()` bytes.
     /// Components a type does not supply are (0, 0, 0, 1).
-    #[inline]
+    #[inline(always)]
     pub fn decode(self, b: &[u8]) -> [f32; 4] {
         use DeclType::*;
         let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
