@@ -9,7 +9,6 @@
 use crate::program::*;
 use crate::texture::Sampling;
 use crate::{LANES, VmError};
-use dxso::ir::Comparison;
 
 /// Build a per-lane array with a plain loop, expanded in place: closures with large bodies
 /// are not always inlined, and an op's lane loop must be, to be vectorised for the
@@ -250,13 +249,7 @@ impl Machine {
         match c {
             Cond::Cmp(cmp, a, b) => {
                 let (a, b) = (self.load(a, 0), self.load(b, 0));
-                lanes!(|l| {
-                    if compare(*cmp, a[l], b[l]) {
-                        u32::MAX
-                    } else {
-                        0
-                    }
-                })
+                lanes!(|l| { if cmp.test(a[l], b[l]) { u32::MAX } else { 0 } })
             }
             Cond::Pred(comp, not) => {
                 let flip = if *not { u32::MAX } else { 0 };
@@ -791,13 +784,7 @@ impl Machine {
                         continue;
                     }
                     let (a, b) = (self.load(&src[0], c), self.load(&src[1], c));
-                    let v: Mask = lanes!(|l| {
-                        if compare(cmp, a[l], b[l]) {
-                            u32::MAX
-                        } else {
-                            0
-                        }
-                    });
+                    let v: Mask = lanes!(|l| { if cmp.test(a[l], b[l]) { u32::MAX } else { 0 } });
                     match self.write_mask(dst, c) {
                         None => self.p0[c] = v,
                         Some(m) => {
@@ -887,12 +874,6 @@ pub(crate) fn log2(x: f32) -> f32 {
     let r = if x == f32::INFINITY { x } else { r };
     let r = if x == 0.0 { f32::NEG_INFINITY } else { r };
     if x < 0.0 || x.is_nan() { f32::NAN } else { r }
-}
-
-/// IEEE ordered comparisons (C7): NaN compares false except `ne`.
-#[inline(always)]
-pub(crate) fn compare(cmp: Comparison, a: f32, b: f32) -> bool {
-    cmp.test(a, b)
 }
 
 #[cfg(test)]

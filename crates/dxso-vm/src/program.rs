@@ -225,7 +225,6 @@ pub struct Program {
     pub defbs: Vec<(u32, bool)>,
     /// Samplers the shader declares: (register, texture type).
     pub samplers: Vec<(u8, ir::TextureType)>,
-    pub version: ir::Version,
 }
 
 /// One output register of a program.
@@ -295,7 +294,6 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         defis: Vec::new(),
         defbs: Vec::new(),
         samplers: Vec::new(),
-        version: shader.version,
         op_source: Vec::new(),
         shader: shader.clone(),
         temp_rows: 0,

@@ -71,7 +71,7 @@ impl<'a> Recorder<'a> {
         let inst = &self.program.shader.instructions[i];
         self.steps.push(TraceStep {
             instruction: i,
-            text: dxso::text::print_instruction(inst, self.program.version),
+            text: dxso::text::print_instruction(inst, self.program.shader.version),
             active,
             effect,
         });

@@ -569,7 +569,9 @@ impl Comparison {
             .into_iter()
             .find(|c| c.name().eq_ignore_ascii_case(s))
     }
-    /// Evaluate the comparison.
+    /// Evaluate the comparison: IEEE ordered compares, so NaN gives false except for `ne`
+    /// (instructions.md choice C7).
+    #[inline(always)]
     pub fn test(self, a: f32, b: f32) -> bool {
         match self {
             Comparison::Gt => a > b,

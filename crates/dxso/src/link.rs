@@ -57,27 +57,33 @@ pub fn mask_letters(m: u8) -> String {
         .collect()
 }
 
+/// The registers of `kind` a shader declares with a semantic (vs_3_0 outputs, ps_3_0 inputs).
+fn declared(shader: &Shader, kind: RegisterKind) -> Vec<Element> {
+    let mut out = Vec::new();
+    for (i, inst) in shader.instructions.iter().enumerate() {
+        if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
+            && d.reg.kind == kind
+            && let Some(usage) = Usage::from_u32(decl.usage as u32)
+        {
+            out.push(Element {
+                usage,
+                usage_index: decl.usage_index,
+                register: d.reg,
+                mask: d.mask.0,
+                centroid: d.modifiers & RESULT_CENTROID != 0,
+                instruction: Some(i),
+            });
+        }
+    }
+    out
+}
+
 /// What a vertex shader outputs.
 pub fn output_signature(vs: &Shader) -> Vec<Element> {
-    let mut out: Vec<Element> = Vec::new();
     if vs.version.major >= 3 {
-        for (i, inst) in vs.instructions.iter().enumerate() {
-            if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
-                && d.reg.kind == RegisterKind::Output
-                && let Some(usage) = Usage::from_u32(decl.usage as u32)
-            {
-                out.push(Element {
-                    usage,
-                    usage_index: decl.usage_index,
-                    register: d.reg,
-                    mask: d.mask.0,
-                    centroid: false,
-                    instruction: Some(i),
-                });
-            }
-        }
-        return out;
+        return declared(vs, RegisterKind::Output);
     }
+    let mut out: Vec<Element> = Vec::new();
     for (i, inst) in vs.instructions.iter().enumerate() {
         let Some(d) = inst.dst else { continue };
         if inst.decl.is_some() {
@@ -108,26 +114,11 @@ pub fn output_signature(vs: &Shader) -> Vec<Element> {
 
 /// What a pixel shader reads (its interpolated inputs; vPos and vFace are not varyings).
 pub fn input_signature(ps: &Shader) -> Vec<Element> {
-    let mut out: Vec<Element> = Vec::new();
     let n = ps.version.number();
     if n >= 0x300 {
-        for (i, inst) in ps.instructions.iter().enumerate() {
-            if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
-                && d.reg.kind == RegisterKind::Input
-                && let Some(usage) = Usage::from_u32(decl.usage as u32)
-            {
-                out.push(Element {
-                    usage,
-                    usage_index: decl.usage_index,
-                    register: d.reg,
-                    mask: d.mask.0,
-                    centroid: d.modifiers & RESULT_CENTROID != 0,
-                    instruction: Some(i),
-                });
-            }
-        }
-        return out;
+        return declared(ps, RegisterKind::Input);
     }
+    let mut out: Vec<Element> = Vec::new();
     let legacy = |reg: Register| match reg.kind {
         RegisterKind::Input => Some((Usage::Color, reg.number as u8)),
         RegisterKind::Texture => Some((Usage::TexCoord, reg.number as u8)),
