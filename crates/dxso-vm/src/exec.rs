@@ -249,7 +249,7 @@ impl Machine {
         match c {
             Cond::Cmp(cmp, a, b) => {
                 let (a, b) = (self.load(a, 0), self.load(b, 0));
-                lanes!(|l| { if cmp.test(a[l], b[l]) { u32::MAX } else { 0 } })
+                lanes!(|l| if cmp.test(a[l], b[l]) { u32::MAX } else { 0 })
             }
             Cond::Pred(comp, not) => {
                 let flip = if *not { u32::MAX } else { 0 };
@@ -784,7 +784,7 @@ impl Machine {
                         continue;
                     }
                     let (a, b) = (self.load(&src[0], c), self.load(&src[1], c));
-                    let v: Mask = lanes!(|l| { if cmp.test(a[l], b[l]) { u32::MAX } else { 0 } });
+                    let v: Mask = lanes!(|l| if cmp.test(a[l], b[l]) { u32::MAX } else { 0 });
                     match self.write_mask(dst, c) {
                         None => self.p0[c] = v,
                         Some(m) => {
