@@ -23,6 +23,20 @@ impl Rng {
     fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.next()
     }
+    /// A position in the cube [-10, 10]^3 with w = 1.
+    fn position(&mut self) -> [f32; 4] {
+        [
+            self.range(-10.0, 10.0),
+            self.range(-10.0, 10.0),
+            self.range(-10.0, 10.0),
+            1.0,
+        ]
+    }
+    /// A unit normal with w = 0.
+    fn normal(&mut self) -> [f32; 4] {
+        let n = self.unit3();
+        [n[0], n[1], n[2], 0.0]
+    }
     fn unit3(&mut self) -> [f32; 3] {
         loop {
             let v = [
@@ -102,12 +116,7 @@ pub fn builtin(n: usize) -> Result<Vec<Workload>, VmError> {
 
     let mut d = Vec::with_capacity(n * 8);
     for _ in 0..n {
-        d.extend([
-            rng.range(-10.0, 10.0),
-            rng.range(-10.0, 10.0),
-            rng.range(-10.0, 10.0),
-            1.0,
-        ]);
+        d.extend(rng.position());
         d.extend([rng.next(), rng.next(), rng.next(), rng.next()]);
     }
     out.push(Workload {
@@ -118,14 +127,8 @@ pub fn builtin(n: usize) -> Result<Vec<Workload>, VmError> {
 
     let mut d = Vec::with_capacity(n * 20);
     for _ in 0..n {
-        d.extend([
-            rng.range(-10.0, 10.0),
-            rng.range(-10.0, 10.0),
-            rng.range(-10.0, 10.0),
-            1.0,
-        ]);
-        let nr = rng.unit3();
-        d.extend([nr[0], nr[1], nr[2], 0.0]);
+        d.extend(rng.position());
+        d.extend(rng.normal());
         d.extend(std::array::from_fn::<f32, 4, _>(|_| {
             (rng.next() * 64.0).floor().min(63.0)
         }));
@@ -176,14 +179,8 @@ pub fn builtin(n: usize) -> Result<Vec<Workload>, VmError> {
 
     let mut d = Vec::with_capacity(n * 8);
     for _ in 0..n {
-        d.extend([
-            rng.range(-10.0, 10.0),
-            rng.range(-10.0, 10.0),
-            rng.range(-10.0, 10.0),
-            1.0,
-        ]);
-        let nr = rng.unit3();
-        d.extend([nr[0], nr[1], nr[2], 0.0]);
+        d.extend(rng.position());
+        d.extend(rng.normal());
     }
     let mut dev = device(W3, &[Usage::Position, Usage::Normal], d)?;
     dev.set_constant_f(
