@@ -2,8 +2,8 @@
 //! constants, the vertex declaration, streams with their frequencies, an index buffer — and
 //! [`Device::draw`], which runs the shader over every vertex of a draw.
 
-use crate::exec::{Machine, Uniforms};
-use crate::fetch::DeclType;
+use crate::exec::{Machine, NoTrace, Uniforms};
+use crate::fetch::{DeclType, transpose4};
 use crate::program::{INPUT_BASE, LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
 use crate::{LANES, VmError};
@@ -106,6 +106,10 @@ pub struct Device {
     samplers: [SamplerState; 4],
     pool: Option<Arc<rayon::ThreadPool>>,
     isa: crate::exec::Isa,
+    /// Whether draws may use the compiled tier.
+    jit_enabled: bool,
+    /// The bound program compiled, when the compiled tier covers it (made at the first draw).
+    jit: std::sync::OnceLock<Option<Arc<crate::jit::Jit>>>,
 }
 
 impl Default for Device {
@@ -130,6 +134,8 @@ impl Device {
             samplers: [SamplerState::default(); 4],
             pool: None,
             isa: crate::exec::Isa::detect(),
+            jit_enabled: std::env::var("DXSO_JIT").as_deref() != Ok("0"),
+            jit: std::sync::OnceLock::new(),
         }
     }
 
@@ -143,6 +149,7 @@ impl Device {
         );
         self.max_instructions = caps.max_vshader_instructions_executed.max(0xFFFF) as u64;
         self.program = Some(program);
+        self.jit = std::sync::OnceLock::new();
         Ok(())
     }
 
@@ -270,6 +277,28 @@ impl Device {
         self.isa = isa.min(crate::exec::Isa::detect());
     }
 
+    /// Allow or forbid the compiled tier (on by default; the environment variable
+    /// `DXSO_JIT=0` turns it off). Programs it does not cover always run on the interpreter;
+    /// both give identical results.
+    pub fn set_jit(&mut self, enabled: bool) {
+        self.jit_enabled = enabled;
+    }
+
+    /// Whether draws of the bound program run compiled code (compiling it now if needed).
+    pub fn jit_active(&self) -> bool {
+        self.compiled().is_some()
+    }
+
+    fn compiled(&self) -> Option<&crate::jit::Jit> {
+        if !self.jit_enabled {
+            return None;
+        }
+        let program = self.program.as_ref()?;
+        self.jit
+            .get_or_init(|| crate::jit::compile(program).ok().map(Arc::new))
+            .as_deref()
+    }
+
     /// Run draws on `n` threads (`None`: every core).
     pub fn set_threads(&mut self, n: Option<usize>) -> Result<(), VmError> {
         self.pool = match n {
@@ -388,6 +417,7 @@ impl Device {
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
         let ctx = DrawContext {
             isa: self.isa,
+            jit: self.compiled(),
             program,
             uniforms: &uniforms,
             bindings: &prep.bindings,
@@ -398,7 +428,7 @@ impl Device {
         let mut m = Machine::new(program, &uniforms);
         let mut out = vec![0.0; program.outputs.len() * 4];
         let mut rec = crate::trace::Recorder::new(program);
-        let result = ctx.batch_traced(&mut m, vertex, 1, &mut out, &mut rec);
+        let result = ctx.batches(&mut m, vertex, 1, &mut out, &mut rec);
         Ok(rec.finish(vertex, out, result.err()))
     }
 
@@ -458,6 +488,7 @@ impl Device {
         let task_vertices = LANES * BATCHES_PER_TASK;
         let ctx = DrawContext {
             isa: self.isa,
+            jit: self.compiled(),
             program,
             uniforms: &uniforms,
             bindings,
@@ -469,29 +500,15 @@ impl Device {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
                 let mut m = Machine::new(program, &uniforms);
-                let mut start = 0;
-                while start < total {
-                    let count = LANES.min(total - start);
-                    ctx.batch(&mut m, start, count, &mut [])?;
-                    start += count;
-                }
-                return Ok(());
+                return ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace);
             }
             data.par_chunks_mut(task_vertices * regs * 4)
                 .enumerate()
                 .try_for_each_init(
                     || Machine::new(program, &uniforms),
                     |m, (t, chunk)| {
-                        let first = t * task_vertices;
                         let n = chunk.len() / (regs * 4);
-                        let mut done = 0;
-                        while done < n {
-                            let count = LANES.min(n - done);
-                            let out = &mut chunk[done * regs * 4..(done + count) * regs * 4];
-                            ctx.batch(m, first + done, count, out)?;
-                            done += count;
-                        }
-                        Ok(())
+                        ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace)
                     },
                 )
         };
@@ -567,6 +584,7 @@ impl Binding {
 
 struct DrawContext<'a> {
     isa: crate::exec::Isa,
+    jit: Option<&'a crate::jit::Jit>,
     program: &'a Program,
     uniforms: &'a Uniforms<'a>,
     bindings: &'a [Binding],
@@ -576,18 +594,31 @@ struct DrawContext<'a> {
 }
 
 impl DrawContext<'_> {
-    /// Fetch, run and store `count` vertices starting at draw vertex `start`.
-    fn batch(
+    /// Fetch, run and store draw vertices `first .. first + n` in batches of `LANES`, on the
+    /// draw's instruction-set path. `out` holds their outputs (empty when there are none).
+    fn batches<T: crate::exec::Tracer>(
         &self,
         m: &mut Machine,
-        start: usize,
-        count: usize,
+        first: usize,
+        n: usize,
         out: &mut [f32],
+        tracer: &mut T,
     ) -> Result<(), VmError> {
-        self.batch_traced(m, start, count, out, &mut crate::exec::NoTrace)
+        crate::exec::on_isa(
+            self.isa,
+            Batches {
+                ctx: self,
+                m,
+                first,
+                n,
+                out,
+                tracer,
+            },
+        )
     }
 
-    fn batch_traced<T: crate::exec::Tracer>(
+    #[inline(always)]
+    fn batch<T: crate::exec::Tracer>(
         &self,
         m: &mut Machine,
         start: usize,
@@ -636,9 +667,10 @@ impl DrawContext<'_> {
                     }
                 }
             }
-            let mut v = [[0.0f32; LANES]; 4];
-            e.ty.decode_lanes(data, &at[..count], &mut v);
-            m.rows[base..base + 4].copy_from_slice(&v);
+            let rows: &mut [[f32; LANES]; 4] = (&mut m.rows[base..base + 4])
+                .try_into()
+                .expect("a register is four rows");
+            e.ty.decode_lanes(data, &at[..count], rows);
         }
         for &(reg, _) in self.unbound {
             let base = INPUT_BASE as usize + reg as usize * 4;
@@ -646,19 +678,76 @@ impl DrawContext<'_> {
                 m.rows[base + c] = [x; LANES];
             }
         }
-        crate::exec::run_on(self.isa, m, self.program, self.uniforms, tracer)?;
-        let regs = self.program.outputs.len();
-        for (k, r) in self.program.outputs.iter().enumerate() {
-            for c in 0..4 {
-                let row = &m.rows[r.row as usize + c];
-                for l in 0..count {
-                    // One NaN for every NaN: which operand's NaN an IEEE operation returns
-                    // depends on operand order, which the compiler may swap per instruction
-                    // set; no non-NaN result depends on it, so outputs are bit-identical.
-                    let x = row[l];
-                    out[(l * regs + k) * 4 + c] = if x.is_nan() { f32::NAN } else { x };
+        match self.jit {
+            Some(jit) if !T::ENABLED => {
+                if !jit.run(&mut m.rows, self.program, self.uniforms) {
+                    return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
                 }
             }
+            _ => m.run_traced(self.program, self.uniforms, tracer)?,
+        }
+        let regs = self.program.outputs.len();
+        for (k, r) in self.program.outputs.iter().enumerate() {
+            let rows: &[[f32; LANES]; 4] = (&m.rows[r.row as usize..r.row as usize + 4])
+                .try_into()
+                .expect("a register is four rows");
+            // One NaN for every NaN: which operand's NaN an IEEE operation returns depends on
+            // operand order, which the compiler may swap per instruction set; no non-NaN
+            // result depends on it, so outputs are bit-identical.
+            let mut canon = *rows;
+            for row in &mut canon {
+                for x in row.iter_mut() {
+                    if x.is_nan() {
+                        *x = f32::NAN;
+                    }
+                }
+            }
+            let mut vertices = out.chunks_exact_mut(regs * 4).take(count);
+            for l in (0..count / 4 * 4).step_by(4) {
+                let four = |c: usize| -> [f32; 4] { canon[c][l..l + 4].try_into().expect("4") };
+                let t = transpose4([four(0), four(1), four(2), four(3)]);
+                for v in t {
+                    let dst = vertices.next().expect("count vertices");
+                    dst[k * 4..k * 4 + 4].copy_from_slice(&v);
+                }
+            }
+            for (j, dst) in vertices.enumerate() {
+                let l = count / 4 * 4 + j;
+                for c in 0..4 {
+                    dst[k * 4 + c] = canon[c][l];
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Batches<'a, 'c, T> {
+    ctx: &'a DrawContext<'c>,
+    m: &'a mut Machine,
+    first: usize,
+    n: usize,
+    out: &'a mut [f32],
+    tracer: &'a mut T,
+}
+
+impl<T: crate::exec::Tracer> crate::exec::OnIsa for Batches<'_, '_, T> {
+    type Output = Result<(), VmError>;
+
+    #[inline(always)]
+    fn run(self) -> Self::Output {
+        let per_vertex = self.ctx.program.outputs.len() * 4;
+        let mut done = 0;
+        while done < self.n {
+            let count = LANES.min(self.n - done);
+            let out = if per_vertex == 0 {
+                &mut []
+            } else {
+                &mut self.out[done * per_vertex..(done + count) * per_vertex]
+            };
+            self.ctx
+                .batch(self.m, self.first + done, count, out, self.tracer)?;
+            done += count;
         }
         Ok(())
     }

@@ -88,50 +88,42 @@ impl Isa {
     }
 }
 
-/// Run a batch on the path `isa` (never above what [`Isa::detect`] finds).
-pub(crate) fn run_on<T: Tracer>(
-    isa: Isa,
-    m: &mut Machine,
-    p: &Program,
-    u: &Uniforms,
-    t: &mut T,
-) -> Result<(), VmError> {
+/// Work compiled once per instruction-set path: `run` is inlined into each path's wrapper,
+/// so everything it inlines in turn (fetch, the op loop, the store) uses that path's
+/// instructions.
+pub(crate) trait OnIsa {
+    type Output;
+    fn run(self) -> Self::Output;
+}
+
+/// Run `task` on the path `isa` (never above what [`Isa::detect`] finds).
+pub(crate) fn on_isa<T: OnIsa>(isa: Isa, task: T) -> T::Output {
     #[cfg(target_arch = "x86_64")]
     {
         let isa = isa.min(Isa::detect());
         // SAFETY: the features each path is compiled for were detected on this processor.
         match isa {
-            Isa::Avx512 => return unsafe { run_avx512(m, p, u, t) },
-            Isa::Avx2 => return unsafe { run_avx2(m, p, u, t) },
+            Isa::Avx512 => return unsafe { on_avx512(task) },
+            Isa::Avx2 => return unsafe { on_avx2(task) },
             Isa::Base => {}
         }
     }
     let _ = isa;
-    m.run_traced(p, u, t)
+    task.run()
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(
     enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,sse4.1,sse4.2,popcnt"
 )]
-unsafe fn run_avx512<T: Tracer>(
-    m: &mut Machine,
-    p: &Program,
-    u: &Uniforms,
-    t: &mut T,
-) -> Result<(), VmError> {
-    m.run_traced(p, u, t)
+unsafe fn on_avx512<T: OnIsa>(task: T) -> T::Output {
+    task.run()
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,bmi1,bmi2,sse4.1,sse4.2,popcnt")]
-unsafe fn run_avx2<T: Tracer>(
-    m: &mut Machine,
-    p: &Program,
-    u: &Uniforms,
-    t: &mut T,
-) -> Result<(), VmError> {
-    m.run_traced(p, u, t)
+unsafe fn on_avx2<T: OnIsa>(task: T) -> T::Output {
+    task.run()
 }
 
 /// Observes execution (the shader debugger).

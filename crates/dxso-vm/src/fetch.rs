@@ -98,14 +98,28 @@ impl DeclType {
 
     /// Expand the elements at byte offsets `at` of `data` into the rows of one register, one
     /// lane each. Each type gets its own loop with [`DeclType::decode`] inlined into it.
+    #[inline(always)]
     pub fn decode_lanes(self, data: &[u8], at: &[usize], rows: &mut [[f32; LANES]; 4]) {
         macro_rules! per_type {
             ($($t:ident),*) => {
                 match self {
                     $(DeclType::$t => {
                         let size = DeclType::$t.size();
-                        for (l, &a) in at.iter().enumerate() {
-                            let x = DeclType::$t.decode(&data[a..a + size]);
+                        // Four vertices at a time, turned into four component rows.
+                        let whole = at.len() / 4 * 4;
+                        for l in (0..whole).step_by(4) {
+                            let t = transpose4([
+                                DeclType::$t.decode(&data[at[l]..at[l] + size]),
+                                DeclType::$t.decode(&data[at[l + 1]..at[l + 1] + size]),
+                                DeclType::$t.decode(&data[at[l + 2]..at[l + 2] + size]),
+                                DeclType::$t.decode(&data[at[l + 3]..at[l + 3] + size]),
+                            ]);
+                            for c in 0..4 {
+                                rows[c][l..l + 4].copy_from_slice(&t[c]);
+                            }
+                        }
+                        for l in whole..at.len() {
+                            let x = DeclType::$t.decode(&data[at[l]..at[l] + size]);
                             for c in 0..4 {
                                 rows[c][l] = x[c];
                             }
@@ -188,6 +202,40 @@ impl DeclType {
     }
 }
 
+/// Rows of a 4x4 matrix become its columns: four vertices' components into four component
+/// rows (fetch), and back (store).
+#[inline(always)]
+pub(crate) fn transpose4(m: [[f32; 4]; 4]) -> [[f32; 4]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE is part of every x86-64 processor; the loads and stores are unaligned
+        // ones of four f32s from and to arrays of four f32s.
+        unsafe {
+            let [a, b, c, d] = m.map(|r| _mm_loadu_ps(r.as_ptr()));
+            let ab_lo = _mm_unpacklo_ps(a, b); // a0 b0 a1 b1
+            let ab_hi = _mm_unpackhi_ps(a, b); // a2 b2 a3 b3
+            let cd_lo = _mm_unpacklo_ps(c, d);
+            let cd_hi = _mm_unpackhi_ps(c, d);
+            let cols = [
+                _mm_movelh_ps(ab_lo, cd_lo),
+                _mm_movehl_ps(cd_lo, ab_lo),
+                _mm_movelh_ps(ab_hi, cd_hi),
+                _mm_movehl_ps(cd_hi, ab_hi),
+            ];
+            let mut out = [[0.0f32; 4]; 4];
+            for (o, v) in out.iter_mut().zip(cols) {
+                _mm_storeu_ps(o.as_mut_ptr(), v);
+            }
+            out
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        std::array::from_fn(|c| std::array::from_fn(|r| m[r][c]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::DeclType::{self, *};
@@ -265,6 +313,21 @@ mod tests {
             Float16_4.decode(&[0x00, 0x38, 0xFF, 0x7B, 0x00, 0x00, 0x00, 0x3C]),
             [0.5, 65504.0, 0.0, 1.0]
         );
+    }
+
+    #[test]
+    fn transpose4_swaps_rows_and_columns() {
+        let m = [
+            [1.0, 2.0, 3.0, 4.0],
+            [5.0, 6.0, 7.0, 8.0],
+            [9.0, 10.0, 11.0, 12.0],
+            [13.0, 14.0, 15.0, 16.0],
+        ];
+        let t = super::transpose4(m);
+        assert_eq!(t[0], [1.0, 5.0, 9.0, 13.0]);
+        assert_eq!(t[1], [2.0, 6.0, 10.0, 14.0]);
+        assert_eq!(t[3], [4.0, 8.0, 12.0, 16.0]);
+        assert_eq!(super::transpose4(t), m);
     }
 
     #[test]

@@ -30,6 +30,7 @@
 mod device;
 mod exec;
 mod fetch;
+mod jit;
 mod program;
 mod texture;
 mod trace;

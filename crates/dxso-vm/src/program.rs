@@ -242,6 +242,16 @@ fn semantic_name(usage: Usage, index: u8) -> String {
 }
 
 impl Program {
+    /// The first row after the constant rows (gather scratch).
+    pub(crate) fn scratch_base(&self) -> u16 {
+        CONST_BASE + self.const_rows.len() as u16 * 4
+    }
+
+    /// Whether `row` is one of the constant rows (broadcast at the start of a draw).
+    pub(crate) fn is_const_row(&self, row: u16) -> bool {
+        (CONST_BASE..self.scratch_base()).contains(&row)
+    }
+
     /// Lower a validated vertex shader.
     pub fn lower(checked: &Checked) -> Result<Program, LowerError> {
         lower(checked.shader())

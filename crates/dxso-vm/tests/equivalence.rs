@@ -1,5 +1,6 @@
 //! The fast paths against the straightforward one: random shaders on random inputs give
-//! bit-identical outputs on every instruction-set path, and whatever the batching.
+//! bit-identical outputs on every instruction-set path, on the compiled tier and on the
+//! interpreter, and whatever the batching.
 
 mod common;
 use common::*;
@@ -123,6 +124,42 @@ fn arb_shader() -> impl Strategy<Value = String> {
     })
 }
 
+/// Random lines under uniform flow only (what the compiled tier covers): a `rep` loop, an
+/// `if b#`, predication and `c[a0.x + n]` reads with indices in and out of the file.
+fn arb_uniform_shader() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(arb_line(), 1..16),
+        prop::collection::vec(arb_line(), 0..5),
+        prop::collection::vec(arb_line(), 0..4),
+        0u8..6,
+    )
+        .prop_map(|(body, looped, branch, cmp)| {
+            let mut s = String::from(
+                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n",
+            );
+            for r in 0..16 {
+                s.push_str(&format!("mov r{r}, v{}\n", r % 2));
+            }
+            let lines = |s: &mut String, l: &[String]| {
+                for line in l {
+                    s.push_str(line);
+                    s.push('\n');
+                }
+            };
+            lines(&mut s, &body);
+            s.push_str("rep i0\n");
+            lines(&mut s, &looped);
+            s.push_str("add r3, r3, c1\nendrep\nif b0\n");
+            lines(&mut s, &branch);
+            s.push_str("else\nmul r4, r4, c1.yzwx\nendif\n");
+            let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
+            s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r9.xw, r6\n"));
+            s.push_str("mul r10, r7, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
+            s.push_str("mov o0, r0\nmov o1, r1\nadd r9.yz, r9, r12\nadd o2, r2, r9\n");
+            s
+        })
+}
+
 fn arb_value() -> impl Strategy<Value = f32> {
     prop_oneof![
         6 => -4.0f32..4.0,
@@ -157,5 +194,27 @@ proptest! {
             let alone = one.draw(1, 1).unwrap().data;
             prop_assert_eq!(bits(&alone), bits(&best[k * 12..k * 12 + 12]), "{}", src);
         }
+    }
+
+    #[test]
+    fn the_compiled_tier_gives_the_interpreters_bits(
+        src in arb_uniform_shader(),
+        inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
+        consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
+        reps in 0i32..4,
+        b0 in any::<bool>(),
+    ) {
+        let (v0, v1) = inputs.split_at(70);
+        let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+        dev.set_constant_f(0, &consts).unwrap();
+        dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
+        dev.set_constant_b(0, &[b0]).unwrap();
+        prop_assert!(dev.jit_active(), "{}", src);
+        let compiled = dev.draw(70, 1).unwrap().data;
+        dev.set_jit(false);
+        prop_assert!(!dev.jit_active());
+        let interpreted = dev.draw(70, 1).unwrap().data;
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&compiled), bits(&interpreted), "{}", src);
     }
 }

@@ -263,7 +263,32 @@ fn runaway_shaders_end_with_an_error() {
     let mut dev = device(&src, &[vec![[0.0; 4]]]);
     dev.set_constant_i(0, &[[255, 0, 0, 0]]).unwrap();
     dev.set_max_instructions(0xFFFF);
+    assert!(dev.jit_active());
     assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
+    dev.set_jit(false);
+    assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
+}
+
+/// The compiled tier counts executed instructions as the interpreter does: around the limit
+/// both accept and refuse the same loop counts.
+#[test]
+fn both_tiers_stop_at_the_same_count() {
+    let src = format!("{VS3}mov o0, v0\nmov r0, c0\nrep i0\nadd r0, r0, c0\nendrep\nmov o1, r0\n");
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    dev.set_max_instructions(0xFFFF);
+    let mut seen = (false, false);
+    for n in 32760..32775 {
+        dev.set_constant_i(0, &[[n, 0, 0, 0]]).unwrap();
+        dev.set_jit(true);
+        assert!(dev.jit_active());
+        let compiled = dev.draw(1, 1).map(|o| o.data);
+        dev.set_jit(false);
+        let interpreted = dev.draw(1, 1).map(|o| o.data);
+        assert_eq!(compiled, interpreted, "rep {n}");
+        seen.0 |= compiled.is_ok();
+        seen.1 |= compiled.is_err();
+    }
+    assert_eq!(seen, (true, true), "the sweep crosses the limit");
 }
 
 /// Outputs do not depend on how vertices fall into batches or threads.
