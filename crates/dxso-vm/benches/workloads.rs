@@ -1,20 +1,28 @@
 //! The benchmark workloads W1 (transform), W2 (skinning), W3 (lighting loop) of
-//! `../shared/bench`, 262,144 vertices each, on every core.
-//! Run with `cargo bench -p dxso-vm --bench workloads`.
+//! `../shared/bench`, 262,144 vertices each, on every core, on the compiled tier and on
+//! the interpreter. Run with `cargo bench -p dxso-vm --bench workloads`.
 
 use dxso_vm::workloads::{Workload, builtin};
 use std::sync::LazyLock;
 
 const N: usize = 1 << 18;
 
-static WORKLOADS: LazyLock<Vec<Workload>> = LazyLock::new(|| builtin(N).expect("workloads build"));
+const TIERS: [&str; 2] = ["compiled", "interpreted"];
+
+static WORKLOADS: LazyLock<[Vec<Workload>; 2]> = LazyLock::new(|| {
+    let mut interpreted = builtin(N).expect("workloads build");
+    for w in &mut interpreted {
+        w.device.set_jit(false);
+    }
+    [builtin(N).expect("workloads build"), interpreted]
+});
 
 fn main() {
     divan::main();
 }
 
-fn draw(k: usize) -> usize {
-    let w = &WORKLOADS[k];
+fn draw(tier: &str, k: usize) -> usize {
+    let w = &WORKLOADS[TIERS.iter().position(|t| *t == tier).expect("a tier")][k];
     w.device
         .draw(divan::black_box(w.vertices), 1)
         .expect("draws")
@@ -22,23 +30,23 @@ fn draw(k: usize) -> usize {
         .len()
 }
 
-#[divan::bench(sample_count = 20)]
-fn w1_transform(b: divan::Bencher) {
+#[divan::bench(sample_count = 20, args = TIERS)]
+fn w1_transform(b: divan::Bencher, tier: &str) {
     LazyLock::force(&WORKLOADS);
     b.counter(divan::counter::ItemsCount::new(N))
-        .bench(|| draw(0));
+        .bench(|| draw(tier, 0));
 }
 
-#[divan::bench(sample_count = 10)]
-fn w2_skinning(b: divan::Bencher) {
+#[divan::bench(sample_count = 10, args = TIERS)]
+fn w2_skinning(b: divan::Bencher, tier: &str) {
     LazyLock::force(&WORKLOADS);
     b.counter(divan::counter::ItemsCount::new(N))
-        .bench(|| draw(1));
+        .bench(|| draw(tier, 1));
 }
 
-#[divan::bench(sample_count = 10)]
-fn w3_lighting(b: divan::Bencher) {
+#[divan::bench(sample_count = 10, args = TIERS)]
+fn w3_lighting(b: divan::Bencher, tier: &str) {
     LazyLock::force(&WORKLOADS);
     b.counter(divan::counter::ItemsCount::new(N))
-        .bench(|| draw(2));
+        .bench(|| draw(tier, 2));
 }

@@ -626,7 +626,9 @@ impl DrawContext<'_> {
         out: &mut [f32],
         tracer: &mut T,
     ) -> Result<(), VmError> {
-        m.reset(self.program);
+        // The compiled tier keeps temporaries in registers: only outputs need clearing.
+        let compiled = self.jit.filter(|_| !T::ENABLED);
+        m.reset(self.program, compiled.is_none());
         // Where each lane's vertex sits in the draw: vertex k of instance i, and the stream
         // element k reads through the index buffer. Counters, not divisions.
         let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);
@@ -655,6 +657,10 @@ impl DrawContext<'_> {
                     for l in 0..count {
                         at[l] = first + vix[l] * stride;
                     }
+                    if self.indices.is_none() {
+                        // The next batch's vertices follow: ask for them now.
+                        prefetch(data, at[0] + LANES * stride, LANES * stride);
+                    }
                 }
                 Frequency::InstanceData(d) => {
                     for l in 0..count {
@@ -678,8 +684,8 @@ impl DrawContext<'_> {
                 m.rows[base + c] = [x; LANES];
             }
         }
-        match self.jit {
-            Some(jit) if !T::ENABLED => {
+        match compiled {
+            Some(jit) => {
                 if !jit.run(&mut m.rows, self.program, self.uniforms) {
                     return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
                 }
@@ -688,14 +694,14 @@ impl DrawContext<'_> {
         }
         let regs = self.program.outputs.len();
         for (k, r) in self.program.outputs.iter().enumerate() {
-            let rows: &[[f32; LANES]; 4] = (&m.rows[r.row as usize..r.row as usize + 4])
+            // The output rows are cleared before the next batch: canonicalise in place.
+            let canon: &mut [[f32; LANES]; 4] = (&mut m.rows[r.row as usize..r.row as usize + 4])
                 .try_into()
                 .expect("a register is four rows");
             // One NaN for every NaN: which operand's NaN an IEEE operation returns depends on
             // operand order, which the compiler may swap per instruction set; no non-NaN
             // result depends on it, so outputs are bit-identical.
-            let mut canon = *rows;
-            for row in &mut canon {
+            for row in canon.iter_mut() {
                 for x in row.iter_mut() {
                     if x.is_nan() {
                         *x = f32::NAN;
@@ -720,6 +726,27 @@ impl DrawContext<'_> {
         }
         Ok(())
     }
+}
+
+/// Hint the processor to load `data[from .. from + len]` into the caches.
+#[inline(always)]
+fn prefetch(data: &[u8], from: usize, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let end = (from + len).min(data.len());
+        let mut at = from;
+        while at < end {
+            // SAFETY: a prefetch never faults, and `at` is inside `data`.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    data.as_ptr().add(at).cast(),
+                )
+            };
+            at += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, from, len);
 }
 
 struct Batches<'a, 'c, T> {

@@ -206,12 +206,14 @@ impl Machine {
         m
     }
 
-    /// Zero the temps and outputs the program writes, a0 and p0 (inputs are fetched by the
-    /// caller).
-    pub fn reset(&mut self, program: &Program) {
+    /// Zero the outputs the program writes, the temps (when `temps`), a0 and p0 (inputs are
+    /// fetched by the caller).
+    pub fn reset(&mut self, program: &Program, temps: bool) {
         let t = TEMP_BASE as usize;
-        for r in &mut self.rows[t..t + program.temp_rows as usize] {
-            *r = [0.0; LANES];
+        if temps {
+            for r in &mut self.rows[t..t + program.temp_rows as usize] {
+                *r = [0.0; LANES];
+            }
         }
         let o = OUTPUT_BASE as usize;
         for r in &mut self.rows[o..o + program.output_rows as usize] {
@@ -836,10 +838,19 @@ pub(crate) fn exp2(x: f32) -> f32 {
     let p = p * f + 0.2402265;
     let p = p * f + std::f32::consts::LN_2;
     let p = p * f + 1.0;
+    // At the clamp (n = -151) the result, below 2^-150, rounds to +0: give it without
+    // computing an underflowing product (processors slow down on those).
+    let zero = n <= -151.0;
     // Scale by 2^n in two steps so that subnormal results and overflow round once.
     let n = n as i32;
     let (n1, n2) = (n >> 1, n - (n >> 1));
-    p * f32::from_bits(((n1 + 127) as u32) << 23) * f32::from_bits(((n2 + 127) as u32) << 23)
+    let s2 = if zero {
+        1.0
+    } else {
+        f32::from_bits(((n2 + 127) as u32) << 23)
+    };
+    let r = p * f32::from_bits(((n1 + 127) as u32) << 23) * s2;
+    if zero { 0.0 } else { r }
 }
 
 /// log2(x): 0 gives -inf, negatives and NaN give NaN; exact at powers of two, about 1 ulp

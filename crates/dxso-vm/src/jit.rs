@@ -12,6 +12,8 @@
 //! Memory: inputs and constants are read from the batch arena (constant rows there are
 //! already broadcast), outputs are written to it; temporaries, gathered operands, a0 and p0
 //! are Cranelift variables.
+//!
+//! Set `DXSO_JIT_DUMP=1` to print each compiled program's machine code to stderr.
 
 use crate::LANES;
 use crate::exec::Uniforms;
@@ -118,9 +120,16 @@ pub(crate) fn supported(p: &Program) -> Result<(), String> {
     Ok(())
 }
 
-/// Compile `p` (see [`supported`]); `Err` says why not.
+/// Compile `p` (see [`supported`]); `Err` says why not. A failure inside the code
+/// generator (a processor it cannot target, say) is an `Err` too: the draw then runs on the
+/// interpreter.
 pub(crate) fn compile(p: &Program) -> Result<Jit, String> {
     supported(p)?;
+    std::panic::catch_unwind(|| generate(p))
+        .unwrap_or_else(|_| Err("the code generator failed".to_string()))
+}
+
+fn generate(p: &Program) -> Result<Jit, String> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| e.to_string());
     set(&mut flags, "opt_level", "speed")?;
@@ -172,7 +181,7 @@ pub(crate) fn compile(p: &Program) -> Result<Jit, String> {
 const ROW_BYTES: i64 = (LANES * 4) as i64;
 /// Groups of four lanes interleaved: each operation is emitted for `K` groups in a row, so
 /// the processor overlaps their (long) dependency chains.
-const K: usize = 4;
+const K: usize = 1;
 const F4: Type = types::F32X4;
 const I4: Type = types::I32X4;
 
@@ -322,6 +331,10 @@ impl<'a> Emitter<'a> {
 
     /// The product with the zero rule (C8): a zero factor gives +0.
     fn mul(&mut self, a: Value, b: Value) -> Value {
+        if a == b {
+            // A square is +0 for a zero factor of either sign already.
+            return self.b.ins().fmul(a, b);
+        }
         let z = self.f(0.0);
         let za = self.cmp(FloatCC::Equal, a, z);
         let zb = self.cmp(FloatCC::Equal, b, z);
@@ -374,13 +387,18 @@ impl<'a> Emitter<'a> {
     }
 
     fn src(&mut self, s: &SrcRef, c: usize) -> Value {
+        let v = self.src_unnegated(s, c);
+        if s.xor != 0 { self.b.ins().fneg(v) } else { v }
+    }
+
+    /// A source with `_abs` applied but not negation.
+    fn src_unnegated(&mut self, s: &SrcRef, c: usize) -> Value {
         let v = self.read_row(s.rows[c]);
-        let v = if s.and != u32::MAX {
+        if s.and != u32::MAX {
             self.b.ins().fabs(v)
         } else {
             v
-        };
-        if s.xor != 0 { self.b.ins().fneg(v) } else { v }
+        }
     }
 
     fn count(&mut self, n: i64) {
@@ -737,6 +755,8 @@ impl<'a> Emitter<'a> {
             let k = self.f(k);
             p = self.b.ins().fadd(t, k);
         }
+        let lowest = self.f(-151.0);
+        let zero = self.cmp(FloatCC::LessThanOrEqual, n, lowest);
         let n = self.b.ins().fcvt_to_sint_sat(I4, n);
         let n1 = self.b.ins().sshr_imm_s(n, 1);
         let n2 = self.b.ins().isub(n, n1);
@@ -748,8 +768,12 @@ impl<'a> Emitter<'a> {
         };
         let s1 = scale(self, n1);
         let s2 = scale(self, n2);
+        let one = self.f(1.0);
+        let s2 = self.sel(zero, one, s2);
         let r = self.b.ins().fmul(p, s1);
-        self.b.ins().fmul(r, s2)
+        let r = self.b.ins().fmul(r, s2);
+        let z = self.f(0.0);
+        self.sel(zero, z, r)
     }
 
     /// log2(x) as [`crate::exec::log2`] computes it.
@@ -858,6 +882,11 @@ impl<'a> Emitter<'a> {
                 let a: Vec<Value> = (0..nargs).map(|k| self.src(&src[k], c)).collect();
                 let v = match kind {
                     Alu::Mov | Alu::MovA => a[0],
+                    // x + (-y) is x - y in IEEE arithmetic: skip the negation.
+                    Alu::Add if src[1].xor != 0 => {
+                        let b = self.src_unnegated(&src[1], c);
+                        self.b.ins().fsub(a[0], b)
+                    }
                     Alu::Add => self.add(a[0], a[1]),
                     Alu::Mul => self.mul(a[0], a[1]),
                     Alu::Mad => {
