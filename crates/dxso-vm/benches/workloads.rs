@@ -12,7 +12,7 @@ const TIERS: [&str; 2] = ["compiled", "interpreted"];
 static WORKLOADS: LazyLock<[Vec<Workload>; 2]> = LazyLock::new(|| {
     let mut interpreted = builtin(N).expect("workloads build");
     for w in &mut interpreted {
-        w.device.set_jit(false);
+        w.device.set_tier(dxso_vm::Tier::Interpreted);
     }
     [builtin(N).expect("workloads build"), interpreted]
 });

@@ -106,10 +106,19 @@ pub struct Device {
     samplers: [SamplerState; 4],
     pool: Option<Arc<rayon::ThreadPool>>,
     isa: crate::exec::Isa,
-    /// Whether draws may use the compiled tier.
-    jit_enabled: bool,
+    tier: Tier,
     /// The bound program compiled, when the compiled tier covers it (made at the first draw).
     jit: std::sync::OnceLock<Option<Arc<crate::jit::Jit>>>,
+}
+
+/// How a device runs its shader. Both tiers give identical results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Machine code compiled from the program where the compiled tier covers it (uniform
+    /// flow control; see the `jit` module), the interpreter elsewhere. The default.
+    Compiled,
+    /// Always the interpreter.
+    Interpreted,
 }
 
 impl Default for Device {
@@ -134,7 +143,10 @@ impl Device {
             samplers: [SamplerState::default(); 4],
             pool: None,
             isa: crate::exec::Isa::detect(),
-            jit_enabled: std::env::var("DXSO_JIT").as_deref() != Ok("0"),
+            tier: match std::env::var("DXSO_TIER").as_deref() {
+                Ok("interpreted") => Tier::Interpreted,
+                _ => Tier::Compiled,
+            },
             jit: std::sync::OnceLock::new(),
         }
     }
@@ -277,11 +289,10 @@ impl Device {
         self.isa = isa.min(crate::exec::Isa::detect());
     }
 
-    /// Allow or forbid the compiled tier (on by default; the environment variable
-    /// `DXSO_JIT=0` turns it off). Programs it does not cover always run on the interpreter;
-    /// both give identical results.
-    pub fn set_jit(&mut self, enabled: bool) {
-        self.jit_enabled = enabled;
+    /// Choose how draws run: [`Tier::Compiled`] by default, or what the environment variable
+    /// `DXSO_TIER=compiled|interpreted` says. Both tiers give identical results.
+    pub fn set_tier(&mut self, tier: Tier) {
+        self.tier = tier;
     }
 
     /// Whether draws of the bound program run compiled code (compiling it now if needed).
@@ -290,10 +301,10 @@ impl Device {
     }
 
     fn compiled(&self) -> Option<&crate::jit::Jit> {
-        if !self.jit_enabled {
+        let program = self.program.as_ref()?;
+        if self.tier == Tier::Interpreted {
             return None;
         }
-        let program = self.program.as_ref()?;
         self.jit
             .get_or_init(|| crate::jit::compile(program).ok().map(Arc::new))
             .as_deref()

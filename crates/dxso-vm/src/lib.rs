@@ -38,7 +38,7 @@ pub mod workloads;
 
 pub use device::{
     Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
-    STREAMSOURCE_INSTANCEDATA, StreamSource, VertexElement,
+    STREAMSOURCE_INSTANCEDATA, StreamSource, Tier, VertexElement,
 };
 pub use exec::Isa;
 pub use fetch::DeclType;

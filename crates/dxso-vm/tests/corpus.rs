@@ -38,6 +38,7 @@ fn every_corpus_vertex_shader_runs() {
                 continue;
             };
             let mut dev = Device::new();
+            dev.set_tier(dxso_vm::Tier::Compiled);
             dev.set_vertex_shader(&checked)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let inputs = dev.program().unwrap().inputs.clone();
@@ -96,7 +97,7 @@ fn every_corpus_vertex_shader_runs() {
             if dev.jit_active() {
                 compiled += 1;
             }
-            dev.set_jit(false);
+            dev.set_tier(dxso_vm::Tier::Interpreted);
             for isa in [Isa::Base, Isa::Avx2] {
                 dev.set_isa(isa);
                 let other = dev.draw(n, 1).unwrap();

@@ -206,15 +206,30 @@ proptest! {
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+        dev.set_tier(dxso_vm::Tier::Compiled);
         dev.set_constant_f(0, &consts).unwrap();
         dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
         dev.set_constant_b(0, &[b0]).unwrap();
         prop_assert!(dev.jit_active(), "{}", src);
         let compiled = dev.draw(70, 1).unwrap().data;
-        dev.set_jit(false);
+        dev.set_tier(dxso_vm::Tier::Interpreted);
         prop_assert!(!dev.jit_active());
         let interpreted = dev.draw(70, 1).unwrap().data;
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&compiled), bits(&interpreted), "{}", src);
+    }
+}
+
+/// The benchmark workloads run compiled by default, with the interpreter's bits.
+#[test]
+fn the_workloads_run_compiled_with_the_interpreters_bits() {
+    let mut workloads = dxso_vm::workloads::builtin(300).unwrap();
+    for w in workloads.iter_mut() {
+        assert!(w.device.jit_active(), "{}", w.name);
+        let compiled = w.device.draw(w.vertices, 1).unwrap().data;
+        w.device.set_tier(dxso_vm::Tier::Interpreted);
+        let interpreted = w.device.draw(w.vertices, 1).unwrap().data;
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&compiled), bits(&interpreted), "{}", w.name);
     }
 }

@@ -263,9 +263,10 @@ fn runaway_shaders_end_with_an_error() {
     let mut dev = device(&src, &[vec![[0.0; 4]]]);
     dev.set_constant_i(0, &[[255, 0, 0, 0]]).unwrap();
     dev.set_max_instructions(0xFFFF);
+    dev.set_tier(dxso_vm::Tier::Compiled);
     assert!(dev.jit_active());
     assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
-    dev.set_jit(false);
+    dev.set_tier(dxso_vm::Tier::Interpreted);
     assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
 }
 
@@ -279,10 +280,10 @@ fn both_tiers_stop_at_the_same_count() {
     let mut seen = (false, false);
     for n in 32760..32775 {
         dev.set_constant_i(0, &[[n, 0, 0, 0]]).unwrap();
-        dev.set_jit(true);
+        dev.set_tier(dxso_vm::Tier::Compiled);
         assert!(dev.jit_active());
         let compiled = dev.draw(1, 1).map(|o| o.data);
-        dev.set_jit(false);
+        dev.set_tier(dxso_vm::Tier::Interpreted);
         let interpreted = dev.draw(1, 1).map(|o| o.data);
         assert_eq!(compiled, interpreted, "rep {n}");
         seen.0 |= compiled.is_ok();
