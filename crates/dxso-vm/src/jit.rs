@@ -676,17 +676,23 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Rows = v[base + aL] (uniform); outside v0..v15, zero.
-    fn gather_input_al(&mut self, dst: u16, base: i32) {
-        let al = self.b.use_var(self.al);
-        let i = self.b.ins().iadd_imm_s(al, base as i64);
+    /// Input register `base + index`: whether it is inside v0..v15, and the register (v0
+    /// when it is not).
+    fn input_index(&mut self, index: Value, base: i32) -> (Value, Value) {
+        let i = self.b.ins().iadd_imm_s(index, base as i64);
         let ok = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThan, i, INPUTS as i64);
         let zero = self.b.ins().iconst(types::I32, 0);
         let i = self.b.ins().select(ok, i, zero);
-        let i = self.b.ins().uextend(types::I64, i);
+        (ok, self.b.ins().uextend(types::I64, i))
+    }
+
+    /// Rows = v[base + aL] (uniform); outside v0..v15, zero.
+    fn gather_input_al(&mut self, dst: u16, base: i32) {
+        let al = self.b.use_var(self.al);
+        let (ok, i) = self.input_index(al, base);
         let z = self.f(0.0);
         for c in 0..4 {
             let row = self.b.ins().imul_imm_s(i, 4);
@@ -707,14 +713,7 @@ impl<'a> Emitter<'a> {
             let mut v = self.f(0.0);
             for l in 0..4u8 {
                 let a = self.b.ins().extractlane(idx, l);
-                let i = self.b.ins().iadd_imm_s(a, base as i64);
-                let ok = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedLessThan, i, INPUTS as i64);
-                let zero = self.b.ins().iconst(types::I32, 0);
-                let i = self.b.ins().select(ok, i, zero);
-                let i = self.b.ins().uextend(types::I64, i);
+                let (ok, i) = self.input_index(a, base);
                 let row = self.b.ins().imul_imm_s(i, 4 * ROW_BYTES);
                 let off = self.b.ins().iadd(row, g);
                 let addr = self.b.ins().iadd(self.arena, off);

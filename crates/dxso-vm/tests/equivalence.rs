@@ -149,13 +149,13 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
             lines(&mut s, &body);
             s.push_str("rep i0\n");
             lines(&mut s, &looped);
-            s.push_str("add r3, r3, c1\nendrep\nif b0\n");
+            s.push_str("add r3, r3, c1\nendrep\nloop aL, i0\nadd r13, r13, v[aL + 1]\nendloop\nif b0\n");
             lines(&mut s, &branch);
             s.push_str("else\nmul r4, r4, c1.yzwx\nendif\n");
             let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
             s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r9.xw, r6\n"));
             s.push_str("mul r10, r7, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
-            s.push_str("mov o0, r0\nmov o1, r1\nadd r9.yz, r9, r12\nadd o2, r2, r9\n");
+            s.push_str("mov o0, r0\nmov o1, r13\nadd r9.yz, r9, r12\nadd o2, r2, r9\n");
             s
         })
 }
