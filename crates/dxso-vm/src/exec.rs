@@ -725,7 +725,7 @@ impl Machine {
                     self.load(&src[0], 3),
                 );
                 for l in 0..LANES {
-                    let power = w[l].clamp(-127.9961, 127.9961);
+                    let power = w[l].clamp(-LIT_POWER, LIT_POWER);
                     res[0][l] = 1.0;
                     res[1][l] = if x[l] > 0.0 { x[l] } else { 0.0 };
                     res[2][l] = if x[l] > 0.0 && y[l] > 0.0 {
@@ -820,27 +820,44 @@ pub(crate) fn pow(x: f32, y: f32) -> f32 {
     exp2(mul(y, log2(x.abs())))
 }
 
+/// exp2's argument range: below it the result is +0, above it +inf.
+pub(crate) const EXP2_MIN: f32 = -151.0;
+pub(crate) const EXP2_MAX: f32 = 129.0;
+/// 1.5 * 2^23: adding and subtracting it rounds to an integer (to nearest even).
+pub(crate) const ROUNDER: f32 = 12_582_912.0;
+/// Taylor terms of 2^f = e^(f ln 2) to degree 7, highest first: (ln 2)^k / k!.
+pub(crate) const EXP2_POLY: [f32; 8] = [
+    1.5252734e-5,
+    1.540353e-4,
+    0.0013333558,
+    0.009618129,
+    0.05550411,
+    0.2402265,
+    std::f32::consts::LN_2,
+    1.0,
+];
+/// log2 series: atanh(s)/s = 1 + s^2/3 + s^4/5 + s^6/7, the terms after 1, highest first.
+pub(crate) const LOG2_POLY: [f32; 3] = [0.14285715, 0.2, 0.33333334];
+/// lit's exponent clamp.
+pub(crate) const LIT_POWER: f32 = 127.9961;
+
 /// 2^x, exact for integers, about 1 ulp elsewhere (exp needs 21 bits). Branch-free, so the
-/// compiler vectorises it and every lane of a batch computes it the same way.
+/// compiler vectorises it and every lane of a batch computes it the same way. The compiled
+/// tier (`jit.rs`) emits the same steps.
 #[inline(always)]
 pub(crate) fn exp2(x: f32) -> f32 {
     // NaN stays NaN through the clamp and the polynomial.
-    let x = x.clamp(-151.0, 129.0);
+    let x = x.clamp(EXP2_MIN, EXP2_MAX);
     // Round to nearest even by the 1.5 * 2^23 trick (no SSE4.1 needed, exact for |x| < 2^22).
-    let n = (x + 12_582_912.0) - 12_582_912.0;
+    let n = (x + ROUNDER) - ROUNDER;
     let f = x - n; // [-0.5, 0.5]
-    // Taylor terms of 2^f = e^(f ln 2) to degree 7: (ln 2)^k / k!.
-    let p = 1.5252734e-5f32;
-    let p = p * f + 1.540353e-4;
-    let p = p * f + 0.0013333558;
-    let p = p * f + 0.009618129;
-    let p = p * f + 0.05550411;
-    let p = p * f + 0.2402265;
-    let p = p * f + std::f32::consts::LN_2;
-    let p = p * f + 1.0;
+    let mut p = EXP2_POLY[0];
+    for k in &EXP2_POLY[1..] {
+        p = p * f + k;
+    }
     // At the clamp (n = -151) the result, below 2^-150, rounds to +0: give it without
     // computing an underflowing product (processors slow down on those).
-    let zero = n <= -151.0;
+    let zero = n <= EXP2_MIN;
     // Scale by 2^n in two steps so that subnormal results and overflow round once.
     let n = n as i32;
     let (n1, n2) = (n >> 1, n - (n >> 1));
@@ -854,7 +871,8 @@ pub(crate) fn exp2(x: f32) -> f32 {
 }
 
 /// log2(x): 0 gives -inf, negatives and NaN give NaN; exact at powers of two, about 1 ulp
-/// elsewhere (log needs 21 bits). Branch-free like [`exp2`].
+/// elsewhere (log needs 21 bits). Branch-free like [`exp2`]; the compiled tier emits the
+/// same steps.
 #[inline(always)]
 pub(crate) fn log2(x: f32) -> f32 {
     // Normalise subnormals, then split x = m * 2^e with m in [sqrt(1/2), sqrt(2)).
@@ -869,9 +887,10 @@ pub(crate) fn log2(x: f32) -> f32 {
     // log2(m) = 2/ln2 * atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
     let s = (m - 1.0) / (m + 1.0);
     let s2 = s * s;
-    let p = 0.14285715f32;
-    let p = p * s2 + 0.2;
-    let p = p * s2 + 0.33333334;
+    let mut p = LOG2_POLY[0];
+    for k in &LOG2_POLY[1..] {
+        p = p * s2 + k;
+    }
     let ln_m = 2.0 * s + 2.0 * s * s2 * p;
     let r = ln_m * std::f32::consts::LOG2_E + e as f32;
     let r = if x == f32::INFINITY { x } else { r };

@@ -16,7 +16,7 @@
 //! Set `DXSO_JIT_DUMP=1` to print each compiled program's machine code to stderr.
 
 use crate::LANES;
-use crate::exec::Uniforms;
+use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER, Uniforms};
 use crate::program::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -88,7 +88,7 @@ impl Jit {
 }
 
 /// Whether the compiled tier can run `p`, and if not, why.
-pub(crate) fn supported(p: &Program) -> Result<(), String> {
+fn supported(p: &Program) -> Result<(), String> {
     for op in &p.ops {
         match op {
             Op::Alu { kind, dst, src } => {
@@ -401,10 +401,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn count(&mut self, n: i64) {
-        self.pending += n;
-    }
-
     fn flush_count(&mut self) {
         if self.pending != 0 {
             let e = self.b.use_var(self.executed);
@@ -498,7 +494,7 @@ impl<'a> Emitter<'a> {
                 self.b.switch_to_block(bl);
             }
             terminated = false;
-            self.count(1);
+            self.pending += 1;
             match ops[pc] {
                 Op::Alu { .. }
                 | Op::GatherConstA0 { .. }
@@ -731,30 +727,22 @@ impl<'a> Emitter<'a> {
 
     /// 2^x as [`crate::exec::exp2`] computes it.
     fn exp2(&mut self, x: Value) -> Value {
-        let (lo, hi) = (self.f(-151.0), self.f(129.0));
+        let (lo, hi) = (self.f(EXP2_MIN), self.f(EXP2_MAX));
         let m = self.cmp(FloatCC::LessThan, x, lo);
         let x = self.sel(m, lo, x);
         let m = self.cmp(FloatCC::GreaterThan, x, hi);
         let x = self.sel(m, hi, x);
-        let big = self.f(12_582_912.0);
+        let big = self.f(ROUNDER);
         let n = self.b.ins().fadd(x, big);
         let n = self.b.ins().fsub(n, big);
         let fr = self.b.ins().fsub(x, n);
-        let mut p = self.f(1.5252734e-5);
-        for k in [
-            1.540353e-4,
-            0.0013333558,
-            0.009618129,
-            0.05550411,
-            0.2402265,
-            std::f32::consts::LN_2,
-            1.0,
-        ] {
+        let mut p = self.f(EXP2_POLY[0]);
+        for &k in &EXP2_POLY[1..] {
             let t = self.b.ins().fmul(p, fr);
             let k = self.f(k);
             p = self.b.ins().fadd(t, k);
         }
-        let lowest = self.f(-151.0);
+        let lowest = self.f(EXP2_MIN);
         let zero = self.cmp(FloatCC::LessThanOrEqual, n, lowest);
         let n = self.b.ins().fcvt_to_sint_sat(I4, n);
         let n1 = self.b.ins().sshr_imm_s(n, 1);
@@ -808,8 +796,8 @@ impl<'a> Emitter<'a> {
         let den = self.b.ins().fadd(m, one);
         let s = self.b.ins().fdiv(num, den);
         let s2 = self.b.ins().fmul(s, s);
-        let mut p = self.f(0.14285715);
-        for k in [0.2, 0.33333334] {
+        let mut p = self.f(LOG2_POLY[0]);
+        for &k in &LOG2_POLY[1..] {
             let t = self.b.ins().fmul(p, s2);
             let k = self.f(k);
             p = self.b.ins().fadd(t, k);
@@ -981,7 +969,7 @@ impl<'a> Emitter<'a> {
                 let x = self.src(&src[0], 0);
                 let y = self.src(&src[0], 1);
                 let w = self.src(&src[0], 3);
-                let (lo, hi) = (self.f(-127.9961), self.f(127.9961));
+                let (lo, hi) = (self.f(-LIT_POWER), self.f(LIT_POWER));
                 let m = self.cmp(FloatCC::LessThan, w, lo);
                 let w = self.sel(m, lo, w);
                 let m = self.cmp(FloatCC::GreaterThan, w, hi);
