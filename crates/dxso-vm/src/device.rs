@@ -668,10 +668,6 @@ impl DrawContext<'_> {
                     for l in 0..count {
                         at[l] = first + vix[l] * stride;
                     }
-                    if self.indices.is_none() {
-                        // The next batch's vertices follow: ask for them now.
-                        prefetch(data, at[0] + LANES * stride, LANES * stride);
-                    }
                 }
                 Frequency::InstanceData(d) => {
                     for l in 0..count {
@@ -737,27 +733,6 @@ impl DrawContext<'_> {
         }
         Ok(())
     }
-}
-
-/// Hint the processor to load `data[from .. from + len]` into the caches.
-#[inline(always)]
-fn prefetch(data: &[u8], from: usize, len: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let end = (from + len).min(data.len());
-        let mut at = from;
-        while at < end {
-            // SAFETY: a prefetch never faults, and `at` is inside `data`.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    data.as_ptr().add(at).cast(),
-                )
-            };
-            at += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, from, len);
 }
 
 struct Batches<'a, 'c, T> {
