@@ -39,73 +39,67 @@ impl Mesh {
     /// count (the draw's vertex count).
     pub fn bind(&self, device: &mut Device) -> anyhow::Result<usize> {
         let n = self.positions.len();
-        let mut decl = Vec::new();
-        let mut add =
-            |stream: usize, ty: DeclType, usage: Usage, data: Vec<f32>| -> anyhow::Result<()> {
-                let stride = ty.size();
-                let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-                decl.push(VertexElement {
-                    stream: stream as u16,
-                    offset: 0,
-                    ty,
-                    method: 0,
-                    usage,
-                    usage_index: 0,
-                });
-                device.set_stream(
-                    stream,
-                    Some(StreamSource {
-                        data: bytes.into(),
-                        offset: 0,
-                        stride,
-                        frequency: Frequency::Vertex,
-                    }),
-                )?;
-                Ok(())
-            };
-        add(
-            0,
-            DeclType::Float3,
-            Usage::Position,
-            self.positions.iter().flatten().copied().collect(),
-        )?;
-        let sized = |len: usize, what: &str| -> anyhow::Result<bool> {
-            match len {
-                0 => Ok(false),
-                l if l == n => Ok(true),
-                l => bail!("the mesh has {l} {what} for {n} positions"),
-            }
-        };
-        if sized(self.normals.len(), "normals")? {
-            add(
-                1,
+        // Stream k carries attribute k; an attribute a mesh lacks is left out.
+        let attributes: [(DeclType, Usage, &str, usize, &[f32]); 5] = [
+            (
+                DeclType::Float3,
+                Usage::Position,
+                "positions",
+                n,
+                self.positions.as_flattened(),
+            ),
+            (
                 DeclType::Float3,
                 Usage::Normal,
-                self.normals.iter().flatten().copied().collect(),
-            )?;
-        }
-        if sized(self.texcoords.len(), "texture coordinates")? {
-            add(
-                2,
+                "normals",
+                self.normals.len(),
+                self.normals.as_flattened(),
+            ),
+            (
                 DeclType::Float2,
                 Usage::TexCoord,
-                self.texcoords.iter().flatten().copied().collect(),
-            )?;
-        }
-        if sized(self.joints.len(), "joint sets")? {
-            add(
-                3,
+                "texture coordinates",
+                self.texcoords.len(),
+                self.texcoords.as_flattened(),
+            ),
+            (
                 DeclType::Float4,
                 Usage::BlendIndices,
-                self.joints.iter().flatten().copied().collect(),
-            )?;
-        }
-        if sized(self.weights.len(), "weight sets")? {
-            add(
-                4,
+                "joint sets",
+                self.joints.len(),
+                self.joints.as_flattened(),
+            ),
+            (
                 DeclType::Float4,
                 Usage::BlendWeight,
-                self.weights.iter().flatten().copied().collect(),
+                "weight sets",
+                self.weights.len(),
+                self.weights.as_flattened(),
+            ),
+        ];
+        let mut decl = Vec::new();
+        for (stream, (ty, usage, what, len, data)) in attributes.into_iter().enumerate() {
+            match len {
+                0 if stream > 0 => continue,
+                l if l == n => {}
+                l => bail!("the mesh has {l} {what} for {n} positions"),
+            }
+            decl.push(VertexElement {
+                stream: stream as u16,
+                offset: 0,
+                ty,
+                method: 0,
+                usage,
+                usage_index: 0,
+            });
+            device.set_stream(
+                stream,
+                Some(StreamSource {
+                    data: data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                    offset: 0,
+                    stride: ty.size(),
+                    frequency: Frequency::Vertex,
+                }),
             )?;
         }
         device.set_declaration(decl)?;
@@ -211,4 +205,42 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
         bail!("{}: no vertices", path.display());
     }
     Ok(mesh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device() -> Device {
+        let src = "vs_3_0\ndcl_position v0\ndcl_texcoord v1\ndcl_position o0\ndcl_texcoord o1\nmov o0, v0\nmov o1, v1\n";
+        let shader = dxso::text::parse(src).unwrap();
+        let checked = dxso::validate::validate(&shader, &dxso::validate::Caps::max()).unwrap();
+        let mut dev = Device::new();
+        dev.set_vertex_shader(&checked).unwrap();
+        dev
+    }
+
+    #[test]
+    fn attributes_bind_to_their_streams_and_mismatches_are_errors() {
+        let mut mesh = Mesh {
+            positions: vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+            texcoords: vec![[0.25, 0.5], [0.75, 1.0]],
+            indices: vec![1, 0],
+            ..Mesh::default()
+        };
+        let mut dev = device();
+        assert_eq!(mesh.bind(&mut dev).unwrap(), 2);
+        let out = dev.draw(2, 1).unwrap();
+        // Index 1 first; FLOAT3 and FLOAT2 fill the missing components with (0, 0, 0, 1).
+        assert_eq!(out.vertex(0), &[4.0, 5.0, 6.0, 1.0, 0.75, 1.0, 0.0, 1.0]);
+        assert_eq!(out.vertex(1), &[1.0, 2.0, 3.0, 1.0, 0.25, 0.5, 0.0, 1.0]);
+
+        mesh.normals = vec![[0.0, 0.0, 1.0]];
+        let err = mesh.bind(&mut device()).unwrap_err().to_string();
+        assert_eq!(err, "the mesh has 1 normals for 2 positions");
+        mesh.normals.clear();
+        mesh.indices = vec![0, 2];
+        let err = mesh.bind(&mut device()).unwrap_err().to_string();
+        assert_eq!(err, "the mesh's index 2 is past its 2 vertices");
+    }
 }

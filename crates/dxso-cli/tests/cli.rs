@@ -171,35 +171,29 @@ fn check_reads_bytecode_and_prints_json() {
 
 #[test]
 fn check_takes_caps_presets_and_files() {
+    // 21 temps: beyond vs_2_x's minimum (16), within 24 and the maximum (32).
     let src: &[u8] = b"vs_2_x\ndcl_position v0\nmov r20, v0\nmov oPos, r20\n";
-    assert_eq!(dxso(&["check", "-"], Some(src)).status.code(), Some(0));
-    assert_eq!(
-        dxso(&["check", "-", "--caps", "min"], Some(src))
-            .status
-            .code(),
-        Some(1)
-    );
-    let caps = temp("caps.json", br#"{"VS20Caps": {"NumTemps": 24, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}"#);
-    assert_eq!(
-        dxso(&["check", "-", "--caps", caps.to_str().unwrap()], Some(src))
-            .status
-            .code(),
-        Some(0)
-    );
-    let caps = temp("caps16.json", br#"{"VS20Caps": {"NumTemps": 16, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}"#);
-    assert_eq!(
-        dxso(&["check", "-", "--caps", caps.to_str().unwrap()], Some(src))
-            .status
-            .code(),
-        Some(1)
-    );
-    let bad = temp("bad-caps.json", br#"{"VS20Caps": {"NumTemps": 99, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}"#);
-    assert_eq!(
-        dxso(&["check", "-", "--caps", bad.to_str().unwrap()], Some(src))
-            .status
-            .code(),
-        Some(2)
-    );
+    let caps_file = |name: &str, temps: u32| {
+        let json = format!(
+            r#"{{"VS20Caps": {{"NumTemps": {temps}, "DynamicFlowControlDepth": 0, "StaticFlowControlDepth": 1}}}}"#
+        );
+        temp(name, json.as_bytes()).to_str().unwrap().to_string()
+    };
+    let cases = [
+        (None, 0),
+        (Some("min".to_string()), 1),
+        (Some(caps_file("caps24.json", 24)), 0),
+        (Some(caps_file("caps16.json", 16)), 1),
+        // NumTemps above 32 is not a valid D3DCAPS9 value: a usage error.
+        (Some(caps_file("caps99.json", 99)), 2),
+    ];
+    for (caps, code) in cases {
+        let mut args = vec!["check", "-"];
+        if let Some(c) = &caps {
+            args.extend(["--caps", c.as_str()]);
+        }
+        assert_eq!(dxso(&args, Some(src)).status.code(), Some(code), "{caps:?}");
+    }
 }
 
 fn data(name: &str) -> String {

@@ -374,31 +374,26 @@ fn instancing_with_stream_frequency() {
         }),
     )
     .unwrap();
-    dev.set_stream(
-        1,
-        Some(StreamSource {
-            data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
-            offset: 0,
-            stride: 8,
-            frequency: Frequency::from_setting(0x8000_0001).unwrap(),
-        }),
-    )
-    .unwrap();
+    // Stream 1: per-instance offsets 100, 200 (element k at byte 8k + 4).
+    let offsets = |dev: &mut dxso_vm::Device, frequency: Frequency| {
+        dev.set_stream(
+            1,
+            Some(StreamSource {
+                data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
+                offset: 0,
+                stride: 8,
+                frequency,
+            }),
+        )
+        .unwrap()
+    };
+    offsets(&mut dev, Frequency::from_setting(0x8000_0001).unwrap());
     dev.set_indices(Some(vec![2, 0, 1]));
     let out = dev.draw(3, 2).unwrap();
     let x: Vec<f32> = (0..6).map(|i| out.vertex(i)[0]).collect();
     assert_eq!(x, [103.0, 101.0, 102.0, 203.0, 201.0, 202.0]);
     // Divider 2 on stream 1: instance data advances every two instances.
-    dev.set_stream(
-        1,
-        Some(StreamSource {
-            data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
-            offset: 0,
-            stride: 8,
-            frequency: Frequency::InstanceData(2),
-        }),
-    )
-    .unwrap();
+    offsets(&mut dev, Frequency::InstanceData(2));
     let out = dev.draw(3, 3).unwrap();
     let x: Vec<f32> = (0..9).map(|i| out.vertex(i)[0]).collect();
     assert_eq!(
@@ -409,16 +404,7 @@ fn instancing_with_stream_frequency() {
     );
     // The software-only plain divider: element k / m.
     dev.set_indices(None);
-    dev.set_stream(
-        1,
-        Some(StreamSource {
-            data: f32s(&[0.0, 100.0, 0.0, 200.0]).into(),
-            offset: 0,
-            stride: 8,
-            frequency: Frequency::from_setting(2).unwrap(),
-        }),
-    )
-    .unwrap();
+    offsets(&mut dev, Frequency::from_setting(2).unwrap());
     let out = dev.draw(3, 1).unwrap();
     let x: Vec<f32> = (0..3).map(|i| out.vertex(i)[0]).collect();
     assert_eq!(x, [101.0, 102.0, 203.0]);
