@@ -725,23 +725,34 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// 2^x as [`crate::exec::exp2`] computes it.
-    fn exp2(&mut self, x: Value) -> Value {
-        let (lo, hi) = (self.f(EXP2_MIN), self.f(EXP2_MAX));
+    /// `f32::clamp`: NaN stays NaN.
+    fn clamp(&mut self, x: Value, lo: f32, hi: f32) -> Value {
+        let (lo, hi) = (self.f(lo), self.f(hi));
         let m = self.cmp(FloatCC::LessThan, x, lo);
         let x = self.sel(m, lo, x);
         let m = self.cmp(FloatCC::GreaterThan, x, hi);
-        let x = self.sel(m, hi, x);
+        self.sel(m, hi, x)
+    }
+
+    /// The polynomial with coefficients `k` (highest first) at `x`, by Horner's rule.
+    fn horner(&mut self, x: Value, k: &[f32]) -> Value {
+        let mut p = self.f(k[0]);
+        for &c in &k[1..] {
+            let t = self.b.ins().fmul(p, x);
+            let c = self.f(c);
+            p = self.b.ins().fadd(t, c);
+        }
+        p
+    }
+
+    /// 2^x as [`crate::exec::exp2`] computes it.
+    fn exp2(&mut self, x: Value) -> Value {
+        let x = self.clamp(x, EXP2_MIN, EXP2_MAX);
         let big = self.f(ROUNDER);
         let n = self.b.ins().fadd(x, big);
         let n = self.b.ins().fsub(n, big);
         let fr = self.b.ins().fsub(x, n);
-        let mut p = self.f(EXP2_POLY[0]);
-        for &k in &EXP2_POLY[1..] {
-            let t = self.b.ins().fmul(p, fr);
-            let k = self.f(k);
-            p = self.b.ins().fadd(t, k);
-        }
+        let p = self.horner(fr, &EXP2_POLY);
         let lowest = self.f(EXP2_MIN);
         let zero = self.cmp(FloatCC::LessThanOrEqual, n, lowest);
         let n = self.b.ins().fcvt_to_sint_sat(I4, n);
@@ -796,12 +807,7 @@ impl<'a> Emitter<'a> {
         let den = self.b.ins().fadd(m, one);
         let s = self.b.ins().fdiv(num, den);
         let s2 = self.b.ins().fmul(s, s);
-        let mut p = self.f(LOG2_POLY[0]);
-        for &k in &LOG2_POLY[1..] {
-            let t = self.b.ins().fmul(p, s2);
-            let k = self.f(k);
-            p = self.b.ins().fadd(t, k);
-        }
+        let p = self.horner(s2, &LOG2_POLY);
         let two = self.f(2.0);
         let two_s = self.b.ins().fmul(two, s);
         let t = self.b.ins().fmul(two_s, s2);
@@ -969,11 +975,7 @@ impl<'a> Emitter<'a> {
                 let x = self.src(&src[0], 0);
                 let y = self.src(&src[0], 1);
                 let w = self.src(&src[0], 3);
-                let (lo, hi) = (self.f(-LIT_POWER), self.f(LIT_POWER));
-                let m = self.cmp(FloatCC::LessThan, w, lo);
-                let w = self.sel(m, lo, w);
-                let m = self.cmp(FloatCC::GreaterThan, w, hi);
-                let power = self.sel(m, hi, w);
+                let power = self.clamp(w, -LIT_POWER, LIT_POWER);
                 let z = self.f(0.0);
                 let one = self.f(1.0);
                 let xpos = self.cmp(FloatCC::GreaterThan, x, z);
