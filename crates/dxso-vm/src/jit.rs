@@ -2,9 +2,9 @@
 //! runs a whole batch, four lanes at a time, with temporaries held in registers.
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
-//! the program) and whose operations it knows; anything else (dynamic branches, `break`,
-//! subroutines, `texldl`, `sincos`, `o[aL]`) runs on the interpreter, which stays the
-//! reference. Every operation is the interpreter's formula written again in Cranelift IR,
+//! the program); anything else (dynamic branches, `break`, subroutines, `o[aL]`) runs on the
+//! interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
+//! interpreter's own sampler and `f32::sin`/`cos`) four lanes at a time. Every operation is the interpreter's formula written again in Cranelift IR,
 //! in the same order of rounding (products with the zero rule C8, no fused multiply-add,
 //! the same polynomial exp2/log2), so the two tiers give bit-identical outputs; tests
 //! compare them on random programs and on every corpus shader.
@@ -18,9 +18,11 @@
 use crate::LANES;
 use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER, Uniforms};
 use crate::program::*;
+use crate::texture::Sampling;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, ConstantData, Endianness, InstBuilder, MemFlagsData, Type, Value, types,
+    AbiParam, Block, ConstantData, Endianness, InstBuilder, MemFlagsData, SigRef, Signature,
+    StackSlot, StackSlotData, StackSlotKind, Type, Value, types,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -29,9 +31,46 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 use dxso::ir::Comparison;
 use std::collections::BTreeSet;
 
-/// `(arena, consts, consts.len(), ints, bools, max_instructions) -> 0, or 1 when a vertex
-/// runs more than `max_instructions`.
-type Entry = unsafe extern "C" fn(*mut f32, *const f32, u64, *const i32, *const u8, u64) -> u32;
+/// `(arena, consts, consts.len(), ints, bools, max_instructions, sampling) -> 0, or 1 when a
+/// vertex runs more than `max_instructions`.
+type Entry = unsafe extern "C" fn(
+    *mut f32,
+    *const f32,
+    u64,
+    *const i32,
+    *const u8,
+    u64,
+    *const Sampling,
+) -> u32;
+
+/// `texldl` on four lanes: `io` holds the coordinates as four component rows of four lanes
+/// on entry, the texels in the same layout on return.
+extern "C" fn texldl4(sampling: *const Sampling, sampler: u32, io: *mut [f32; 16]) {
+    // SAFETY: the compiled code passes the draw's sampling state and its 64-byte stack slot.
+    let (sampling, io) = unsafe { (&*sampling, &mut *io) };
+    let coords = *io;
+    for l in 0..4 {
+        let t = sampling.sample_lane(
+            sampler as u8,
+            [coords[l], coords[4 + l], coords[8 + l], coords[12 + l]],
+        );
+        for c in 0..4 {
+            io[c * 4 + l] = t[c];
+        }
+    }
+}
+
+/// `sincos` on four lanes: `io[0..4]` = x on entry; cos x in `io[0..4]`, sin x in
+/// `io[4..8]` on return.
+extern "C" fn sincos4(io: *mut [f32; 16]) {
+    // SAFETY: the compiled code passes its 64-byte stack slot.
+    let io = unsafe { &mut *io };
+    for l in 0..4 {
+        let x = io[l];
+        io[l] = x.cos();
+        io[4 + l] = x.sin();
+    }
+}
 
 /// A program compiled to machine code.
 pub(crate) struct Jit {
@@ -81,6 +120,7 @@ impl Jit {
                 u.ints.as_flattened().as_ptr(),
                 u.bools.as_ptr().cast(),
                 u.max_instructions,
+                u.sampling,
             )
         };
         status == 0
@@ -91,10 +131,7 @@ impl Jit {
 fn supported(p: &Program) -> Result<(), String> {
     for op in &p.ops {
         match op {
-            Op::Alu { kind, dst, src } => {
-                if matches!(kind, Alu::SinCos | Alu::TexLdl { .. }) {
-                    return Err(format!("{kind:?}"));
-                }
+            Op::Alu { dst, src, .. } => {
                 if matches!(dst.kind, DstKind::OutputByLoop(_)) {
                     return Err("o[aL] destination".into());
                 }
@@ -142,7 +179,7 @@ fn generate(p: &Program) -> Result<Jit, String> {
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
-    for t in [ptr, ptr, types::I64, ptr, ptr, types::I64] {
+    for t in [ptr, ptr, types::I64, ptr, ptr, types::I64, ptr] {
         sig.params.push(AbiParam::new(t));
     }
     sig.returns.push(AbiParam::new(types::I32));
@@ -154,7 +191,7 @@ fn generate(p: &Program) -> Result<Jit, String> {
     let mut fctx = FunctionBuilderContext::new();
     {
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut e = Emitter::new(b, p);
+        let mut e = Emitter::new(b, p, ptr, module.isa().default_call_conv());
         e.program()?;
         e.b.seal_all_blocks();
         e.b.finalize(module.target_config());
@@ -207,6 +244,12 @@ struct Emitter<'a> {
     ints: Value,
     bools: Value,
     max: Value,
+    sampling: Value,
+    ptr: Type,
+    /// The callbacks' signatures (texldl, sincos) and the stack slot they work in.
+    texldl_sig: SigRef,
+    sincos_sig: SigRef,
+    io: StackSlot,
     /// Instructions counted but not yet added to `executed`.
     pending: i64,
 }
@@ -220,7 +263,12 @@ fn bits() -> MemFlagsData {
 }
 
 impl<'a> Emitter<'a> {
-    fn new(mut b: FunctionBuilder<'a>, p: &'a Program) -> Emitter<'a> {
+    fn new(
+        mut b: FunctionBuilder<'a>,
+        p: &'a Program,
+        ptr: Type,
+        call_conv: cranelift_codegen::isa::CallConv,
+    ) -> Emitter<'a> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -249,6 +297,14 @@ impl<'a> Emitter<'a> {
                 _ => {}
             }
         }
+        let sig = |params: &[Type]| {
+            let mut sig = Signature::new(call_conv);
+            sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+            sig
+        };
+        let texldl_sig = b.import_signature(sig(&[ptr, types::I32, ptr]));
+        let sincos_sig = b.import_signature(sig(&[ptr]));
+        let io = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 64, 4));
         let a0 = std::array::from_fn(|_| std::array::from_fn(|_| b.declare_var(I4)));
         let p0 = std::array::from_fn(|_| std::array::from_fn(|_| b.declare_var(I4)));
         let al = b.declare_var(types::I32);
@@ -279,6 +335,11 @@ impl<'a> Emitter<'a> {
             ints: params[3],
             bools: params[4],
             max: params[5],
+            sampling: params[6],
+            ptr,
+            texldl_sig,
+            sincos_sig,
+            io,
             pending: 0,
         }
     }
@@ -971,6 +1032,24 @@ impl<'a> Emitter<'a> {
             return self.store(dst, [Some(v); 4]);
         }
         match kind {
+            Alu::TexLdl { sampler, swizzle } => {
+                let coords: [Value; 4] = std::array::from_fn(|c| self.src(&src[0], c));
+                let sampler = self.b.ins().iconst(types::I32, sampler as i64);
+                let texel = self.callback(
+                    texldl4 as *const u8,
+                    self.texldl_sig,
+                    coords,
+                    &[self.sampling, sampler],
+                );
+                let res = std::array::from_fn(|c| Some(texel[(swizzle >> (2 * c) & 3) as usize]));
+                self.store(dst, res);
+            }
+            Alu::SinCos => {
+                let x = self.src(&src[0], 0);
+                let z = self.f(0.0);
+                let r = self.callback(sincos4 as *const u8, self.sincos_sig, [x, z, z, z], &[]);
+                self.store(dst, [Some(r[0]), Some(r[1]), Some(z), Some(z)]);
+            }
             Alu::Lit => {
                 let x = self.src(&src[0], 0);
                 let y = self.src(&src[0], 1);
@@ -1048,6 +1127,32 @@ impl<'a> Emitter<'a> {
             }
             _ => unreachable!("supported() admits only these kinds"),
         }
+    }
+
+    /// Call `f(leading..., io)` with `io` (four vectors) in the stack slot; the four vectors
+    /// it leaves there.
+    fn callback(
+        &mut self,
+        f: *const u8,
+        sig: SigRef,
+        io: [Value; 4],
+        leading: &[Value],
+    ) -> [Value; 4] {
+        for (c, v) in io.into_iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(self.ptr, v, self.io, c as i32 * 16);
+        }
+        let at = self.b.ins().stack_addr(self.ptr, self.io, 0);
+        let callee = self.b.ins().iconst(self.ptr, f as i64);
+        let mut args = leading.to_vec();
+        args.push(at);
+        self.b.ins().call_indirect(sig, callee, &args);
+        std::array::from_fn(|c| {
+            self.b
+                .ins()
+                .stack_load(self.ptr, F4, self.io, c as i32 * 16)
+        })
     }
 
     /// The lanes a predicated write reaches (all lanes run: flow here is uniform).

@@ -530,15 +530,10 @@ fn lerp(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
 impl Sampling<'_> {
     /// Sample one batch: `coords` rows are the texldl source (x, y, z, w = LOD).
     pub fn sample_batch(&self, sampler: u8, coords: &[Row; 4]) -> [Row; 4] {
-        let mut out = [[0.0; LANES], [0.0; LANES], [0.0; LANES], [1.0; LANES]];
-        let Some(Some(tex)) = self.textures.get(sampler as usize) else {
-            return out;
-        };
-        let st = &self.states[sampler as usize];
+        let mut out = [[0.0; LANES]; 4];
         for l in 0..LANES {
-            let v = sample(
-                tex,
-                st,
+            let v = self.sample_lane(
+                sampler,
                 [coords[0][l], coords[1][l], coords[2][l], coords[3][l]],
             );
             for c in 0..4 {
@@ -546,6 +541,15 @@ impl Sampling<'_> {
             }
         }
         out
+    }
+
+    /// One lane's lookup; an unbound sampler reads (0, 0, 0, 1).
+    #[inline]
+    pub fn sample_lane(&self, sampler: u8, coords: [f32; 4]) -> [f32; 4] {
+        match self.textures.get(sampler as usize) {
+            Some(Some(tex)) => sample(tex, &self.states[sampler as usize], coords),
+            _ => [0.0, 0.0, 0.0, 1.0],
+        }
     }
 }
 

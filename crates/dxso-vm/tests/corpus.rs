@@ -120,5 +120,5 @@ fn every_corpus_vertex_shader_runs() {
          {compiled} ran compiled"
     );
     assert!(ran >= 1990, "only {ran} ran");
-    assert!(compiled >= 800, "only {compiled} compiled");
+    assert!(compiled >= 1700, "only {compiled} compiled");
 }

@@ -125,7 +125,7 @@ fn arb_shader() -> impl Strategy<Value = String> {
 }
 
 /// Random lines under uniform flow only (what the compiled tier covers): a `rep` loop, an
-/// `if b#`, predication and `c[a0.x + n]` reads with indices in and out of the file.
+/// `if b#`, predication, `c[a0.x + n]` reads with indices in and out of the file, `sincos`.
 fn arb_uniform_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..16),
@@ -155,6 +155,7 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
             let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
             s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r9.xw, r6\n"));
             s.push_str("mul r10, r7, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
+            s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\n");
             s.push_str("mov o0, r0\nmov o1, r13\nadd r9.yz, r9, r12\nadd o2, r2, r9\n");
             s
         })
