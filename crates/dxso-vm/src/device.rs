@@ -121,6 +121,15 @@ pub enum Tier {
     Interpreted,
 }
 
+/// The compiled tier's two code generators: AVX-512 machine code (16 lanes per instruction)
+/// where the instruction-set path is [`crate::Isa::Avx512`], Cranelift (four lanes per
+/// instruction, any processor Cranelift targets) elsewhere or when the first fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeGenerator {
+    Avx512,
+    Cranelift,
+}
+
 impl Default for Device {
     fn default() -> Self {
         Device::new()
@@ -287,6 +296,8 @@ impl Device {
     /// default; a better one than it has falls back). Every path gives identical results.
     pub fn set_isa(&mut self, isa: crate::exec::Isa) {
         self.isa = isa.min(crate::exec::Isa::detect());
+        // The compiled tier's code generator follows the path too.
+        self.jit = std::sync::OnceLock::new();
     }
 
     /// Choose how draws run: [`Tier::Compiled`] by default, or what the environment variable
@@ -300,13 +311,24 @@ impl Device {
         self.compiled().is_some()
     }
 
+    /// Which code generator compiled the bound program (`None`: draws run interpreted).
+    pub fn code_generator(&self) -> Option<CodeGenerator> {
+        self.compiled().map(|j| {
+            if j.temps_in_arena() {
+                CodeGenerator::Avx512
+            } else {
+                CodeGenerator::Cranelift
+            }
+        })
+    }
+
     fn compiled(&self) -> Option<&crate::jit::Jit> {
         let program = self.program.as_ref()?;
         if self.tier == Tier::Interpreted {
             return None;
         }
         self.jit
-            .get_or_init(|| crate::jit::compile(program).ok().map(Arc::new))
+            .get_or_init(|| crate::jit::compile(program, self.isa).ok().map(Arc::new))
             .as_deref()
     }
 
@@ -639,7 +661,10 @@ impl DrawContext<'_> {
     ) -> Result<(), VmError> {
         // The compiled tier keeps temporaries in registers: only outputs need clearing.
         let compiled = self.jit.filter(|_| !T::ENABLED);
-        m.reset(self.program, compiled.is_none());
+        m.reset(
+            self.program,
+            compiled.is_none_or(crate::jit::Jit::temps_in_arena),
+        );
         // Where each lane's vertex sits in the draw: vertex k of instance i, and the stream
         // element k reads through the index buffer. Counters, not divisions.
         let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);

@@ -33,7 +33,7 @@ use std::collections::BTreeSet;
 
 /// `(arena, consts, consts.len(), ints, bools, max_instructions, sampling) -> 0, or 1 when a
 /// vertex runs more than `max_instructions`.
-type Entry = unsafe extern "C" fn(
+pub(crate) type Entry = unsafe extern "C" fn(
     *mut f32,
     *const f32,
     u64,
@@ -72,9 +72,11 @@ extern "C" fn sincos4(io: *mut [f32; 16]) {
     }
 }
 
-/// A program compiled to machine code.
+/// A program compiled to machine code: by Cranelift, or by the AVX-512 code generator
+/// (`avx512.rs`) where the processor has AVX-512.
 pub(crate) struct Jit {
     module: Option<JITModule>,
+    zmm: Option<crate::avx512::Code>,
     entry: Entry,
 }
 
@@ -99,6 +101,12 @@ impl std::fmt::Debug for Jit {
 }
 
 impl Jit {
+    /// Whether the code keeps temporaries in the arena (then each batch clears them there)
+    /// rather than in registers.
+    pub(crate) fn temps_in_arena(&self) -> bool {
+        self.zmm.is_some()
+    }
+
     /// Run the program over the batch in `rows` (inputs fetched, outputs cleared). `false`
     /// when the instruction limit was passed.
     pub(crate) fn run(
@@ -157,13 +165,35 @@ fn supported(p: &Program) -> Result<(), String> {
     Ok(())
 }
 
-/// Compile `p` (see [`supported`]); `Err` says why not. A failure inside the code
-/// generator (a processor it cannot target, say) is an `Err` too: the draw then runs on the
-/// interpreter.
-pub(crate) fn compile(p: &Program) -> Result<Jit, String> {
-    supported(p)?;
-    std::panic::catch_unwind(|| generate(p))
-        .unwrap_or_else(|_| Err("the code generator failed".to_string()))
+/// Compile `p` (see [`supported`]); `Err` says why not. Where `isa` is AVX-512, the
+/// AVX-512 code generator runs first and Cranelift only if it fails. A failure inside a
+/// code generator (a processor it cannot target, say; even a panic) is an `Err` too: the
+/// draw then runs on the interpreter. `DXSO_JIT_WHY=1` prints each reason to stderr.
+pub(crate) fn compile(p: &Program, isa: crate::exec::Isa) -> Result<Jit, String> {
+    let why = |generator: &str, e: &String| {
+        if std::env::var_os("DXSO_JIT_WHY").is_some() {
+            eprintln!("dxso: {generator}: not compiled: {e}");
+        }
+    };
+    supported(p).inspect_err(|e| why("compiled tier", e))?;
+    let guarded = |f: &dyn Fn() -> Result<Jit, String>| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .unwrap_or_else(|_| Err("the code generator failed".to_string()))
+    };
+    if isa == crate::exec::Isa::Avx512 {
+        let zmm = guarded(&|| {
+            crate::avx512::compile(p).map(|code| Jit {
+                module: None,
+                entry: code.entry,
+                zmm: Some(code),
+            })
+        });
+        match zmm {
+            Ok(jit) => return Ok(jit),
+            Err(e) => why("AVX-512", &e),
+        }
+    }
+    guarded(&|| generate(p)).inspect_err(|e| why("Cranelift", e))
 }
 
 fn generate(p: &Program) -> Result<Jit, String> {
@@ -211,6 +241,7 @@ fn generate(p: &Program) -> Result<Jit, String> {
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
     Ok(Jit {
         module: Some(module),
+        zmm: None,
         entry,
     })
 }

@@ -27,6 +27,7 @@
 // Lane and component loops index several arrays in step; ranges read best there.
 #![allow(clippy::needless_range_loop)]
 
+mod avx512;
 mod device;
 mod exec;
 mod fetch;
@@ -37,7 +38,7 @@ mod trace;
 pub mod workloads;
 
 pub use device::{
-    Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
+    CodeGenerator, Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
     STREAMSOURCE_INSTANCEDATA, StreamSource, Tier, VertexElement,
 };
 pub use exec::Isa;

@@ -198,7 +198,7 @@ proptest! {
     }
 
     #[test]
-    fn the_compiled_tier_gives_the_interpreters_bits(
+    fn both_code_generators_give_the_interpreters_bits(
         src in arb_uniform_shader(),
         inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
@@ -207,17 +207,18 @@ proptest! {
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
-        dev.set_tier(dxso_vm::Tier::Compiled);
         dev.set_constant_f(0, &consts).unwrap();
         dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
         dev.set_constant_b(0, &[b0]).unwrap();
-        prop_assert!(dev.jit_active(), "{}", src);
-        let compiled = dev.draw(70, 1).unwrap().data;
-        dev.set_tier(dxso_vm::Tier::Interpreted);
-        prop_assert!(!dev.jit_active());
-        let interpreted = dev.draw(70, 1).unwrap().data;
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        prop_assert_eq!(bits(&compiled), bits(&interpreted), "{}", src);
+        // Both code generators, then the interpreter.
+        let mut first = None;
+        for way in WAYS {
+            set_way(&mut dev, way);
+            let out = bits(&dev.draw(70, 1).unwrap().data);
+            let first = first.get_or_insert_with(|| out.clone());
+            prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
+        }
     }
 }
 
@@ -225,12 +226,34 @@ proptest! {
 #[test]
 fn the_workloads_run_compiled_with_the_interpreters_bits() {
     let mut workloads = dxso_vm::workloads::builtin(300).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for w in workloads.iter_mut() {
         assert!(w.device.jit_active(), "{}", w.name);
-        let compiled = w.device.draw(w.vertices, 1).unwrap().data;
-        w.device.set_tier(dxso_vm::Tier::Interpreted);
-        let interpreted = w.device.draw(w.vertices, 1).unwrap().data;
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&compiled), bits(&interpreted), "{}", w.name);
+        let best = bits(&w.device.draw(w.vertices, 1).unwrap().data);
+        for way in WAYS {
+            set_way(&mut w.device, way);
+            let out = bits(&w.device.draw(w.vertices, 1).unwrap().data);
+            assert_eq!(out, best, "{} {way:?}", w.name);
+        }
+    }
+}
+
+/// An instruction whose sources include the components it writes reads them all before it
+/// writes any, in every way of running (hand-computed).
+#[test]
+fn swizzled_self_writes_read_before_they_write() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, v0\nmov r0.xyz, r0.yxxy\nmov r1, r0\nmov r1.yw, r1.wxzy\n\
+         setp_gt p0, v0, c0\nmov r2, c0\n(p0) mov r2, v0\n(p0) mov r2, r2.wzyx\n\
+         add o1, r1, r2\n"
+    );
+    let mut dev = device(&src, &[vec![[1.0, 2.0, 3.0, 4.0]]]);
+    dev.set_constant_f(0, &[[2.5, 0.5, 0.5, 0.5]]).unwrap();
+    for way in WAYS {
+        set_way(&mut dev, way);
+        // r0 = (2, 1, 1, 4), r1 = (2, 2, 1, 1); p0 = (F, T, T, T), r2 = (2.5, 2, 3, 4),
+        // then (2.5, 3, 2, 2.5).
+        let out = split(&dev.draw(1, 1).unwrap());
+        assert_eq!(out[0][1], [4.5, 5.0, 3.0, 3.5], "{way:?}");
     }
 }

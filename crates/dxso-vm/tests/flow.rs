@@ -263,31 +263,36 @@ fn runaway_shaders_end_with_an_error() {
     let mut dev = device(&src, &[vec![[0.0; 4]]]);
     dev.set_constant_i(0, &[[255, 0, 0, 0]]).unwrap();
     dev.set_max_instructions(0xFFFF);
-    dev.set_tier(dxso_vm::Tier::Compiled);
-    assert!(dev.jit_active());
-    assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
-    dev.set_tier(dxso_vm::Tier::Interpreted);
-    assert_eq!(dev.draw(1, 1), Err(VmError::InstructionLimit(0xFFFF)));
+    for way in WAYS {
+        set_way(&mut dev, way);
+        assert_eq!(
+            dev.draw(1, 1),
+            Err(VmError::InstructionLimit(0xFFFF)),
+            "{way:?}"
+        );
+    }
 }
 
-/// The compiled tier counts executed instructions as the interpreter does: around the limit
-/// both accept and refuse the same loop counts.
+/// The compiled tier's code generators count executed instructions as the interpreter does:
+/// around the limit all accept and refuse the same loop counts.
 #[test]
-fn both_tiers_stop_at_the_same_count() {
+fn every_way_stops_at_the_same_count() {
     let src = format!("{VS3}mov o0, v0\nmov r0, c0\nrep i0\nadd r0, r0, c0\nendrep\nmov o1, r0\n");
     let mut dev = device(&src, &[vec![[0.0; 4]]]);
     dev.set_max_instructions(0xFFFF);
     let mut seen = (false, false);
     for n in 32760..32775 {
         dev.set_constant_i(0, &[[n, 0, 0, 0]]).unwrap();
-        dev.set_tier(dxso_vm::Tier::Compiled);
-        assert!(dev.jit_active());
-        let compiled = dev.draw(1, 1).map(|o| o.data);
-        dev.set_tier(dxso_vm::Tier::Interpreted);
-        let interpreted = dev.draw(1, 1).map(|o| o.data);
-        assert_eq!(compiled, interpreted, "rep {n}");
-        seen.0 |= compiled.is_ok();
-        seen.1 |= compiled.is_err();
+        let results: Vec<_> = WAYS
+            .iter()
+            .map(|&way| {
+                set_way(&mut dev, way);
+                dev.draw(1, 1).map(|o| o.data)
+            })
+            .collect();
+        assert!(results.iter().all(|r| *r == results[0]), "rep {n}");
+        seen.0 |= results[0].is_ok();
+        seen.1 |= results[0].is_err();
     }
     assert_eq!(seen, (true, true), "the sweep crosses the limit");
 }

@@ -378,19 +378,18 @@ fn texldl_in_the_batched_executor_each_lane_its_own_lod() {
         ..SamplerState::default()
     };
     dev.set_sampler_state(0, state).unwrap();
-    // The compiled tier (by default) and the interpreter.
-    assert!(dev.jit_active());
-    for tier in [dxso_vm::Tier::Compiled, dxso_vm::Tier::Interpreted] {
-        dev.set_tier(tier);
+    // Both code generators of the compiled tier and the interpreter.
+    for way in WAYS {
+        set_way(&mut dev, way);
         let out = split(&dev.draw(64, 1).unwrap());
         for (i, o) in out.iter().enumerate() {
-            assert_eq!(o[1], sample(&tex, &state, v[i]), "{tier:?} vertex {i}");
+            assert_eq!(o[1], sample(&tex, &state, v[i]), "{way:?} vertex {i}");
         }
         // Hand-computed: lane 1 (u = 1.5/8, LOD 0.5): level 0 texel 1 (1) and level 1
         // texel 0 (100).
         assert_eq!(out[1][1][0], 0.5 * 1.0 + 0.5 * 100.0);
     }
-    dev.set_tier(dxso_vm::Tier::Compiled);
+    set_way(&mut dev, WAYS[0]);
     // No texture: (0, 0, 0, 1).
     dev.set_texture(0, None).unwrap();
     assert_eq!(split(&dev.draw(1, 1).unwrap())[0][1], [0.0, 0.0, 0.0, 1.0]);

@@ -76,3 +76,31 @@ pub fn o1(body: &str, consts: &[(u32, [f32; 4])], v0: &[[f32; 4]]) -> Vec<[f32; 
         .map(|v| v[1])
         .collect()
 }
+
+/// The ways a device can run a draw: each code generator of the compiled tier, then the
+/// interpreter. The first is what a device does by default.
+#[allow(dead_code)]
+pub const WAYS: [(dxso_vm::Tier, dxso_vm::Isa); 3] = [
+    (dxso_vm::Tier::Compiled, dxso_vm::Isa::Avx512),
+    (dxso_vm::Tier::Compiled, dxso_vm::Isa::Avx2),
+    (dxso_vm::Tier::Interpreted, dxso_vm::Isa::Avx512),
+];
+
+/// Set `dev` to run `way`; for the compiled ways, check the code generator that compiled the
+/// program is the one the processor calls for (AVX-512 code where it has AVX-512 and the
+/// path allows it, Cranelift otherwise).
+#[allow(dead_code)]
+pub fn set_way(dev: &mut Device, way: (dxso_vm::Tier, dxso_vm::Isa)) {
+    dev.set_tier(way.0);
+    dev.set_isa(way.1);
+    if way.0 == dxso_vm::Tier::Compiled {
+        let want = if way.1.min(dxso_vm::Isa::detect()) == dxso_vm::Isa::Avx512 {
+            dxso_vm::CodeGenerator::Avx512
+        } else {
+            dxso_vm::CodeGenerator::Cranelift
+        };
+        assert_eq!(dev.code_generator(), Some(want), "{way:?}");
+    } else {
+        assert_eq!(dev.code_generator(), None);
+    }
+}

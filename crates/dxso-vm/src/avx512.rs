@@ -1,0 +1,1255 @@
+//! The compiled tier's AVX-512 code generator: the same translation as the Cranelift one
+//! (`jit.rs`), written as x86-64 machine code (assembled with iced-x86) that works on 16
+//! lanes per instruction — Cranelift's x86-64 backend emits 128-bit vectors only.
+//!
+//! A batch of 64 lanes runs as four groups of 16; each group runs the whole program. Every
+//! arena row (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the
+//! arena; a small register cache holds rows in the 32 zmm registers inside a basic block
+//! (least recently used rows are written back when registers run out) and is written back
+//! and emptied at every block boundary, so every path into a block finds the same state. a0
+//! and p0 are cached the same way, with their homes in the stack frame.
+//!
+//! Every operation is the interpreter's formula again (the zero-product rule C8 as a masked
+//! multiply, unfused mad, the same exp2/log2 polynomials, the same instruction counting), so
+//! all tiers give the same bits; the tests compare them on random programs and the corpus.
+//! `texldl` and `sincos` call back into Rust, 16 lanes at a time.
+
+use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
+use crate::program::*;
+use crate::texture::Sampling;
+use dxso::ir::Comparison;
+use iced_x86::IcedError;
+use iced_x86::code_asm::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// The generated code (its constants follow it in the same mapping).
+pub(crate) struct Code {
+    _map: memmap2::Mmap,
+    pub(crate) entry: crate::jit::Entry,
+}
+
+/// `texldl` on 16 lanes: `io` holds the coordinates as four component rows of 16 lanes on
+/// entry, the texels in the same layout on return.
+extern "C" fn texldl16(sampling: *const Sampling, sampler: u32, io: *mut [f32; 64]) {
+    // SAFETY: the compiled code passes the draw's sampling state and its 256-byte frame slot.
+    let (sampling, io) = unsafe { (&*sampling, &mut *io) };
+    let coords = *io;
+    for l in 0..16 {
+        let c = [coords[l], coords[16 + l], coords[32 + l], coords[48 + l]];
+        let t = sampling.sample_lane(sampler as u8, c);
+        for (k, x) in t.into_iter().enumerate() {
+            io[k * 16 + l] = x;
+        }
+    }
+}
+
+/// `sincos` on 16 lanes: `io[0..16]` = x on entry; cos x in `io[0..16]`, sin x in
+/// `io[16..32]` on return.
+extern "C" fn sincos16(io: *mut [f32; 64]) {
+    // SAFETY: the compiled code passes its 256-byte frame slot.
+    let io = unsafe { &mut *io };
+    for l in 0..16 {
+        let x = io[l];
+        io[l] = x.cos();
+        io[16 + l] = x.sin();
+    }
+}
+
+/// Compile `p` (already checked by `jit::supported`).
+pub(crate) fn compile(p: &Program) -> Result<Code, String> {
+    let mut g = Gen::new(p).map_err(|e| e.to_string())?;
+    g.program().map_err(|e| e.to_string())?;
+    let code = g.a.assemble(0).map_err(|e| e.to_string())?;
+    let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
+    map.copy_from_slice(&code);
+    if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
+        // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`.
+        let _ = std::fs::write(std::path::Path::new(&path).with_extension("bin"), &code);
+    }
+    let map = map.make_exec().map_err(|e| e.to_string())?;
+    // SAFETY: the code follows the System V calling convention with `Entry`'s parameters;
+    // it is position independent (relative branches and constant reads, absolute callback
+    // addresses).
+    let entry = unsafe { std::mem::transmute::<*const u8, crate::jit::Entry>(map.as_ptr()) };
+    Ok(Code { _map: map, entry })
+}
+
+/// Bytes per arena row (64 lanes).
+const ROW: i32 = (crate::LANES * 4) as i32;
+/// Pseudo-rows of a0 and p0 (homes in the frame).
+const A0_ROW: u16 = 0xFFF0;
+const P0_ROW: u16 = 0xFFF4;
+
+// Frame layout (offsets from the 64-byte aligned rsp).
+const IO: i32 = 0;
+const A0_HOME: i32 = 256;
+const P0_HOME: i32 = 512;
+const SAVED_RSP: i32 = 768;
+const SAMPLING: i32 = 776;
+const NCONSTS: i32 = 784;
+const MAX: i32 = 792;
+const GROUP: i32 = 800;
+const AL: i32 = 808;
+const LOOPS: i32 = 832;
+
+const ZMM: [AsmRegisterZmm; 32] = [
+    zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13, zmm14,
+    zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25, zmm26, zmm27,
+    zmm28, zmm29, zmm30, zmm31,
+];
+
+// vcmpps predicates.
+const EQ: i32 = 0x00;
+const LT: i32 = 0x11;
+const LE: i32 = 0x12;
+const UNORD: i32 = 0x03;
+const NEQ: i32 = 0x04;
+const GE: i32 = 0x1D;
+const GT: i32 = 0x1E;
+
+/// A zmm register number.
+type V = usize;
+type R<T = ()> = Result<T, Error>;
+
+/// Why a program could not be compiled here.
+#[derive(Debug)]
+struct Error(String);
+
+impl From<IcedError> for Error {
+    fn from(e: IcedError) -> Error {
+        Error(e.to_string())
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Slot {
+    Free,
+    /// Holds a row (written since its last store to the home when dirty).
+    Row {
+        row: u16,
+        dirty: bool,
+    },
+    /// An intermediate value of the current op.
+    Temp,
+}
+
+/// `reg{k}` (merge masking).
+fn mk(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
+    match k {
+        1 => z.k1(),
+        2 => z.k2(),
+        3 => z.k3(),
+        4 => z.k4(),
+        5 => z.k5(),
+        6 => z.k6(),
+        _ => z.k7(),
+    }
+}
+
+const KREG: [AsmRegisterK; 8] = [k0, k1, k2, k3, k4, k5, k6, k7];
+
+struct Gen<'a> {
+    a: CodeAssembler,
+    p: &'a Program,
+    pool: Vec<u32>,
+    pool_index: HashMap<u32, usize>,
+    iota_at: Option<usize>,
+    slot: [Slot; 32],
+    stamp: [u64; 32],
+    pinned: [u64; 32],
+    clock: u64,
+    /// The current op's number (registers read by it are pinned until it ends).
+    epoch: u64,
+    /// Instructions counted but not yet added to r15.
+    pending: i64,
+    /// Frame slot of each Loop op.
+    loop_slot: HashMap<usize, i32>,
+    frame: i32,
+    /// The instruction count when the last label was placed.
+    label_at: Option<usize>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(p: &'a Program) -> R<Gen<'a>> {
+        let mut loop_slot = HashMap::new();
+        for (pc, op) in p.ops.iter().enumerate() {
+            if matches!(op, Op::Loop { .. }) {
+                let n = loop_slot.len() as i32;
+                loop_slot.insert(pc, LOOPS + 16 * n);
+            }
+        }
+        let frame = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
+        Ok(Gen {
+            a: CodeAssembler::new(64)?,
+            p,
+            pool: Vec::new(),
+            pool_index: HashMap::new(),
+            iota_at: None,
+            slot: [Slot::Free; 32],
+            stamp: [0; 32],
+            pinned: [u64::MAX; 32],
+            clock: 0,
+            epoch: 0,
+            pending: 0,
+            loop_slot,
+            frame,
+            label_at: None,
+        })
+    }
+
+    // ---- constants -------------------------------------------------------------------
+
+    fn pool_at(&mut self, bits: u32) -> i32 {
+        let next = self.pool.len();
+        let i = *self.pool_index.entry(bits).or_insert(next);
+        if i == next {
+            self.pool.push(bits);
+        }
+        i as i32 * 4
+    }
+
+    /// A broadcast memory operand of the constant with these bits.
+    fn kb(&mut self, bits: u32) -> AsmMemoryOperand {
+        let at = self.pool_at(bits);
+        dword_bcst(rbp + at)
+    }
+
+    fn kf(&mut self, x: f32) -> AsmMemoryOperand {
+        self.kb(x.to_bits())
+    }
+
+    /// A 32-bit memory operand of the constant (for `vbroadcastss`).
+    fn km(&mut self, x: f32) -> AsmMemoryOperand {
+        let at = self.pool_at(x.to_bits());
+        dword_ptr(rbp + at)
+    }
+
+    /// 0, 1, .., 15 as one 64-byte vector in the pool.
+    fn iota(&mut self) -> AsmMemoryOperand {
+        // Not deduplicated entry by entry: the 16 words must be consecutive.
+        let at = *self.iota_at.get_or_insert_with(|| {
+            let i = self.pool.len();
+            self.pool.extend(0..16u32);
+            i
+        });
+        zmmword_ptr(rbp + at as i32 * 4)
+    }
+
+    // ---- registers -------------------------------------------------------------------
+
+    fn home(&self, row: u16) -> AsmMemoryOperand {
+        if row >= P0_ROW {
+            zmmword_ptr(rsp + P0_HOME + (row - P0_ROW) as i32 * 64)
+        } else if row >= A0_ROW {
+            zmmword_ptr(rsp + A0_HOME + (row - A0_ROW) as i32 * 64)
+        } else {
+            zmmword_ptr(rbx + row as i32 * ROW)
+        }
+    }
+
+    fn touch(&mut self, r: V) {
+        self.clock += 1;
+        self.stamp[r] = self.clock;
+    }
+
+    /// A register for a new value, evicting the least recently used row not read by the
+    /// current op when none is free.
+    fn alloc(&mut self) -> R<V> {
+        let r = match (0..32).find(|&r| self.slot[r] == Slot::Free) {
+            Some(r) => r,
+            None => {
+                let r = (0..32)
+                    .filter(|&r| {
+                        matches!(self.slot[r], Slot::Row { .. }) && self.pinned[r] != self.epoch
+                    })
+                    .min_by_key(|&r| self.stamp[r])
+                    .ok_or_else(|| Error("out of vector registers".into()))?;
+                if let Slot::Row { row, dirty: true } = self.slot[r] {
+                    let at = self.home(row);
+                    self.a.vmovups(at, ZMM[r])?;
+                }
+                r
+            }
+        };
+        self.slot[r] = Slot::Temp;
+        self.touch(r);
+        Ok(r)
+    }
+
+    fn free(&mut self, r: V) {
+        if self.slot[r] == Slot::Temp {
+            self.slot[r] = Slot::Free;
+        }
+    }
+
+    /// The register holding `row`, loading it when it is not cached.
+    fn row(&mut self, row: u16) -> R<V> {
+        let found = (0..32).find(|&r| matches!(self.slot[r], Slot::Row { row: x, .. } if x == row));
+        let r = match found {
+            Some(r) => r,
+            None => {
+                let r = self.alloc()?;
+                let at = self.home(row);
+                self.a.vmovups(ZMM[r], at)?;
+                self.slot[r] = Slot::Row { row, dirty: false };
+                r
+            }
+        };
+        self.touch(r);
+        self.pinned[r] = self.epoch;
+        Ok(r)
+    }
+
+    /// Make the temporary `v` the value of `row`.
+    fn bind(&mut self, row: u16, v: V) {
+        debug_assert_eq!(self.slot[v], Slot::Temp);
+        for r in 0..32 {
+            if matches!(self.slot[r], Slot::Row { row: x, .. } if x == row) {
+                self.slot[r] = Slot::Free;
+            }
+        }
+        self.slot[v] = Slot::Row { row, dirty: true };
+        self.touch(v);
+        self.pinned[v] = self.epoch;
+    }
+
+    fn copy(&mut self, v: V) -> R<V> {
+        let t = self.alloc()?;
+        self.a.vmovaps(ZMM[t], ZMM[v])?;
+        Ok(t)
+    }
+
+    /// The end of an op: its temporaries are free again.
+    fn end_op(&mut self) {
+        for r in 0..32 {
+            self.free(r);
+        }
+        self.epoch += 1;
+    }
+
+    /// Write every changed row back and forget them all (block boundaries, calls).
+    fn flush(&mut self) -> R {
+        for r in 0..32 {
+            if let Slot::Row { row, dirty: true } = self.slot[r] {
+                let at = self.home(row);
+                self.a.vmovups(at, ZMM[r])?;
+            }
+            self.slot[r] = Slot::Free;
+        }
+        Ok(())
+    }
+
+    fn label(&mut self, l: &mut CodeLabel) -> R {
+        // One label per instruction: a label right after another gets a nop to sit on.
+        if self.label_at == Some(self.a.instructions().len()) {
+            self.a.nop()?;
+        }
+        self.label_at = Some(self.a.instructions().len());
+        Ok(self.a.set_label(l)?)
+    }
+
+    // ---- values ----------------------------------------------------------------------
+
+    fn constant(&mut self, x: f32) -> R<V> {
+        let t = self.alloc()?;
+        let m = self.km(x);
+        self.a.vbroadcastss(ZMM[t], m)?;
+        Ok(t)
+    }
+
+    /// Source component `c` with `_abs` applied but not negation.
+    fn src_unnegated(&mut self, s: &SrcRef, c: usize) -> R<V> {
+        let v = self.row(s.rows[c])?;
+        if s.and == u32::MAX {
+            return Ok(v);
+        }
+        let t = self.alloc()?;
+        let m = self.kb(!SIGN);
+        self.a.vpandd(ZMM[t], ZMM[v], m)?;
+        Ok(t)
+    }
+
+    fn src(&mut self, s: &SrcRef, c: usize) -> R<V> {
+        let v = self.src_unnegated(s, c)?;
+        if s.xor == 0 {
+            return Ok(v);
+        }
+        let t = self.alloc()?;
+        let m = self.kb(SIGN);
+        self.a.vpxord(ZMM[t], ZMM[v], m)?;
+        self.free(v);
+        Ok(t)
+    }
+
+    fn op3(
+        &mut self,
+        f: fn(
+            &mut CodeAssembler,
+            AsmRegisterZmm,
+            AsmRegisterZmm,
+            AsmRegisterZmm,
+        ) -> Result<(), IcedError>,
+        x: V,
+        y: V,
+    ) -> R<V> {
+        let t = self.alloc()?;
+        f(&mut self.a, ZMM[t], ZMM[x], ZMM[y])?;
+        Ok(t)
+    }
+
+    fn fadd(&mut self, x: V, y: V) -> R<V> {
+        self.op3(|a, d, x, y| a.vaddps(d, x, y), x, y)
+    }
+
+    fn fsub(&mut self, x: V, y: V) -> R<V> {
+        self.op3(|a, d, x, y| a.vsubps(d, x, y), x, y)
+    }
+
+    fn fmul(&mut self, x: V, y: V) -> R<V> {
+        self.op3(|a, d, x, y| a.vmulps(d, x, y), x, y)
+    }
+
+    fn fdiv(&mut self, x: V, y: V) -> R<V> {
+        self.op3(|a, d, x, y| a.vdivps(d, x, y), x, y)
+    }
+
+    /// The product with the zero rule (C8): a zero factor gives +0.
+    fn mul(&mut self, x: V, y: V) -> R<V> {
+        if x == y {
+            // A square is +0 for a zero factor of either sign already.
+            return self.fmul(x, y);
+        }
+        let z = self.kf(0.0);
+        self.a.vcmpps(k1, ZMM[x], z, NEQ)?;
+        let z = self.kf(0.0);
+        self.a.vcmpps(k1.k1(), ZMM[y], z, NEQ)?;
+        let t = self.alloc()?;
+        self.a.vmulps(ZMM[t].k1().z(), ZMM[x], ZMM[y])?;
+        Ok(t)
+    }
+
+    /// `k{n} = x <cc> y` with `y` a constant.
+    fn cmpk(&mut self, k: u8, x: V, cc: i32, y: f32) -> R {
+        let m = self.kf(y);
+        Ok(self.a.vcmpps(KREG[k as usize], ZMM[x], m, cc)?)
+    }
+
+    /// `t{k} = constant` (merge).
+    fn set_where(&mut self, t: V, k: u8, x: f32) -> R {
+        let m = self.km(x);
+        Ok(self.a.vbroadcastss(mk(ZMM[t], k), m)?)
+    }
+
+    /// `f32::clamp` (NaN stays NaN), into a new temporary.
+    fn clamp(&mut self, x: V, lo: f32, hi: f32) -> R<V> {
+        let t = self.copy(x)?;
+        self.cmpk(1, t, LT, lo)?;
+        self.set_where(t, 1, lo)?;
+        self.cmpk(1, t, GT, hi)?;
+        self.set_where(t, 1, hi)?;
+        Ok(t)
+    }
+
+    /// The polynomial with coefficients `k` (highest first) at `x`, by Horner's rule.
+    fn horner(&mut self, x: V, k: &[f32]) -> R<V> {
+        let p = self.constant(k[0])?;
+        for &c in &k[1..] {
+            self.a.vmulps(ZMM[p], ZMM[p], ZMM[x])?;
+            let m = self.kf(c);
+            self.a.vaddps(ZMM[p], ZMM[p], m)?;
+        }
+        Ok(p)
+    }
+
+    /// 2^x as [`crate::exec::exp2`] computes it.
+    fn exp2(&mut self, x: V) -> R<V> {
+        let x = self.clamp(x, EXP2_MIN, EXP2_MAX)?;
+        let n = self.alloc()?;
+        let big = self.kf(ROUNDER);
+        self.a.vaddps(ZMM[n], ZMM[x], big)?;
+        let big = self.kf(ROUNDER);
+        self.a.vsubps(ZMM[n], ZMM[n], big)?;
+        let fr = self.fsub(x, n)?;
+        self.free(x);
+        let p = self.horner(fr, &EXP2_POLY)?;
+        self.free(fr);
+        self.cmpk(2, n, LE, EXP2_MIN)?;
+        // n is integral and inside the clamp (or NaN, which the product keeps NaN).
+        self.a.vcvttps2dq(ZMM[n], ZMM[n])?;
+        let n1 = self.alloc()?;
+        self.a.vpsrad(ZMM[n1], ZMM[n], 1)?;
+        self.a.vpsubd(ZMM[n], ZMM[n], ZMM[n1])?;
+        for s in [n1, n] {
+            let bias = self.kb(127);
+            self.a.vpaddd(ZMM[s], ZMM[s], bias)?;
+            self.a.vpslld(ZMM[s], ZMM[s], 23)?;
+        }
+        self.set_where(n, 2, 1.0)?;
+        self.a.vmulps(ZMM[p], ZMM[p], ZMM[n1])?;
+        self.a.vmulps(ZMM[p], ZMM[p], ZMM[n])?;
+        self.a.vpxord(ZMM[p].k2(), ZMM[p], ZMM[p])?;
+        self.free(n);
+        self.free(n1);
+        Ok(p)
+    }
+
+    /// log2(x) as [`crate::exec::log2`] computes it.
+    fn log2(&mut self, x: V) -> R<V> {
+        self.cmpk(1, x, LT, f32::MIN_POSITIVE)?;
+        let xs = self.copy(x)?;
+        let k = self.kf(8_388_608.0);
+        self.a.vmulps(ZMM[xs].k1(), ZMM[x], k)?;
+        let e = self.alloc()?;
+        self.a.vpsrld(ZMM[e], ZMM[xs], 23)?;
+        let m = self.kb(0xFF);
+        self.a.vpandd(ZMM[e], ZMM[e], m)?;
+        let m = self.kb(127);
+        self.a.vpsubd(ZMM[e], ZMM[e], m)?;
+        let m = self.kb(23);
+        self.a.vpsubd(ZMM[e].k1(), ZMM[e], m)?;
+        let mant = self.kb(0x007F_FFFF);
+        self.a.vpandd(ZMM[xs], ZMM[xs], mant)?;
+        let one_bits = self.kb(0x3F80_0000);
+        self.a.vpord(ZMM[xs], ZMM[xs], one_bits)?;
+        let m = xs;
+        self.cmpk(2, m, GT, std::f32::consts::SQRT_2)?;
+        let half = self.kf(0.5);
+        self.a.vmulps(ZMM[m].k2(), ZMM[m], half)?;
+        let one = self.kb(1);
+        self.a.vpaddd(ZMM[e].k2(), ZMM[e], one)?;
+        let num = self.alloc()?;
+        let one = self.kf(1.0);
+        self.a.vsubps(ZMM[num], ZMM[m], one)?;
+        let one = self.kf(1.0);
+        self.a.vaddps(ZMM[m], ZMM[m], one)?;
+        let s = self.fdiv(num, m)?;
+        self.free(num);
+        self.free(m);
+        let s2 = self.fmul(s, s)?;
+        let p = self.horner(s2, &LOG2_POLY)?;
+        let two_s = self.alloc()?;
+        let two = self.kf(2.0);
+        self.a.vmulps(ZMM[two_s], ZMM[s], two)?;
+        self.free(s);
+        let t = self.fmul(two_s, s2)?;
+        self.a.vmulps(ZMM[t], ZMM[t], ZMM[p])?;
+        self.free(s2);
+        self.free(p);
+        self.a.vaddps(ZMM[t], ZMM[two_s], ZMM[t])?;
+        self.free(two_s);
+        let l2e = self.kf(std::f32::consts::LOG2_E);
+        self.a.vmulps(ZMM[t], ZMM[t], l2e)?;
+        self.a.vcvtdq2ps(ZMM[e], ZMM[e])?;
+        self.a.vaddps(ZMM[t], ZMM[t], ZMM[e])?;
+        self.free(e);
+        let r = t;
+        self.cmpk(1, x, EQ, f32::INFINITY)?;
+        self.a.vmovaps(ZMM[r].k1(), ZMM[x])?;
+        self.cmpk(1, x, EQ, 0.0)?;
+        self.set_where(r, 1, f32::NEG_INFINITY)?;
+        self.cmpk(1, x, LT, 0.0)?;
+        self.a.vcmpps(k2, ZMM[x], ZMM[x], UNORD)?;
+        self.a.korw(k1, k1, k2)?;
+        self.set_where(r, 1, f32::NAN)?;
+        Ok(r)
+    }
+
+    fn abs(&mut self, x: V) -> R<V> {
+        let t = self.alloc()?;
+        let m = self.kb(!SIGN);
+        self.a.vpandd(ZMM[t], ZMM[x], m)?;
+        Ok(t)
+    }
+
+    fn pow(&mut self, x: V, y: V) -> R<V> {
+        let abs_x = self.abs(x)?;
+        let l = self.log2(abs_x)?;
+        self.free(abs_x);
+        let t = self.mul(y, l)?;
+        self.free(l);
+        let r = self.exp2(t)?;
+        self.free(t);
+        Ok(r)
+    }
+
+    /// `x == k ? v : r`, in `r`.
+    fn when_eq(&mut self, x: V, k: f32, v: f32, r: V) -> R {
+        self.cmpk(1, x, EQ, k)?;
+        self.set_where(r, 1, v)
+    }
+
+    fn dot(&mut self, src: &[SrcRef; 3], n: usize) -> R<V> {
+        let mut acc: Option<V> = None;
+        for c in 0..n {
+            let a = self.src(&src[0], c)?;
+            let b = self.src(&src[1], c)?;
+            let p = self.mul(a, b)?;
+            acc = Some(match acc {
+                None => p,
+                Some(s) => {
+                    self.a.vaddps(ZMM[s], ZMM[s], ZMM[p])?;
+                    self.free(p);
+                    s
+                }
+            });
+        }
+        Ok(acc.expect("n > 0"))
+    }
+
+    /// `k{k}` = the lanes a predicated write of component `c` reaches.
+    fn pred_mask(&mut self, dst: &DstRef, c: usize, k: u8) -> R<bool> {
+        let Some(p) = dst.pred else {
+            return Ok(false);
+        };
+        let v = self.row(P0_ROW + p.comps[c] as u16)?;
+        if p.not {
+            self.a.vptestnmd(KREG[k as usize], ZMM[v], ZMM[v])?;
+        } else {
+            self.a.vptestmd(KREG[k as usize], ZMM[v], ZMM[v])?;
+        }
+        Ok(true)
+    }
+
+    /// Write the op's results (all computed before any is written).
+    fn store(&mut self, dst: &DstRef, res: [Option<V>; 4]) -> R {
+        let mut vals = [None; 4];
+        for (c, v) in res.into_iter().enumerate() {
+            let (true, Some(v)) = (dst.mask >> c & 1 != 0, v) else {
+                continue;
+            };
+            let v = if dst.sat {
+                // _sat: clamp to [0, 1]; NaN becomes 0 (maxps returns its second operand
+                // for NaN; then minps keeps what is below 1).
+                let t = self.alloc()?;
+                let z = self.kf(0.0);
+                self.a.vmaxps(ZMM[t], ZMM[v], z)?;
+                let one = self.kf(1.0);
+                self.a.vminps(ZMM[t], ZMM[t], one)?;
+                t
+            } else {
+                v
+            };
+            vals[c] = Some(match dst.kind {
+                DstKind::Rows(row) => (row + c as u16, v),
+                DstKind::Addr => {
+                    // C3: round half to even, saturating; NaN -> 0.
+                    let t = self.alloc()?;
+                    self.a.vrndscaleps(ZMM[t], ZMM[v], 0x08)?;
+                    self.cmpk(2, t, GE, 2_147_483_648.0)?;
+                    self.a.vcmpps(k3, ZMM[t], ZMM[t], UNORD)?;
+                    self.a.vcvttps2dq(ZMM[t], ZMM[t])?;
+                    let m = self.pool_at(i32::MAX as u32);
+                    self.a.vpbroadcastd(ZMM[t].k2(), dword_ptr(rbp + m))?;
+                    self.a.vpxord(ZMM[t].k3(), ZMM[t], ZMM[t])?;
+                    (A0_ROW + c as u16, t)
+                }
+                DstKind::Pred | DstKind::OutputByLoop(_) => {
+                    unreachable!("setp stores its own masks; o[aL] is not compiled")
+                }
+            });
+        }
+        self.commit(dst, vals)
+    }
+
+    /// Write `(row, value)` per component: first everything that reads (predicate masks,
+    /// the old values a predicated write keeps, a register of its own for each value), then
+    /// the bindings — a value may sit in the register of a row this op writes.
+    fn commit(&mut self, dst: &DstRef, vals: [Option<(u16, V)>; 4]) -> R {
+        let mut owned: [Option<(u16, V)>; 4] = [None; 4];
+        for (c, x) in vals.into_iter().enumerate() {
+            let Some((row, v)) = x else {
+                continue;
+            };
+            let v = if self.pred_mask(dst, c, 4)? {
+                let old = self.row(row)?;
+                let t = self.alloc()?;
+                self.a.vpblendmd(ZMM[t].k4(), ZMM[old], ZMM[v])?;
+                t
+            } else if self.slot[v] != Slot::Temp || owned.iter().flatten().any(|&(_, o)| o == v) {
+                self.copy(v)?
+            } else {
+                v
+            };
+            owned[c] = Some((row, v));
+        }
+        for (row, v) in owned.into_iter().flatten() {
+            self.bind(row, v);
+        }
+        Ok(())
+    }
+
+    fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3]) -> R {
+        let on = |c: usize| dst.mask >> c & 1 != 0;
+        let nargs = match kind {
+            Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA => 1,
+            Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
+            Alu::Mad | Alu::Lrp => 3,
+            _ => 0,
+        };
+        if nargs > 0 {
+            let mut res = [None; 4];
+            for c in (0..4).filter(|&c| on(c)) {
+                let mut a = [0; 3];
+                for k in 0..nargs {
+                    // x + (-y) is x - y in IEEE arithmetic: skip the negation.
+                    a[k] = if kind == Alu::Add && k == 1 && src[1].xor != 0 {
+                        self.src_unnegated(&src[1], c)?
+                    } else {
+                        self.src(&src[k], c)?
+                    };
+                }
+                let v = match kind {
+                    Alu::Mov | Alu::MovA => a[0],
+                    Alu::Add if src[1].xor != 0 => self.fsub(a[0], a[1])?,
+                    Alu::Add => self.fadd(a[0], a[1])?,
+                    Alu::Mul => self.mul(a[0], a[1])?,
+                    Alu::Mad => {
+                        let p = self.mul(a[0], a[1])?;
+                        self.a.vaddps(ZMM[p], ZMM[p], ZMM[a[2]])?;
+                        p
+                    }
+                    // minps is `x < y ? x : y`, the interpreter's min.
+                    Alu::Min => self.op3(|a, d, x, y| a.vminps(d, x, y), a[0], a[1])?,
+                    Alu::Max => {
+                        // `x >= y ? x : y` (maxps differs on +-0 and NaN).
+                        self.a.vcmpps(k1, ZMM[a[0]], ZMM[a[1]], GE)?;
+                        let t = self.alloc()?;
+                        self.a.vblendmps(ZMM[t].k1(), ZMM[a[1]], ZMM[a[0]])?;
+                        t
+                    }
+                    Alu::Slt | Alu::Sge => {
+                        let cc = if kind == Alu::Slt { LT } else { GE };
+                        self.a.vcmpps(k1, ZMM[a[0]], ZMM[a[1]], cc)?;
+                        let t = self.alloc()?;
+                        let one = self.km(1.0);
+                        self.a.vbroadcastss(ZMM[t].k1().z(), one)?;
+                        t
+                    }
+                    Alu::Abs => self.abs(a[0])?,
+                    Alu::Frc => {
+                        let t = self.alloc()?;
+                        self.a.vrndscaleps(ZMM[t], ZMM[a[0]], 0x09)?;
+                        self.a.vsubps(ZMM[t], ZMM[a[0]], ZMM[t])?;
+                        t
+                    }
+                    Alu::Lrp => {
+                        let d = self.fsub(a[1], a[2])?;
+                        let p = self.mul(a[0], d)?;
+                        self.free(d);
+                        self.a.vaddps(ZMM[p], ZMM[p], ZMM[a[2]])?;
+                        p
+                    }
+                    Alu::Sgn => {
+                        // a < 0: -1; a == 0: 0; otherwise (NaN too) 1.
+                        let t = self.constant(1.0)?;
+                        self.when_eq(a[0], 0.0, 0.0, t)?;
+                        self.cmpk(1, a[0], LT, 0.0)?;
+                        self.set_where(t, 1, -1.0)?;
+                        t
+                    }
+                    _ => unreachable!("component-wise kinds"),
+                };
+                // The sources' own temporaries (modifiers) are done with.
+                for &x in &a[..nargs] {
+                    if x != v {
+                        self.free(x);
+                    }
+                }
+                res[c] = Some(v);
+            }
+            return self.store(dst, res);
+        }
+        let replicated = match kind {
+            Alu::Dp3 => Some(self.dot(src, 3)?),
+            Alu::Dp4 => Some(self.dot(src, 4)?),
+            Alu::Rcp => {
+                let x = self.src(&src[0], 0)?;
+                let r = self.constant(1.0)?;
+                self.a.vdivps(ZMM[r], ZMM[r], ZMM[x])?;
+                self.when_eq(x, 1.0, 1.0, r)?;
+                self.when_eq(x, 0.0, f32::MAX, r)?;
+                Some(r)
+            }
+            Alu::Rsq => {
+                let x = self.src(&src[0], 0)?;
+                let f = self.abs(x)?;
+                let s = self.alloc()?;
+                self.a.vsqrtps(ZMM[s], ZMM[f])?;
+                let r = self.constant(1.0)?;
+                self.a.vdivps(ZMM[r], ZMM[r], ZMM[s])?;
+                self.when_eq(f, 1.0, 1.0, r)?;
+                self.when_eq(f, 0.0, f32::MAX, r)?;
+                Some(r)
+            }
+            Alu::Exp => {
+                let x = self.src(&src[0], 0)?;
+                Some(self.exp2(x)?)
+            }
+            Alu::Log => {
+                let x = self.src(&src[0], 0)?;
+                let f = self.abs(x)?;
+                let l = self.log2(f)?;
+                self.when_eq(f, 0.0, -f32::MAX, l)?;
+                Some(l)
+            }
+            Alu::Pow => {
+                let x = self.src(&src[0], 0)?;
+                let y = self.src(&src[1], 0)?;
+                Some(self.pow(x, y)?)
+            }
+            _ => None,
+        };
+        if let Some(v) = replicated {
+            return self.store(dst, [Some(v); 4]);
+        }
+        match kind {
+            Alu::TexLdl { sampler, swizzle } => {
+                for c in 0..4 {
+                    let v = self.src(&src[0], c)?;
+                    self.a
+                        .vmovups(zmmword_ptr(rsp + IO + c as i32 * 64), ZMM[v])?;
+                }
+                self.call(texldl16 as *const u8, Some(sampler as u32))?;
+                let texel: [V; 4] = std::array::from_fn(|_| 0);
+                let mut texel = texel;
+                for (c, t) in texel.iter_mut().enumerate() {
+                    *t = self.alloc()?;
+                    self.a
+                        .vmovups(ZMM[*t], zmmword_ptr(rsp + IO + c as i32 * 64))?;
+                }
+                let res = std::array::from_fn(|c| Some(texel[(swizzle >> (2 * c) & 3) as usize]));
+                self.store(dst, res)
+            }
+            Alu::SinCos => {
+                let x = self.src(&src[0], 0)?;
+                self.a.vmovups(zmmword_ptr(rsp + IO), ZMM[x])?;
+                self.call(sincos16 as *const u8, None)?;
+                let cos = self.alloc()?;
+                self.a.vmovups(ZMM[cos], zmmword_ptr(rsp + IO))?;
+                let sin = self.alloc()?;
+                self.a.vmovups(ZMM[sin], zmmword_ptr(rsp + IO + 64))?;
+                let z = self.constant(0.0)?;
+                self.store(dst, [Some(cos), Some(sin), Some(z), Some(z)])
+            }
+            Alu::Lit => {
+                let x = self.src(&src[0], 0)?;
+                let y = self.src(&src[0], 1)?;
+                let w = self.src(&src[0], 3)?;
+                let power = self.clamp(w, -LIT_POWER, LIT_POWER)?;
+                let pw = self.pow(y, power)?;
+                let one = self.constant(1.0)?;
+                self.cmpk(5, x, GT, 0.0)?;
+                self.cmpk(6, y, GT, 0.0)?;
+                let r1 = self.alloc()?;
+                self.a.vmovaps(ZMM[r1].k5().z(), ZMM[x])?;
+                self.a.kandw(k6, k5, k6)?;
+                self.a.vmovaps(ZMM[pw].k6().z(), ZMM[pw])?;
+                self.store(dst, [Some(one), Some(r1), Some(pw), Some(one)])
+            }
+            Alu::Dst => {
+                let ay = self.src(&src[0], 1)?;
+                let az = self.src(&src[0], 2)?;
+                let by = self.src(&src[1], 1)?;
+                let bw = self.src(&src[1], 3)?;
+                let one = self.constant(1.0)?;
+                let y = self.mul(ay, by)?;
+                self.store(dst, [Some(one), Some(y), Some(az), Some(bw)])
+            }
+            Alu::Crs => {
+                let mut a = [0; 3];
+                let mut b = [0; 3];
+                for c in 0..3 {
+                    a[c] = self.src(&src[0], c)?;
+                }
+                for c in 0..3 {
+                    b[c] = self.src(&src[1], c)?;
+                }
+                let mut r = [None; 4];
+                for (c, (i, j)) in [(1, 2), (2, 0), (0, 1)].into_iter().enumerate() {
+                    let p = self.mul(a[i], b[j])?;
+                    let q = self.mul(a[j], b[i])?;
+                    self.a.vsubps(ZMM[p], ZMM[p], ZMM[q])?;
+                    self.free(q);
+                    r[c] = Some(p);
+                }
+                self.store(dst, r)
+            }
+            Alu::Nrm => {
+                let mut a = [0; 4];
+                for c in 0..4 {
+                    a[c] = self.src(&src[0], c)?;
+                }
+                let f = self.mul(a[0], a[0])?;
+                for c in 1..3 {
+                    let p = self.mul(a[c], a[c])?;
+                    self.a.vaddps(ZMM[f], ZMM[f], ZMM[p])?;
+                    self.free(p);
+                }
+                let r = self.alloc()?;
+                self.a.vsqrtps(ZMM[r], ZMM[f])?;
+                let one = self.constant(1.0)?;
+                self.a.vdivps(ZMM[r], ZMM[one], ZMM[r])?;
+                self.free(one);
+                // f == 0 (not NaN): the largest float.
+                self.cmpk(1, f, EQ, 0.0)?;
+                self.set_where(r, 1, f32::MAX)?;
+                self.free(f);
+                let mut out = [None; 4];
+                for c in 0..4 {
+                    out[c] = Some(self.mul(a[c], r)?);
+                }
+                self.store(dst, out)
+            }
+            Alu::Setp(cmp) => {
+                let cc = match cmp {
+                    Comparison::Gt => GT,
+                    Comparison::Eq => EQ,
+                    Comparison::Ge => GE,
+                    Comparison::Lt => LT,
+                    Comparison::Ne => NEQ,
+                    Comparison::Le => LE,
+                };
+                let mut res = [None; 4];
+                for c in (0..4).filter(|&c| on(c)) {
+                    let a = self.src(&src[0], c)?;
+                    let b = self.src(&src[1], c)?;
+                    self.a.vcmpps(k1, ZMM[a], ZMM[b], cc)?;
+                    let t = self.alloc()?;
+                    self.a.vpternlogd(ZMM[t].k1().z(), ZMM[t], ZMM[t], 0xFF)?;
+                    res[c] = Some(t);
+                }
+                let vals = std::array::from_fn(|c| res[c].map(|v| (P0_ROW + c as u16, v)));
+                self.commit(dst, vals)
+            }
+            _ => unreachable!("supported() admits only these kinds"),
+        }
+    }
+
+    /// Call a callback with the frame's io slot (after writing every cached row back:
+    /// the callee may use every vector register).
+    fn call(&mut self, f: *const u8, sampler: Option<u32>) -> R {
+        self.flush()?;
+        self.a.vzeroupper()?;
+        match sampler {
+            Some(s) => {
+                self.a.mov(rdi, qword_ptr(rsp + SAMPLING))?;
+                self.a.mov(esi, s)?;
+                self.a.mov(rdx, rsp)?;
+            }
+            None => self.a.mov(rdi, rsp)?,
+        }
+        self.a.mov(rax, f as u64)?;
+        Ok(self.a.call(rax)?)
+    }
+
+    // ---- gathers ---------------------------------------------------------------------
+
+    /// Rows = c[base + a0.comp] per lane; outside the file, the zero register at its end.
+    fn gather_const_a0(&mut self, dst: u16, base: i32, comp: u8) -> R {
+        let a = self.row(A0_ROW + comp as u16)?;
+        let i = self.alloc()?;
+        let b = self.kb(base as u32);
+        self.a.vpaddd(ZMM[i], ZMM[a], b)?;
+        let last = self.alloc()?;
+        self.a.vpbroadcastd(ZMM[last], dword_ptr(rsp + NCONSTS))?;
+        let one = self.kb(1);
+        self.a.vpsubd(ZMM[last], ZMM[last], one)?;
+        self.a.vpcmpud(k1, ZMM[i], ZMM[last], 1)?;
+        self.a.vmovdqa32(ZMM[last].k1(), ZMM[i])?;
+        self.a.vpslld(ZMM[last], ZMM[last], 2)?;
+        let mut out = [0; 4];
+        for (c, o) in out.iter_mut().enumerate() {
+            let t = self.alloc()?;
+            self.a.vpxord(ZMM[t], ZMM[t], ZMM[t])?;
+            self.a.kxnorw(k2, k2, k2)?;
+            self.a
+                .vgatherdps(ZMM[t].k2(), dword_ptr(r12 + ZMM[last] * 4 + c as i32 * 4))?;
+            *o = t;
+        }
+        for (c, t) in out.into_iter().enumerate() {
+            self.bind(dst + c as u16, t);
+        }
+        Ok(())
+    }
+
+    /// Rows = c[base + aL] (uniform).
+    fn gather_const_al(&mut self, dst: u16, base: i32) -> R {
+        self.a.mov(eax, dword_ptr(rsp + AL))?;
+        self.a.add(eax, base)?;
+        self.a.movsxd(rax, eax)?;
+        self.a.mov(rcx, qword_ptr(rsp + NCONSTS))?;
+        self.a.lea(rdx, rcx - 1)?;
+        self.a.cmp(rax, rcx)?;
+        self.a.cmovae(rax, rdx)?;
+        self.a.shl(rax, 4)?;
+        for c in 0..4 {
+            let t = self.alloc()?;
+            self.a.vbroadcastss(ZMM[t], dword_ptr(r12 + rax + c * 4))?;
+            self.bind(dst + c as u16, t);
+        }
+        Ok(())
+    }
+
+    /// Rows = v[base + aL] (uniform); outside v0..v15, zero.
+    fn gather_input_al(&mut self, dst: u16, base: i32) -> R {
+        // The rows may be cached (and changed): inputs never are, but be exact.
+        self.a.mov(eax, dword_ptr(rsp + AL))?;
+        self.a.add(eax, base)?;
+        self.a.xor(ecx, ecx)?;
+        self.a.xor(edx, edx)?;
+        self.a.mov(esi, 0xFFFFu32)?;
+        self.a.cmp(eax, INPUTS as u32)?;
+        self.a.cmovb(ecx, esi)?;
+        self.a.cmovb(edx, eax)?;
+        self.a.kmovw(k1, ecx)?;
+        self.a.shl(rdx, 10)?;
+        for c in 0..4u16 {
+            let t = self.alloc()?;
+            let off = (INPUT_BASE + c) as i32 * ROW;
+            self.a
+                .vmovups(ZMM[t].k1().z(), zmmword_ptr(rbx + rdx + off))?;
+            self.bind(dst + c, t);
+        }
+        Ok(())
+    }
+
+    /// Rows = v[base + a0.comp] per lane; outside v0..v15, zero.
+    fn gather_input_a0(&mut self, dst: u16, base: i32, comp: u8) -> R {
+        let a = self.row(A0_ROW + comp as u16)?;
+        let i = self.alloc()?;
+        let b = self.kb(base as u32);
+        self.a.vpaddd(ZMM[i], ZMM[a], b)?;
+        let n = self.kb(INPUTS as u32);
+        self.a.vpcmpud(k1, ZMM[i], n, 1)?;
+        // Lane l of input register i, component 0, is dword i * 256 + l past v0.x.
+        self.a.vpslld(ZMM[i], ZMM[i], 8)?;
+        let iota = self.iota();
+        self.a.vpaddd(ZMM[i], ZMM[i], iota)?;
+        let mut out = [0; 4];
+        for (c, o) in out.iter_mut().enumerate() {
+            let t = self.alloc()?;
+            self.a.vpxord(ZMM[t], ZMM[t], ZMM[t])?;
+            self.a.kmovw(k2, k1)?;
+            let off = (INPUT_BASE as i32 + c as i32) * ROW;
+            self.a
+                .vgatherdps(ZMM[t].k2(), dword_ptr(rbx + ZMM[i] * 4 + off))?;
+            *o = t;
+        }
+        for (c, t) in out.into_iter().enumerate() {
+            self.bind(dst + c as u16, t);
+        }
+        Ok(())
+    }
+
+    // ---- flow ------------------------------------------------------------------------
+
+    fn flush_count(&mut self) -> R {
+        if self.pending != 0 {
+            self.a.add(r15, self.pending as i32)?;
+            self.pending = 0;
+        }
+        Ok(())
+    }
+
+    /// Leave with 1 when more than the allowed instructions ran.
+    fn check_limit(&mut self, bail: CodeLabel) -> R {
+        self.flush_count()?;
+        self.a.cmp(r15, qword_ptr(rsp + MAX))?;
+        Ok(self.a.ja(bail)?)
+    }
+
+    fn epilogue(&mut self) -> R {
+        self.a.vzeroupper()?;
+        self.a.mov(rsp, qword_ptr(rsp + SAVED_RSP))?;
+        for r in [r15, r14, r13, r12, rbx, rbp] {
+            self.a.pop(r)?;
+        }
+        Ok(self.a.ret()?)
+    }
+
+    fn program(&mut self) -> R {
+        // Entry (after `mov rbp, pool`, prepended by `compile`): save the callee-saved
+        // registers, align the frame, keep the parameters.
+        // rdi arena, rsi consts, rdx nconsts, rcx ints, r8 bools, r9 max, [rsp+8] sampling.
+        for r in [rbp, rbx, r12, r13, r14, r15] {
+            self.a.push(r)?;
+        }
+        // rbp: the constant pool, placed after the code.
+        let mut pool = self.a.create_label();
+        self.a.lea(rbp, ptr(pool))?;
+        self.a.mov(rax, qword_ptr(rsp + 56))?;
+        self.a.mov(r10, rsp)?;
+        self.a.and(rsp, -64)?;
+        self.a.sub(rsp, self.frame)?;
+        self.a.mov(qword_ptr(rsp + SAVED_RSP), r10)?;
+        self.a.mov(qword_ptr(rsp + SAMPLING), rax)?;
+        self.a.mov(qword_ptr(rsp + NCONSTS), rdx)?;
+        self.a.mov(qword_ptr(rsp + MAX), r9)?;
+        self.a.mov(qword_ptr(rsp + GROUP), 0)?;
+        self.a.mov(rbx, rdi)?;
+        self.a.mov(r12, rsi)?;
+        self.a.mov(r13, rcx)?;
+        self.a.mov(r14, r8)?;
+
+        let ops = &self.p.ops;
+        let n = ops.len();
+        let mut leaders = BTreeSet::new();
+        leaders.insert(0usize);
+        leaders.insert(n);
+        for (pc, op) in ops.iter().enumerate() {
+            match op {
+                Op::IfBool { target, .. } | Op::Jump { target } => {
+                    leaders.insert(*target as usize);
+                    leaders.insert(pc + 1);
+                }
+                Op::Loop { end, .. } => {
+                    leaders.insert(*end as usize + 1);
+                    leaders.insert(pc + 1);
+                }
+                Op::EndLoop { start } => {
+                    leaders.insert(*start as usize);
+                    leaders.insert(pc + 1);
+                }
+                Op::Ret => {
+                    leaders.insert(pc + 1);
+                }
+                _ => {}
+            }
+        }
+        let mut labels: Vec<Option<CodeLabel>> = (0..=n)
+            .map(|pc| leaders.contains(&pc).then(|| self.a.create_label()))
+            .collect();
+        let lab = |labels: &Vec<Option<CodeLabel>>, pc: usize| labels[pc.min(n)].expect("a leader");
+        let mut head = self.a.create_label();
+        let mut bail = self.a.create_label();
+
+        // Each group of 16 lanes starts from zeroed a0, p0, aL and count (temporaries are
+        // cleared in the arena before each batch).
+        self.label(&mut head)?;
+        self.a.vpxord(zmm0, zmm0, zmm0)?;
+        for c in 0..8 {
+            self.a.vmovups(zmmword_ptr(rsp + A0_HOME + c * 64), zmm0)?;
+        }
+        self.a.mov(dword_ptr(rsp + AL), 0)?;
+        self.a.xor(r15d, r15d)?;
+
+        let mut terminated = false;
+        for pc in 0..n {
+            if let Some(mut l) = labels[pc].take() {
+                if !terminated {
+                    self.flush_count()?;
+                    self.flush()?;
+                }
+                self.label(&mut l)?;
+                labels[pc] = Some(l);
+            }
+            terminated = false;
+            self.pending += 1;
+            let op = ops[pc];
+            match op {
+                Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src)?,
+                Op::GatherConstA0 { dst, base, comp } => self.gather_const_a0(dst, base, comp)?,
+                Op::GatherConstAl { dst, base } => self.gather_const_al(dst, base)?,
+                Op::GatherInputAl { dst, base } => self.gather_input_al(dst, base)?,
+                Op::GatherInputA0 { dst, base, comp } => self.gather_input_a0(dst, base, comp)?,
+                Op::IfBool { b, not, target } => {
+                    self.flush_count()?;
+                    self.flush()?;
+                    self.a.cmp(byte_ptr(r14 + b as i32), not as i32)?;
+                    // Jump when the bool equals `not` (the if is not taken).
+                    self.a.je(lab(&labels, target as usize))?;
+                    self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
+                Op::Jump { target } => {
+                    self.flush_count()?;
+                    self.flush()?;
+                    self.a.jmp(lab(&labels, target as usize))?;
+                    terminated = true;
+                }
+                Op::Ret => {
+                    self.flush_count()?;
+                    self.flush()?;
+                    self.a.jmp(lab(&labels, n))?;
+                    terminated = true;
+                }
+                Op::Loop {
+                    i,
+                    end,
+                    al: with_al,
+                } => {
+                    self.flush_count()?;
+                    self.flush()?;
+                    let s = self.loop_slot[&pc];
+                    let at = i as i32 * 16;
+                    self.a.mov(eax, dword_ptr(r13 + at))?;
+                    self.a.mov(dword_ptr(rsp + s), eax)?;
+                    self.a.mov(ecx, dword_ptr(rsp + AL))?;
+                    self.a.mov(dword_ptr(rsp + s + 4), ecx)?;
+                    self.a.mov(ecx, dword_ptr(r13 + at + 8))?;
+                    self.a.mov(dword_ptr(rsp + s + 8), ecx)?;
+                    if with_al {
+                        self.a.mov(ecx, dword_ptr(r13 + at + 4))?;
+                        self.a.mov(dword_ptr(rsp + AL), ecx)?;
+                    }
+                    // C15: the count is unsigned; zero skips the body.
+                    self.a.test(eax, eax)?;
+                    self.a.je(lab(&labels, end as usize + 1))?;
+                    self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
+                Op::EndLoop { start } => {
+                    self.flush()?;
+                    self.check_limit(bail)?;
+                    let Op::Loop { al: with_al, .. } = ops[start as usize - 1] else {
+                        return Err(Error("endloop without its loop".into()));
+                    };
+                    let s = self.loop_slot[&(start as usize - 1)];
+                    if with_al {
+                        self.a.mov(eax, dword_ptr(rsp + s + 8))?;
+                        self.a.add(dword_ptr(rsp + AL), eax)?;
+                    }
+                    self.a.sub(dword_ptr(rsp + s), 1)?;
+                    self.a.jne(lab(&labels, start as usize))?;
+                    if with_al {
+                        self.a.mov(eax, dword_ptr(rsp + s + 4))?;
+                        self.a.mov(dword_ptr(rsp + AL), eax)?;
+                    }
+                    self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
+                other => {
+                    return Err(Error(format!("{other:?}")));
+                }
+            }
+            self.end_op();
+        }
+        if !terminated {
+            self.flush_count()?;
+            self.flush()?;
+        }
+        let mut end = labels[n].take().expect("the end is a leader");
+        self.label(&mut end)?;
+        // End of a group: the limit, then the next group or return.
+        self.check_limit(bail)?;
+        self.a.add(rbx, 64)?;
+        self.a.add(qword_ptr(rsp + GROUP), 64)?;
+        self.a.cmp(qword_ptr(rsp + GROUP), ROW)?;
+        self.a.jb(head)?;
+        self.a.xor(eax, eax)?;
+        self.epilogue()?;
+        self.label(&mut bail)?;
+        self.a.mov(eax, 1)?;
+        self.epilogue()?;
+        self.label(&mut pool)?;
+        let mut words = std::mem::take(&mut self.pool);
+        words.push(0);
+        Ok(self.a.dd(&words)?)
+    }
+}
