@@ -20,7 +20,7 @@ use crate::texture::Sampling;
 use dxso::ir::Comparison;
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The generated code (its constants follow it in the same mapping).
 pub(crate) struct Code {
@@ -74,23 +74,100 @@ pub(crate) fn compile(p: &Program) -> Result<Code, String> {
     Ok(Code { _map: map, entry })
 }
 
+/// The rows an op may read (more than it does is fine) and the rows it surely writes
+/// (fewer is fine): a0 and p0 as their pseudo-rows.
+fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
+    let dst4 = |d: u16| (d..d + 4).collect::<Vec<_>>();
+    match *op {
+        Op::Alu { kind, dst, src } => {
+            let mut uses: Vec<u16> = src.iter().flat_map(|s| s.rows).collect();
+            let target = |c: u16| match dst.kind {
+                DstKind::Rows(r) => Some(r + c),
+                DstKind::Addr => Some(A0_ROW + c),
+                DstKind::Pred => Some(P0_ROW + c),
+                DstKind::OutputByLoop(_) => None,
+            };
+            let written =
+                (0..4u16).filter(|&c| dst.mask >> c & 1 != 0 && (kind != Alu::Crs || c < 3));
+            let mut defs = vec![];
+            match dst.pred {
+                Some(p) => {
+                    uses.extend(p.comps.map(|c| P0_ROW + c as u16));
+                    uses.extend((0..4).filter_map(target));
+                }
+                None => defs.extend(written.filter_map(target)),
+            }
+            (uses, defs)
+        }
+        Op::GatherConstA0 { dst, comp, .. } | Op::GatherInputA0 { dst, comp, .. } => {
+            (vec![A0_ROW + comp as u16], dst4(dst))
+        }
+        Op::GatherConstAl { dst, .. } | Op::GatherInputAl { dst, .. } => (vec![], dst4(dst)),
+        _ => (vec![], vec![]),
+    }
+}
+
+/// The rows live at the end of each block (by its first pc): rows a later op may read
+/// before any op writes them, outputs at the end. Only these are written back to their
+/// homes when a block ends; the rows live at the start need a value (zero) there.
+fn liveness(p: &Program, starts: &BTreeSet<usize>) -> (HashMap<usize, HashSet<u16>>, HashSet<u16>) {
+    let n = p.ops.len();
+    let outputs: HashSet<u16> = (OUTPUT_BASE..OUTPUT_BASE + OUTPUTS * 4).collect();
+    let bounds: Vec<usize> = starts.iter().copied().collect();
+    let blocks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
+    let mut live_out: HashMap<usize, HashSet<u16>> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for &(start, end) in blocks.iter().rev() {
+            let succ = p.successors(end - 1).unwrap_or_else(|| vec![end]);
+            let out: HashSet<u16> = succ
+                .iter()
+                .flat_map(|s| live_in.get(s).into_iter().flatten().copied())
+                .collect();
+            let mut live = out.clone();
+            for op in p.ops[start..end].iter().rev() {
+                let (uses, defs) = uses_defs(op);
+                for d in defs {
+                    live.remove(&d);
+                }
+                live.extend(uses);
+            }
+            if live_in.get(&start) != Some(&live) {
+                live_in.insert(start, live);
+                changed = true;
+            }
+            live_out.insert(start, out);
+        }
+        if !changed {
+            let entry = live_in.remove(&0).unwrap_or_default();
+            return (live_out, entry);
+        }
+    }
+}
+
 /// Bytes per arena row (64 lanes).
 const ROW: i32 = (crate::LANES * 4) as i32;
 /// Pseudo-rows of a0 and p0 (homes in the frame).
 const A0_ROW: u16 = 0xFFF0;
 const P0_ROW: u16 = 0xFFF4;
 
-// Frame layout (offsets from the 64-byte aligned rsp).
+/// Groups of 16 lanes run interleaved: each op is emitted once per group in a row, so the
+/// processor overlaps their (long) dependency chains.
+const G: u32 = 2;
+
+// Frame layout (offsets from the 64-byte aligned rsp): a0 and p0 of each group, then the
+// scalars.
 const IO: i32 = 0;
 const A0_HOME: i32 = 256;
-const P0_HOME: i32 = 512;
-const SAVED_RSP: i32 = 768;
-const SAMPLING: i32 = 776;
-const NCONSTS: i32 = 784;
-const MAX: i32 = 792;
-const GROUP: i32 = 800;
-const AL: i32 = 808;
-const LOOPS: i32 = 832;
+const P0_HOME: i32 = A0_HOME + 256 * G as i32;
+const SAVED_RSP: i32 = P0_HOME + 256 * G as i32;
+const SAMPLING: i32 = SAVED_RSP + 8;
+const NCONSTS: i32 = SAVED_RSP + 16;
+const MAX: i32 = SAVED_RSP + 24;
+const GROUP: i32 = SAVED_RSP + 32;
+const AL: i32 = SAVED_RSP + 40;
+const LOOPS: i32 = SAVED_RSP + 64;
 
 const ZMM: [AsmRegisterZmm; 32] = [
     zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13, zmm14,
@@ -130,9 +207,10 @@ impl std::fmt::Display for Error {
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Slot {
     Free,
-    /// Holds a row (written since its last store to the home when dirty).
+    /// Holds a row of a group (`row | group << 16`; written since its last store to the
+    /// home when dirty).
     Row {
-        row: u16,
+        key: u32,
         dirty: bool,
     },
     /// An intermediate value of the current op.
@@ -173,6 +251,8 @@ struct Gen<'a> {
     frame: i32,
     /// The instruction count when the last label was placed.
     label_at: Option<usize>,
+    /// The group of 16 lanes being emitted (0..G).
+    g: u32,
 }
 
 impl<'a> Gen<'a> {
@@ -200,6 +280,7 @@ impl<'a> Gen<'a> {
             loop_slot,
             frame,
             label_at: None,
+            g: 0,
         })
     }
 
@@ -243,13 +324,19 @@ impl<'a> Gen<'a> {
 
     // ---- registers -------------------------------------------------------------------
 
-    fn home(&self, row: u16) -> AsmMemoryOperand {
+    /// The cache key of `row` in the current group.
+    fn key(&self, row: u16) -> u32 {
+        row as u32 | self.g << 16
+    }
+
+    fn home(&self, key: u32) -> AsmMemoryOperand {
+        let (row, g) = (key as u16, (key >> 16) as i32);
         if row >= P0_ROW {
-            zmmword_ptr(rsp + P0_HOME + (row - P0_ROW) as i32 * 64)
+            zmmword_ptr(rsp + P0_HOME + g * 256 + (row - P0_ROW) as i32 * 64)
         } else if row >= A0_ROW {
-            zmmword_ptr(rsp + A0_HOME + (row - A0_ROW) as i32 * 64)
+            zmmword_ptr(rsp + A0_HOME + g * 256 + (row - A0_ROW) as i32 * 64)
         } else {
-            zmmword_ptr(rbx + row as i32 * ROW)
+            zmmword_ptr(rbx + row as i32 * ROW + g * 64)
         }
     }
 
@@ -270,8 +357,8 @@ impl<'a> Gen<'a> {
                     })
                     .min_by_key(|&r| self.stamp[r])
                     .ok_or_else(|| Error("out of vector registers".into()))?;
-                if let Slot::Row { row, dirty: true } = self.slot[r] {
-                    let at = self.home(row);
+                if let Slot::Row { key, dirty: true } = self.slot[r] {
+                    let at = self.home(key);
                     self.a.vmovups(at, ZMM[r])?;
                 }
                 r
@@ -290,14 +377,15 @@ impl<'a> Gen<'a> {
 
     /// The register holding `row`, loading it when it is not cached.
     fn row(&mut self, row: u16) -> R<V> {
-        let found = (0..32).find(|&r| matches!(self.slot[r], Slot::Row { row: x, .. } if x == row));
+        let key = self.key(row);
+        let found = (0..32).find(|&r| matches!(self.slot[r], Slot::Row { key: x, .. } if x == key));
         let r = match found {
             Some(r) => r,
             None => {
                 let r = self.alloc()?;
-                let at = self.home(row);
+                let at = self.home(key);
                 self.a.vmovups(ZMM[r], at)?;
-                self.slot[r] = Slot::Row { row, dirty: false };
+                self.slot[r] = Slot::Row { key, dirty: false };
                 r
             }
         };
@@ -309,12 +397,13 @@ impl<'a> Gen<'a> {
     /// Make the temporary `v` the value of `row`.
     fn bind(&mut self, row: u16, v: V) {
         debug_assert_eq!(self.slot[v], Slot::Temp);
+        let key = self.key(row);
         for r in 0..32 {
-            if matches!(self.slot[r], Slot::Row { row: x, .. } if x == row) {
+            if matches!(self.slot[r], Slot::Row { key: x, .. } if x == key) {
                 self.slot[r] = Slot::Free;
             }
         }
-        self.slot[v] = Slot::Row { row, dirty: true };
+        self.slot[v] = Slot::Row { key, dirty: true };
         self.touch(v);
         self.pinned[v] = self.epoch;
     }
@@ -335,9 +424,17 @@ impl<'a> Gen<'a> {
 
     /// Write every changed row back and forget them all (block boundaries, calls).
     fn flush(&mut self) -> R {
+        self.flush_live(None)
+    }
+
+    /// [`Self::flush`] at the end of a block: rows not in `live` are dead there (every path
+    /// writes them before reading them again) and need not be written back.
+    fn flush_live(&mut self, live: Option<&HashSet<u16>>) -> R {
         for r in 0..32 {
-            if let Slot::Row { row, dirty: true } = self.slot[r] {
-                let at = self.home(row);
+            if let Slot::Row { key, dirty: true } = self.slot[r]
+                && live.is_none_or(|l| l.contains(&(key as u16)))
+            {
+                let at = self.home(key);
                 self.a.vmovups(at, ZMM[r])?;
             }
             self.slot[r] = Slot::Free;
@@ -998,7 +1095,6 @@ impl<'a> Gen<'a> {
 
     /// Rows = v[base + aL] (uniform); outside v0..v15, zero.
     fn gather_input_al(&mut self, dst: u16, base: i32) -> R {
-        // The rows may be cached (and changed): inputs never are, but be exact.
         self.a.mov(eax, dword_ptr(rsp + AL))?;
         self.a.add(eax, base)?;
         self.a.xor(ecx, ecx)?;
@@ -1011,7 +1107,7 @@ impl<'a> Gen<'a> {
         self.a.shl(rdx, 10)?;
         for c in 0..4u16 {
             let t = self.alloc()?;
-            let off = (INPUT_BASE + c) as i32 * ROW;
+            let off = (INPUT_BASE + c) as i32 * ROW + self.g as i32 * 64;
             self.a
                 .vmovups(ZMM[t].k1().z(), zmmword_ptr(rbx + rdx + off))?;
             self.bind(dst + c, t);
@@ -1036,7 +1132,7 @@ impl<'a> Gen<'a> {
             let t = self.alloc()?;
             self.a.vpxord(ZMM[t], ZMM[t], ZMM[t])?;
             self.a.kmovw(k2, k1)?;
-            let off = (INPUT_BASE as i32 + c as i32) * ROW;
+            let off = (INPUT_BASE as i32 + c as i32) * ROW + self.g as i32 * 64;
             self.a
                 .vgatherdps(ZMM[t].k2(), dword_ptr(rbx + ZMM[i] * 4 + off))?;
             *o = t;
@@ -1045,6 +1141,18 @@ impl<'a> Gen<'a> {
             self.bind(dst + c as u16, t);
         }
         Ok(())
+    }
+
+    /// An operation on the lanes of group `self.g`.
+    fn lanes(&mut self, op: &Op) -> R {
+        match *op {
+            Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src),
+            Op::GatherConstA0 { dst, base, comp } => self.gather_const_a0(dst, base, comp),
+            Op::GatherConstAl { dst, base } => self.gather_const_al(dst, base),
+            Op::GatherInputAl { dst, base } => self.gather_input_al(dst, base),
+            Op::GatherInputA0 { dst, base, comp } => self.gather_input_a0(dst, base, comp),
+            _ => unreachable!("per-lane operations only"),
+        }
     }
 
     // ---- flow ------------------------------------------------------------------------
@@ -1099,29 +1207,9 @@ impl<'a> Gen<'a> {
 
         let ops = &self.p.ops;
         let n = ops.len();
-        let mut leaders = BTreeSet::new();
-        leaders.insert(0usize);
-        leaders.insert(n);
-        for (pc, op) in ops.iter().enumerate() {
-            match op {
-                Op::IfBool { target, .. } | Op::Jump { target } => {
-                    leaders.insert(*target as usize);
-                    leaders.insert(pc + 1);
-                }
-                Op::Loop { end, .. } => {
-                    leaders.insert(*end as usize + 1);
-                    leaders.insert(pc + 1);
-                }
-                Op::EndLoop { start } => {
-                    leaders.insert(*start as usize);
-                    leaders.insert(pc + 1);
-                }
-                Op::Ret => {
-                    leaders.insert(pc + 1);
-                }
-                _ => {}
-            }
-        }
+        let leaders = self.p.block_starts();
+        let (live_out, entry) = liveness(self.p, &leaders);
+        let mut block = 0;
         let mut labels: Vec<Option<CodeLabel>> = (0..=n)
             .map(|pc| leaders.contains(&pc).then(|| self.a.create_label()))
             .collect();
@@ -1129,12 +1217,21 @@ impl<'a> Gen<'a> {
         let mut head = self.a.create_label();
         let mut bail = self.a.create_label();
 
-        // Each group of 16 lanes starts from zeroed a0, p0, aL and count (temporaries are
-        // cleared in the arena before each batch).
+        // Each group of 16 lanes starts from zero in the rows read before they are written
+        // (temporaries, a0, p0; outputs are cleared in the arena before each batch), aL and
+        // the count.
         self.label(&mut head)?;
         self.a.vpxord(zmm0, zmm0, zmm0)?;
-        for c in 0..8 {
-            self.a.vmovups(zmmword_ptr(rsp + A0_HOME + c * 64), zmm0)?;
+        let mut zeroed: Vec<u16> = entry
+            .into_iter()
+            .filter(|&r| r < INPUT_BASE || r >= self.p.scratch_base())
+            .collect();
+        zeroed.sort_unstable();
+        for row in zeroed {
+            for g in 0..G {
+                let at = self.home(row as u32 | g << 16);
+                self.a.vmovups(at, zmm0)?;
+            }
         }
         self.a.mov(dword_ptr(rsp + AL), 0)?;
         self.a.xor(r15d, r15d)?;
@@ -1144,23 +1241,32 @@ impl<'a> Gen<'a> {
             if let Some(mut l) = labels[pc].take() {
                 if !terminated {
                     self.flush_count()?;
-                    self.flush()?;
+                    self.flush_live(live_out.get(&block))?;
                 }
                 self.label(&mut l)?;
                 labels[pc] = Some(l);
+                block = pc;
             }
+            let live = live_out.get(&block);
             terminated = false;
             self.pending += 1;
             let op = ops[pc];
             match op {
-                Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src)?,
-                Op::GatherConstA0 { dst, base, comp } => self.gather_const_a0(dst, base, comp)?,
-                Op::GatherConstAl { dst, base } => self.gather_const_al(dst, base)?,
-                Op::GatherInputAl { dst, base } => self.gather_input_al(dst, base)?,
-                Op::GatherInputA0 { dst, base, comp } => self.gather_input_a0(dst, base, comp)?,
+                Op::Alu { .. }
+                | Op::GatherConstA0 { .. }
+                | Op::GatherConstAl { .. }
+                | Op::GatherInputAl { .. }
+                | Op::GatherInputA0 { .. } => {
+                    for g in 0..G {
+                        self.g = g;
+                        self.lanes(&op)?;
+                        self.end_op();
+                    }
+                    self.g = 0;
+                }
                 Op::IfBool { b, not, target } => {
                     self.flush_count()?;
-                    self.flush()?;
+                    self.flush_live(live)?;
                     self.a.cmp(byte_ptr(r14 + b as i32), not as i32)?;
                     // Jump when the bool equals `not` (the if is not taken).
                     self.a.je(lab(&labels, target as usize))?;
@@ -1169,13 +1275,13 @@ impl<'a> Gen<'a> {
                 }
                 Op::Jump { target } => {
                     self.flush_count()?;
-                    self.flush()?;
+                    self.flush_live(live)?;
                     self.a.jmp(lab(&labels, target as usize))?;
                     terminated = true;
                 }
                 Op::Ret => {
                     self.flush_count()?;
-                    self.flush()?;
+                    self.flush_live(live)?;
                     self.a.jmp(lab(&labels, n))?;
                     terminated = true;
                 }
@@ -1185,7 +1291,7 @@ impl<'a> Gen<'a> {
                     al: with_al,
                 } => {
                     self.flush_count()?;
-                    self.flush()?;
+                    self.flush_live(live)?;
                     let s = self.loop_slot[&pc];
                     let at = i as i32 * 16;
                     self.a.mov(eax, dword_ptr(r13 + at))?;
@@ -1205,7 +1311,7 @@ impl<'a> Gen<'a> {
                     terminated = true;
                 }
                 Op::EndLoop { start } => {
-                    self.flush()?;
+                    self.flush_live(live)?;
                     self.check_limit(bail)?;
                     let Op::Loop { al: with_al, .. } = ops[start as usize - 1] else {
                         return Err(Error("endloop without its loop".into()));
@@ -1232,14 +1338,14 @@ impl<'a> Gen<'a> {
         }
         if !terminated {
             self.flush_count()?;
-            self.flush()?;
+            self.flush_live(live_out.get(&block))?;
         }
         let mut end = labels[n].take().expect("the end is a leader");
         self.label(&mut end)?;
         // End of a group: the limit, then the next group or return.
         self.check_limit(bail)?;
-        self.a.add(rbx, 64)?;
-        self.a.add(qword_ptr(rsp + GROUP), 64)?;
+        self.a.add(rbx, 64 * G as i32)?;
+        self.a.add(qword_ptr(rsp + GROUP), 64 * G as i32)?;
         self.a.cmp(qword_ptr(rsp + GROUP), ROW)?;
         self.a.jb(head)?;
         self.a.xor(eax, eax)?;

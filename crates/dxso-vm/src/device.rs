@@ -313,13 +313,7 @@ impl Device {
 
     /// Which code generator compiled the bound program (`None`: draws run interpreted).
     pub fn code_generator(&self) -> Option<CodeGenerator> {
-        self.compiled().map(|j| {
-            if j.temps_in_arena() {
-                CodeGenerator::Avx512
-            } else {
-                CodeGenerator::Cranelift
-            }
-        })
+        self.compiled().map(crate::jit::Jit::generator)
     }
 
     fn compiled(&self) -> Option<&crate::jit::Jit> {
@@ -659,12 +653,10 @@ impl DrawContext<'_> {
         out: &mut [f32],
         tracer: &mut T,
     ) -> Result<(), VmError> {
-        // The compiled tier keeps temporaries in registers: only outputs need clearing.
+        // Compiled code sets the temporaries it reads before writing: only outputs need
+        // clearing.
         let compiled = self.jit.filter(|_| !T::ENABLED);
-        m.reset(
-            self.program,
-            compiled.is_none_or(crate::jit::Jit::temps_in_arena),
-        );
+        m.reset(self.program, compiled.is_none());
         // Where each lane's vertex sits in the draw: vertex k of instance i, and the stream
         // element k reads through the index buffer. Counters, not divisions.
         let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);

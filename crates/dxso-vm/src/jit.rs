@@ -29,7 +29,6 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use dxso::ir::Comparison;
-use std::collections::BTreeSet;
 
 /// `(arena, consts, consts.len(), ints, bools, max_instructions, sampling) -> 0, or 1 when a
 /// vertex runs more than `max_instructions`.
@@ -101,10 +100,13 @@ impl std::fmt::Debug for Jit {
 }
 
 impl Jit {
-    /// Whether the code keeps temporaries in the arena (then each batch clears them there)
-    /// rather than in registers.
-    pub(crate) fn temps_in_arena(&self) -> bool {
-        self.zmm.is_some()
+    /// The code generator that made this code.
+    pub(crate) fn generator(&self) -> crate::CodeGenerator {
+        if self.zmm.is_some() {
+            crate::CodeGenerator::Avx512
+        } else {
+            crate::CodeGenerator::Cranelift
+        }
     }
 
     /// Run the program over the batch in `rows` (inputs fetched, outputs cleared). `false`
@@ -519,30 +521,7 @@ impl<'a> Emitter<'a> {
     fn program(&mut self) -> Result<(), String> {
         let ops = &self.p.ops;
         let n = ops.len();
-        // Blocks start at jump targets and after branches.
-        let mut leaders = BTreeSet::new();
-        leaders.insert(0usize);
-        leaders.insert(n);
-        for (pc, op) in ops.iter().enumerate() {
-            match op {
-                Op::IfBool { target, .. } | Op::Jump { target } => {
-                    leaders.insert(*target as usize);
-                    leaders.insert(pc + 1);
-                }
-                Op::Loop { end, .. } => {
-                    leaders.insert(*end as usize + 1);
-                    leaders.insert(pc + 1);
-                }
-                Op::EndLoop { start } => {
-                    leaders.insert(*start as usize);
-                    leaders.insert(pc + 1);
-                }
-                Op::Ret => {
-                    leaders.insert(pc + 1);
-                }
-                _ => {}
-            }
-        }
+        let leaders = self.p.block_starts();
         let blocks: Vec<Option<Block>> = (0..=n)
             .map(|pc| leaders.contains(&pc).then(|| self.b.create_block()))
             .collect();

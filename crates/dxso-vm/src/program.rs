@@ -242,6 +242,33 @@ fn semantic_name(usage: Usage, index: u8) -> String {
 }
 
 impl Program {
+    /// Where the basic blocks of a program with uniform flow control start (jump targets and
+    /// the ops after branches), `ops.len()` (the end) included.
+    pub(crate) fn block_starts(&self) -> std::collections::BTreeSet<usize> {
+        let n = self.ops.len();
+        let mut starts = std::collections::BTreeSet::from([0, n]);
+        for pc in 0..n {
+            if let Some(to) = self.successors(pc) {
+                starts.extend(to);
+                starts.insert(pc + 1);
+            }
+        }
+        starts
+    }
+
+    /// Where control goes after the branch at `pc` (`None`: not a branch; `ret` goes to the
+    /// end, as it does where there are no subroutines).
+    pub(crate) fn successors(&self, pc: usize) -> Option<Vec<usize>> {
+        Some(match self.ops[pc] {
+            Op::IfBool { target, .. } => vec![target as usize, pc + 1],
+            Op::Jump { target } => vec![target as usize],
+            Op::Loop { end, .. } => vec![pc + 1, end as usize + 1],
+            Op::EndLoop { start } => vec![start as usize, pc + 1],
+            Op::Ret => vec![self.ops.len()],
+            _ => return None,
+        })
+    }
+
     /// The first row after the constant rows (gather scratch).
     pub(crate) fn scratch_base(&self) -> u16 {
         CONST_BASE + self.const_rows.len() as u16 * 4

@@ -172,7 +172,7 @@ fn arb_value() -> impl Strategy<Value = f32> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn every_path_and_batching_gives_the_same_bits(
@@ -255,5 +255,37 @@ fn swizzled_self_writes_read_before_they_write() {
         // then (2.5, 3, 2, 2.5).
         let out = split(&dev.draw(1, 1).unwrap());
         assert_eq!(out[0][1], [4.5, 5.0, 3.0, 3.5], "{way:?}");
+    }
+}
+
+/// Relative input reads (`v[aL + n]`, `v[a0.x]`) fetch each vertex's own inputs, in every
+/// lane of a batch and every way of running (hand-computed).
+#[test]
+fn relative_input_reads_take_each_vertexs_own_inputs() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\n\
+               mov o0, v0\nmov r0, c0\nloop aL, i0\nadd r0, r0, v[aL + 1]\nendloop\n\
+               mova a0.x, v0.w\nadd o1, r0, v[a0.x]\n";
+    let n = 70;
+    let v0: Vec<[f32; 4]> = (0..n)
+        .map(|i| [i as f32, 2.0 * i as f32, 3.0, (i % 2) as f32])
+        .collect();
+    let v1: Vec<[f32; 4]> = (0..n)
+        .map(|i| [10.0 + i as f32, -(i as f32), 0.5, 1.0])
+        .collect();
+    let mut dev = device(src, &[v0, v1]);
+    dev.set_constant_i(0, &[[1, 0, 1, 0]]).unwrap();
+    for way in WAYS {
+        set_way(&mut dev, way);
+        let out = split(&dev.draw(n, 1).unwrap());
+        for (i, o) in out.iter().enumerate() {
+            let f = i as f32;
+            // r0 = v1; then + v0 (even vertices) or + v1 (odd ones).
+            let want = if i % 2 == 0 {
+                [10.0 + 2.0 * f, f, 3.5, 1.0]
+            } else {
+                [20.0 + 2.0 * f, -2.0 * f, 1.0, 2.0]
+            };
+            assert_eq!(o[1], want, "{way:?} vertex {i}");
+        }
     }
 }
