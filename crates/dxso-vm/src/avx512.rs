@@ -28,6 +28,76 @@ pub(crate) struct Code {
     pub(crate) entry: crate::jit::Entry,
 }
 
+/// How a draw's vertices reach code compiled for it: the input registers the program reads,
+/// each fed by FLOAT1..FLOAT4 elements (`floats`) `stride` bytes apart, one vertex after
+/// another. Such code loads its inputs from the vertex streams and writes finished output
+/// records itself (fetch and store fused into the shader); it runs full batches only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// (input register, floats, stride)
+    pub inputs: Vec<(u8, u8, u32)>,
+}
+
+/// What fused code reads per batch: where the element of the batch's first vertex is for
+/// each input register, and where the batch's first output record goes.
+#[repr(C)]
+pub(crate) struct BatchIo {
+    pub inputs: [*const u8; 16],
+    pub out: *mut f32,
+}
+
+/// `Entry` with the batch's [`BatchIo`] last.
+pub(crate) type FusedEntry = unsafe extern "C" fn(
+    *mut f32,
+    *const f32,
+    u64,
+    *const i32,
+    *const u8,
+    u64,
+    *const Sampling,
+    *const BatchIo,
+) -> u32;
+
+/// Code compiled for one [`Layout`].
+pub(crate) struct Fused {
+    _map: memmap2::Mmap,
+    pub(crate) layout: Layout,
+    pub(crate) entry: FusedEntry,
+}
+
+impl std::fmt::Debug for Fused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Fused({:?})", self.layout)
+    }
+}
+
+// SAFETY: the mapping is immutable executable code; the entry touches only what it is given.
+unsafe impl Send for Fused {}
+unsafe impl Sync for Fused {}
+
+impl Fused {
+    /// Run a full batch: inputs read from where `io` says, output records written there
+    /// (the arena's output rows cleared before). `false` when the instruction limit was
+    /// passed.
+    pub(crate) fn run(
+        &self,
+        rows: &mut [crate::exec::Row],
+        program: &Program,
+        u: &crate::exec::Uniforms,
+        io: &BatchIo,
+    ) -> bool {
+        let a = crate::jit::Args::new(rows, program, u);
+        // SAFETY: as for `Jit::run`; the caller gives a BatchIo whose input elements and
+        // output records exist for all 64 vertices, in the layout the code was made for.
+        let status = unsafe {
+            (self.entry)(
+                a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling, io,
+            )
+        };
+        status == 0
+    }
+}
+
 /// `texldl` on 16 lanes: `io` holds the coordinates as four component rows of 16 lanes on
 /// entry, the texels in the same layout on return.
 extern "C" fn texldl16(sampling: *const Sampling, sampler: u32, io: *mut [f32; 64]) {
@@ -57,7 +127,28 @@ extern "C" fn sincos16(io: *mut [f32; 64]) {
 
 /// Compile `p` (already checked by `jit::supported`).
 pub(crate) fn compile(p: &Program) -> Result<Code, String> {
-    let mut g = Gen::new(p).map_err(|e| e.to_string())?;
+    let (map, entry) = assemble(p, None)?;
+    // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
+    let entry = unsafe { std::mem::transmute::<*const u8, crate::jit::Entry>(entry) };
+    Ok(Code { _map: map, entry })
+}
+
+/// Compile `p` (already checked by `jit::supported`) with fetch and store fused for draws
+/// laid out as `layout` says.
+pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Result<Fused, String> {
+    let (map, entry) = assemble(p, Some(layout.clone()))?;
+    // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
+    // parameters.
+    let entry = unsafe { std::mem::transmute::<*const u8, FusedEntry>(entry) };
+    Ok(Fused {
+        _map: map,
+        layout: layout.clone(),
+        entry,
+    })
+}
+
+fn assemble(p: &Program, layout: Option<Layout>) -> Result<(memmap2::Mmap, *const u8), String> {
+    let mut g = Gen::new(p, layout).map_err(|e| e.to_string())?;
     g.program().map_err(|e| e.to_string())?;
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
@@ -66,12 +157,11 @@ pub(crate) fn compile(p: &Program) -> Result<Code, String> {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`.
         let _ = std::fs::write(std::path::Path::new(&path).with_extension("bin"), &code);
     }
+    // The code is position independent (relative branches and constant reads, absolute
+    // callback addresses).
     let map = map.make_exec().map_err(|e| e.to_string())?;
-    // SAFETY: the code follows the System V calling convention with `Entry`'s parameters;
-    // it is position independent (relative branches and constant reads, absolute callback
-    // addresses).
-    let entry = unsafe { std::mem::transmute::<*const u8, crate::jit::Entry>(map.as_ptr()) };
-    Ok(Code { _map: map, entry })
+    let entry = map.as_ptr();
+    Ok((map, entry))
 }
 
 /// The rows an op may read (more than it does is fine) and the rows it surely writes
@@ -167,12 +257,19 @@ const NCONSTS: i32 = SAVED_RSP + 16;
 const MAX: i32 = SAVED_RSP + 24;
 const GROUP: i32 = SAVED_RSP + 32;
 const AL: i32 = SAVED_RSP + 40;
+const BATCH_IO: i32 = SAVED_RSP + 48;
 const LOOPS: i32 = SAVED_RSP + 64;
 
 const ZMM: [AsmRegisterZmm; 32] = [
     zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13, zmm14,
     zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25, zmm26, zmm27,
     zmm28, zmm29, zmm30, zmm31,
+];
+
+const XMM: [AsmRegisterXmm; 32] = [
+    xmm0, xmm1, xmm2, xmm3, xmm4, xmm5, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14,
+    xmm15, xmm16, xmm17, xmm18, xmm19, xmm20, xmm21, xmm22, xmm23, xmm24, xmm25, xmm26, xmm27,
+    xmm28, xmm29, xmm30, xmm31,
 ];
 
 // vcmpps predicates.
@@ -253,10 +350,12 @@ struct Gen<'a> {
     label_at: Option<usize>,
     /// The group of 16 lanes being emitted (0..G).
     g: u32,
+    /// Fetch and store fused for this layout.
+    layout: Option<Layout>,
 }
 
 impl<'a> Gen<'a> {
-    fn new(p: &'a Program) -> R<Gen<'a>> {
+    fn new(p: &'a Program, layout: Option<Layout>) -> R<Gen<'a>> {
         let mut loop_slot = HashMap::new();
         for (pc, op) in p.ops.iter().enumerate() {
             if matches!(op, Op::Loop { .. }) {
@@ -265,8 +364,11 @@ impl<'a> Gen<'a> {
             }
         }
         let frame = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
+        let mut a = CodeAssembler::new(64)?;
+        // xmm16..xmm31 need EVEX encodings (the fused fetch and store use xmm views).
+        a.set_prefer_vex(false);
         Ok(Gen {
-            a: CodeAssembler::new(64)?,
+            a,
             p,
             pool: Vec::new(),
             pool_index: HashMap::new(),
@@ -281,6 +383,7 @@ impl<'a> Gen<'a> {
             frame,
             label_at: None,
             g: 0,
+            layout,
         })
     }
 
@@ -1155,6 +1258,146 @@ impl<'a> Gen<'a> {
         }
     }
 
+    // ---- fused fetch and store --------------------------------------------------------
+
+    /// rax = the address of `base` plus `bytes_per_lane` times this group's first lane (in
+    /// the batch).
+    fn lane_address(&mut self, base: i32, bytes_per_lane: u32) -> R {
+        self.a.mov(rax, qword_ptr(rsp + BATCH_IO))?;
+        self.a.mov(rax, qword_ptr(rax + base))?;
+        // GROUP counts bytes of a row: 4 per lane.
+        self.a.mov(rcx, qword_ptr(rsp + GROUP))?;
+        self.a.shr(rcx, 2)?;
+        self.a.imul_3(rcx, rcx, bytes_per_lane as i32)?;
+        self.a.add(rax, rcx)?;
+        Ok(())
+    }
+
+    /// Input register `reg` of this group's 16 vertices, from its stream (`floats` floats
+    /// each, `stride` bytes apart) into the cache as four component rows.
+    fn fetch(&mut self, reg: u8, floats: u8, stride: u32) -> R {
+        self.lane_address(reg as i32 * 8, stride)?;
+        let g = self.g;
+        let at = |v: u32| ((g * 16 + v) * stride) as i32;
+        if floats < 4 {
+            // Only the element's own floats are read (masked loads do not fault).
+            self.a.mov(ecx, (1u32 << floats) - 1)?;
+            self.a.kmovw(k1, ecx)?;
+        }
+        // z[q] lane k = vertex 4k + q: after the transpose, lanes are in vertex order.
+        let mut z = [0; 4];
+        for (q, zq) in z.iter_mut().enumerate() {
+            *zq = self.alloc()?;
+            let t = if floats < 4 {
+                Some(self.alloc()?)
+            } else {
+                None
+            };
+            for k in 0..4u32 {
+                let m = xmmword_ptr(rax + at(4 * k + q as u32));
+                let xmm = XMM[*zq];
+                match (t, k) {
+                    (None, 0) => self.a.vmovups(xmm, m)?,
+                    (None, _) => self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], m, k as i32)?,
+                    (Some(_), 0) => self.a.vmovups(xmm.k1().z(), m)?,
+                    (Some(t), _) => {
+                        let tx = XMM[t];
+                        self.a.vmovups(tx.k1().z(), m)?;
+                        self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], tx, k as i32)?;
+                    }
+                }
+            }
+            if let Some(t) = t {
+                self.free(t);
+            }
+        }
+        let rows = self.transpose(z)?;
+        let base = INPUT_BASE + reg as u16 * 4;
+        for (c, v) in rows.into_iter().enumerate() {
+            let v = if c == 3 && floats < 4 {
+                self.free(v);
+                self.constant(1.0)?
+            } else {
+                v
+            };
+            self.bind(base + c as u16, v);
+            // Relative input reads (`v[aL]`, `v[a0]`) read the arena.
+            if self
+                .p
+                .ops
+                .iter()
+                .any(|op| matches!(op, Op::GatherInputAl { .. } | Op::GatherInputA0 { .. }))
+            {
+                let key = self.key(base + c as u16);
+                let at = self.home(key);
+                self.a.vmovups(at, ZMM[v])?;
+                self.slot[v] = Slot::Row { key, dirty: false };
+            }
+        }
+        Ok(())
+    }
+
+    /// The in-lane 4x4 transpose: `x[q]` lane k element c becomes result c lane k element q.
+    fn transpose(&mut self, x: [V; 4]) -> R<[V; 4]> {
+        let mut t = [0; 4];
+        for (i, ti) in t.iter_mut().enumerate() {
+            *ti = self.alloc()?;
+            let (a, b) = (ZMM[x[i / 2 * 2]], ZMM[x[i / 2 * 2 + 1]]);
+            if i % 2 == 0 {
+                self.a.vunpcklps(ZMM[*ti], a, b)?;
+            } else {
+                self.a.vunpckhps(ZMM[*ti], a, b)?;
+            }
+        }
+        for &v in &x {
+            self.free(v);
+        }
+        // t0 = (0.0 1.0 0.1 1.1), t1 = (0.2 1.2 0.3 1.3), t2, t3 the same of 2 and 3.
+        let mut r = [0; 4];
+        for (c, rc) in r.iter_mut().enumerate() {
+            *rc = self.alloc()?;
+            let (a, b) = (ZMM[t[c / 2]], ZMM[t[c / 2 + 2]]);
+            if c % 2 == 0 {
+                self.a.vunpcklpd(ZMM[*rc], a, b)?;
+            } else {
+                self.a.vunpckhpd(ZMM[*rc], a, b)?;
+            }
+        }
+        for &v in &t {
+            self.free(v);
+        }
+        Ok(r)
+    }
+
+    /// Output register `k` of this group's 16 vertices into their output records, with one
+    /// NaN for every NaN (as the interpreter's store writes them).
+    fn store_output(&mut self, k: usize) -> R {
+        let record = self.p.outputs.len() as u32 * 16;
+        let row = self.p.outputs[k].row;
+        let mut x = [0; 4];
+        for (c, xc) in x.iter_mut().enumerate() {
+            let v = self.row(row + c as u16)?;
+            *xc = self.copy(v)?;
+            self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
+            self.set_where(*xc, 1, f32::NAN)?;
+        }
+        let u = self.transpose(x)?;
+        self.lane_address(128, record)?;
+        // u[q] lane k = vertex 4k + q.
+        for (q, &uq) in u.iter().enumerate() {
+            for lane in 0..4u32 {
+                let v = self.g * 16 + 4 * lane + q as u32;
+                let m = xmmword_ptr(rax + (v * record + k as u32 * 16) as i32);
+                if lane == 0 {
+                    self.a.vmovups(m, XMM[uq])?;
+                } else {
+                    self.a.vextractf32x4(m, ZMM[uq], lane as i32)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     // ---- flow ------------------------------------------------------------------------
 
     fn flush_count(&mut self) -> R {
@@ -1192,6 +1435,7 @@ impl<'a> Gen<'a> {
         let mut pool = self.a.create_label();
         self.a.lea(rbp, ptr(pool))?;
         self.a.mov(rax, qword_ptr(rsp + 56))?;
+        self.a.mov(r11, qword_ptr(rsp + 64))?;
         self.a.mov(r10, rsp)?;
         self.a.and(rsp, -64)?;
         self.a.sub(rsp, self.frame)?;
@@ -1200,6 +1444,9 @@ impl<'a> Gen<'a> {
         self.a.mov(qword_ptr(rsp + NCONSTS), rdx)?;
         self.a.mov(qword_ptr(rsp + MAX), r9)?;
         self.a.mov(qword_ptr(rsp + GROUP), 0)?;
+        if self.layout.is_some() {
+            self.a.mov(qword_ptr(rsp + BATCH_IO), r11)?;
+        }
         self.a.mov(rbx, rdi)?;
         self.a.mov(r12, rsi)?;
         self.a.mov(r13, rcx)?;
@@ -1235,11 +1482,26 @@ impl<'a> Gen<'a> {
         }
         self.a.mov(dword_ptr(rsp + AL), 0)?;
         self.a.xor(r15d, r15d)?;
+        // Fused fetch: the inputs go straight into the register cache (the first block
+        // starts with them; nothing branches back to it).
+        if (0..n).any(|pc| self.p.successors(pc).is_some_and(|to| to.contains(&0))) {
+            return Err(Error("a branch to the first op".into()));
+        }
+        if let Some(layout) = self.layout.clone() {
+            for g in 0..G {
+                self.g = g;
+                for &(reg, floats, stride) in &layout.inputs {
+                    self.fetch(reg, floats, stride)?;
+                    self.end_op();
+                }
+            }
+            self.g = 0;
+        }
 
         let mut terminated = false;
         for pc in 0..n {
             if let Some(mut l) = labels[pc].take() {
-                if !terminated {
+                if !terminated && pc > 0 {
                     self.flush_count()?;
                     self.flush_live(live_out.get(&block))?;
                 }
@@ -1342,8 +1604,20 @@ impl<'a> Gen<'a> {
         }
         let mut end = labels[n].take().expect("the end is a leader");
         self.label(&mut end)?;
-        // End of a group: the limit, then the next group or return.
+        // End of a group: the limit, the outputs (fused store), then the next group or
+        // return.
         self.check_limit(bail)?;
+        if self.layout.is_some() {
+            for g in 0..G {
+                self.g = g;
+                for k in 0..self.p.outputs.len() {
+                    self.store_output(k)?;
+                    self.end_op();
+                }
+            }
+            self.g = 0;
+            self.flush_live(Some(&HashSet::new()))?;
+        }
         self.a.add(rbx, 64 * G as i32)?;
         self.a.add(qword_ptr(rsp + GROUP), 64 * G as i32)?;
         self.a.cmp(qword_ptr(rsp + GROUP), ROW)?;

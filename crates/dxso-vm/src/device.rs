@@ -109,7 +109,12 @@ pub struct Device {
     tier: Tier,
     /// The bound program compiled, when the compiled tier covers it (made at the first draw).
     jit: std::sync::OnceLock<Option<Arc<crate::jit::Jit>>>,
+    /// The bound program compiled with fetch and store fused, for the last draw layout that
+    /// allowed it (`None` inside: that layout failed to compile).
+    fused: std::sync::Mutex<Option<FusedCache>>,
 }
+
+type FusedCache = (crate::avx512::Layout, Option<Arc<crate::avx512::Fused>>);
 
 /// How a device runs its shader. Both tiers give identical results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +162,7 @@ impl Device {
                 _ => Tier::Compiled,
             },
             jit: std::sync::OnceLock::new(),
+            fused: std::sync::Mutex::new(None),
         }
     }
 
@@ -171,6 +177,7 @@ impl Device {
         self.max_instructions = caps.max_vshader_instructions_executed.max(0xFFFF) as u64;
         self.program = Some(program);
         self.jit = std::sync::OnceLock::new();
+        self.fused = std::sync::Mutex::new(None);
         Ok(())
     }
 
@@ -298,6 +305,7 @@ impl Device {
         self.isa = isa.min(crate::exec::Isa::detect());
         // The compiled tier's code generator follows the path too.
         self.jit = std::sync::OnceLock::new();
+        self.fused = std::sync::Mutex::new(None);
     }
 
     /// Choose how draws run: [`Tier::Compiled`] by default, or what the environment variable
@@ -324,6 +332,52 @@ impl Device {
         self.jit
             .get_or_init(|| crate::jit::compile(program, self.isa).ok().map(Arc::new))
             .as_deref()
+    }
+
+    /// Code with fetch and store fused for this draw, where its layout allows: the AVX-512
+    /// code generator compiled the program, no index buffer, every input the program reads
+    /// bound to FLOAT1..FLOAT4 elements of per-vertex data.
+    fn fused(&self, prep: &Prepared) -> Option<Arc<crate::avx512::Fused>> {
+        static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));
+        if off
+            || self.compiled()?.generator() != CodeGenerator::Avx512
+            || self.indices.is_some()
+            || !prep.unbound.is_empty()
+        {
+            return None;
+        }
+        let mut inputs = Vec::new();
+        for b in &prep.bindings {
+            let floats = match b.element.ty {
+                DeclType::Float1 => 1,
+                DeclType::Float2 => 2,
+                DeclType::Float3 => 3,
+                DeclType::Float4 => 4,
+                _ => return None,
+            };
+            let per_vertex = matches!(
+                b.stream.frequency,
+                Frequency::Vertex | Frequency::IndexedData(_)
+            );
+            // Offsets up to 32 vertices apart are instruction immediates.
+            if !per_vertex || b.stream.stride > 1 << 24 {
+                return None;
+            }
+            inputs.push((b.reg, floats, b.stream.stride as u32));
+        }
+        inputs.sort_unstable();
+        let layout = crate::avx512::Layout { inputs };
+        let program = self.program.as_ref()?;
+        let mut cache = self.fused.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cache {
+            Some((l, code)) if *l == layout => code.clone(),
+            _ => {
+                let code = crate::jit::compile_fused(program, &layout).map(Arc::new);
+                *cache = Some((layout, code.clone()));
+                code
+            }
+        }
     }
 
     /// Run draws on `n` threads (`None`: every core).
@@ -442,9 +496,11 @@ impl Device {
         let prep = self.prepare(program, vertex_count, instances)?;
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
+        let fused = self.fused(&prep);
         let ctx = DrawContext {
             isa: self.isa,
             jit: self.compiled(),
+            fused: fused.as_deref(),
             program,
             uniforms: &uniforms,
             bindings: &prep.bindings,
@@ -513,9 +569,11 @@ impl Device {
             data.resize(floats, 0.0);
         }
         let task_vertices = LANES * BATCHES_PER_TASK;
+        let fused = self.fused(&prep);
         let ctx = DrawContext {
             isa: self.isa,
             jit: self.compiled(),
+            fused: fused.as_deref(),
             program,
             uniforms: &uniforms,
             bindings,
@@ -612,6 +670,7 @@ impl Binding {
 struct DrawContext<'a> {
     isa: crate::exec::Isa,
     jit: Option<&'a crate::jit::Jit>,
+    fused: Option<&'a crate::avx512::Fused>,
     program: &'a Program,
     uniforms: &'a Uniforms<'a>,
     bindings: &'a [Binding],
@@ -657,6 +716,25 @@ impl DrawContext<'_> {
         // clearing.
         let compiled = self.jit.filter(|_| !T::ENABLED);
         m.reset(self.program, compiled.is_none());
+        // A full batch of consecutive vertices runs fused code where there is some.
+        let k = start % self.vertex_count;
+        if let Some(fused) = self.fused.filter(|_| !T::ENABLED)
+            && count == LANES
+            && k + LANES <= self.vertex_count
+        {
+            let mut io = crate::avx512::BatchIo {
+                inputs: [std::ptr::null(); 16],
+                out: out.as_mut_ptr(),
+            };
+            for b in self.bindings {
+                let at = b.stream.offset + b.element.offset as usize + k * b.stream.stride;
+                io.inputs[b.reg as usize] = b.stream.data[at..].as_ptr();
+            }
+            if !fused.run(&mut m.rows, self.program, self.uniforms, &io) {
+                return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
+            }
+            return Ok(());
+        }
         // Where each lane's vertex sits in the draw: vertex k of instance i, and the stream
         // element k reads through the index buffer. Counters, not divisions.
         let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);

@@ -117,23 +117,46 @@ impl Jit {
         program: &Program,
         u: &Uniforms,
     ) -> bool {
-        assert!(rows.len() >= program.rows, "the arena holds every row");
-        let consts = u.consts.as_flattened();
-        // SAFETY: the arena has every row the program addresses (checked above); gathers
-        // clamp their indices to `consts.len()` registers; ints and bools are the draw's
-        // 16-entry files.
+        let a = Args::new(rows, program, u);
+        // SAFETY: see `Args::new`.
         let status = unsafe {
             (self.entry)(
-                rows.as_mut_ptr().cast(),
-                consts.as_ptr(),
-                u.consts.len() as u64,
-                u.ints.as_flattened().as_ptr(),
-                u.bools.as_ptr().cast(),
-                u.max_instructions,
-                u.sampling,
+                a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling,
             )
         };
         status == 0
+    }
+}
+
+/// The arguments compiled code takes for a batch.
+pub(crate) struct Args<'a> {
+    pub arena: *mut f32,
+    pub consts: *const f32,
+    pub nconsts: u64,
+    pub ints: *const i32,
+    pub bools: *const u8,
+    pub max: u64,
+    pub sampling: *const Sampling<'a>,
+}
+
+impl<'a> Args<'a> {
+    /// The arena has every row the program addresses (checked here); gathers clamp their
+    /// indices to `nconsts` registers; ints and bools are the draw's 16-entry files.
+    pub(crate) fn new(
+        rows: &mut [crate::exec::Row],
+        program: &Program,
+        u: &Uniforms<'a>,
+    ) -> Args<'a> {
+        assert!(rows.len() >= program.rows, "the arena holds every row");
+        Args {
+            arena: rows.as_mut_ptr().cast(),
+            consts: u.consts.as_flattened().as_ptr(),
+            nconsts: u.consts.len() as u64,
+            ints: u.ints.as_flattened().as_ptr(),
+            bools: u.bools.as_ptr().cast(),
+            max: u.max_instructions,
+            sampling: u.sampling,
+        }
     }
 }
 
@@ -196,6 +219,23 @@ pub(crate) fn compile(p: &Program, isa: crate::exec::Isa) -> Result<Jit, String>
         }
     }
     guarded(&|| generate(p)).inspect_err(|e| why("Cranelift", e))
+}
+
+/// Compile `p` with fetch and store fused for draws laid out as `layout` says (AVX-512 only;
+/// see [`crate::avx512::Layout`]).
+pub(crate) fn compile_fused(
+    p: &Program,
+    layout: &crate::avx512::Layout,
+) -> Option<crate::avx512::Fused> {
+    supported(p).ok()?;
+    std::panic::catch_unwind(|| crate::avx512::compile_fused(p, layout))
+        .unwrap_or_else(|_| Err("the code generator failed".to_string()))
+        .inspect_err(|e| {
+            if std::env::var_os("DXSO_JIT_WHY").is_some() {
+                eprintln!("dxso: AVX-512 (fused): not compiled: {e}");
+            }
+        })
+        .ok()
 }
 
 fn generate(p: &Program) -> Result<Jit, String> {

@@ -289,3 +289,61 @@ fn relative_input_reads_take_each_vertexs_own_inputs() {
         }
     }
 }
+
+/// FLOAT1..FLOAT4 elements interleaved in one stream with an odd stride, the last element
+/// ending the buffer: every way of running (fused fetch and store included, for the full
+/// batches) reads each vertex's own floats with the (0, 0, 0, 1) fill.
+#[test]
+fn every_float_type_is_fetched_alike_in_every_way() {
+    use dxso::ir::Usage;
+    use dxso_vm::{DeclType, Frequency, StreamSource, VertexElement};
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_texcoord2 v2\ndcl_texcoord3 v3\n\
+               dcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\ndcl_texcoord2 o3\n\
+               mov o0, v0\nmov o1, v1\nmov o2, v2\nmov o3, v3\n";
+    let mut dev = device(src, &[]);
+    let types = [
+        DeclType::Float1,
+        DeclType::Float2,
+        DeclType::Float3,
+        DeclType::Float4,
+    ];
+    let (offsets, stride) = ([0u16, 4, 12, 24], 44);
+    let decl = (0..4)
+        .map(|k| VertexElement {
+            stream: 0,
+            offset: offsets[k],
+            ty: types[k],
+            method: 0,
+            usage: Usage::TexCoord,
+            usage_index: k as u8,
+        })
+        .collect();
+    dev.set_declaration(decl).unwrap();
+    let n = 133;
+    let value = |i: usize, f: usize| (i * 16 + f) as f32 + 0.5;
+    let mut data = vec![0u8; (n - 1) * stride + 40];
+    for i in 0..n {
+        for f in 0..10 {
+            let at = i * stride + 4 * f;
+            data[at..at + 4].copy_from_slice(&value(i, f).to_le_bytes());
+        }
+    }
+    let source = StreamSource {
+        data: data.into(),
+        offset: 0,
+        stride,
+        frequency: Frequency::Vertex,
+    };
+    dev.set_stream(0, Some(source)).unwrap();
+    for way in WAYS {
+        set_way(&mut dev, way);
+        let out = split(&dev.draw(n, 1).unwrap());
+        for (i, o) in out.iter().enumerate() {
+            let v = |f: usize| value(i, f);
+            assert_eq!(o[0], [v(0), 0.0, 0.0, 1.0], "{way:?} vertex {i}");
+            assert_eq!(o[1], [v(1), v(2), 0.0, 1.0], "{way:?} vertex {i}");
+            assert_eq!(o[2], [v(3), v(4), v(5), 1.0], "{way:?} vertex {i}");
+            assert_eq!(o[3], [v(6), v(7), v(8), v(9)], "{way:?} vertex {i}");
+        }
+    }
+}
