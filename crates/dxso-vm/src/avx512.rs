@@ -202,7 +202,7 @@ fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
 /// homes when a block ends; the rows live at the start need a value (zero) there.
 fn liveness(p: &Program, starts: &BTreeSet<usize>) -> (HashMap<usize, HashSet<u16>>, HashSet<u16>) {
     let n = p.ops.len();
-    let outputs: HashSet<u16> = (OUTPUT_BASE..OUTPUT_BASE + OUTPUTS * 4).collect();
+    let outputs: HashSet<u16> = p.outputs.iter().flat_map(|o| o.row..o.row + 4).collect();
     let bounds: Vec<usize> = starts.iter().copied().collect();
     let blocks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
@@ -1465,13 +1465,12 @@ impl<'a> Gen<'a> {
         let mut bail = self.a.create_label();
 
         // Each group of 16 lanes starts from zero in the rows read before they are written
-        // (temporaries, a0, p0; outputs are cleared in the arena before each batch), aL and
-        // the count.
+        // (temporaries, outputs not written on every path, a0, p0), aL and the count.
         self.label(&mut head)?;
         self.a.vpxord(zmm0, zmm0, zmm0)?;
         let mut zeroed: Vec<u16> = entry
             .into_iter()
-            .filter(|&r| r < INPUT_BASE || r >= self.p.scratch_base())
+            .filter(|&r| !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r))
             .collect();
         zeroed.sort_unstable();
         for row in zeroed {

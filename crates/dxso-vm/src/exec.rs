@@ -206,9 +206,9 @@ impl Machine {
         m
     }
 
-    /// Zero the outputs the program writes, the temps (when `temps`), a0 and p0 (inputs are
-    /// fetched by the caller).
-    pub fn reset(&mut self, program: &Program, temps: bool) {
+    /// Zero the temps (when `temps`), the outputs the program writes (when `outputs`), a0
+    /// and p0 (inputs are fetched by the caller).
+    pub fn reset(&mut self, program: &Program, temps: bool, outputs: bool) {
         let t = TEMP_BASE as usize;
         if temps {
             for r in &mut self.rows[t..t + program.temp_rows as usize] {
@@ -216,8 +216,10 @@ impl Machine {
             }
         }
         let o = OUTPUT_BASE as usize;
-        for r in &mut self.rows[o..o + program.output_rows as usize] {
-            *r = [0.0; LANES];
+        if outputs {
+            for r in &mut self.rows[o..o + program.output_rows as usize] {
+                *r = [0.0; LANES];
+            }
         }
         self.a0 = [[0; LANES]; 4];
         self.p0 = [[0; LANES]; 4];
