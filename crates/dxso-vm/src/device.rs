@@ -367,7 +367,16 @@ impl Device {
             inputs.push((b.reg, floats, b.stream.stride as u32));
         }
         inputs.sort_unstable();
-        let layout = crate::avx512::Layout { inputs };
+        // Per stream, the element that comes first.
+        let mut first: Vec<(u16, u16, u8)> = prep
+            .bindings
+            .iter()
+            .map(|b| (b.element.stream, b.element.offset, b.reg))
+            .collect();
+        first.sort_unstable();
+        first.dedup_by_key(|f| f.0);
+        let streams = first.into_iter().map(|f| f.2).collect();
+        let layout = crate::avx512::Layout { inputs, streams };
         let program = self.program.as_ref()?;
         let mut cache = self.fused.lock().unwrap_or_else(|e| e.into_inner());
         match &*cache {
