@@ -200,16 +200,27 @@ fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
     }
 }
 
-/// The rows live at the end of each block (by its first pc): rows a later op may read
-/// before any op writes them, outputs at the end. Only these are written back to their
-/// homes when a block ends; the rows live at the start need a value (zero) there.
-fn liveness(p: &Program, starts: &BTreeSet<usize>) -> (HashMap<usize, HashSet<u16>>, HashSet<u16>) {
+/// Which rows are live (a later op may read them before any op writes them; outputs at
+/// the end) where: only live rows are written back to their homes when a block ends, a row
+/// that is dead after an op leaves its register then, and the rows live at the start need a
+/// value (zero) there.
+struct Liveness {
+    /// At the end of each block (by its first pc).
+    block_out: HashMap<usize, HashSet<u16>>,
+    /// After each op.
+    after: Vec<HashSet<u16>>,
+    /// At the start of the program.
+    entry: HashSet<u16>,
+}
+
+fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
     let n = p.ops.len();
     let outputs: HashSet<u16> = p.outputs.iter().flat_map(|o| o.row..o.row + 4).collect();
     let bounds: Vec<usize> = starts.iter().copied().collect();
     let blocks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
-    let mut live_out: HashMap<usize, HashSet<u16>> = HashMap::new();
+    let mut block_out = HashMap::new();
+    let mut after = vec![HashSet::new(); n];
     loop {
         let mut changed = false;
         for &(start, end) in blocks.iter().rev() {
@@ -219,8 +230,9 @@ fn liveness(p: &Program, starts: &BTreeSet<usize>) -> (HashMap<usize, HashSet<u1
                 .flat_map(|s| live_in.get(s).into_iter().flatten().copied())
                 .collect();
             let mut live = out.clone();
-            for op in p.ops[start..end].iter().rev() {
-                let (uses, defs) = uses_defs(op);
+            for pc in (start..end).rev() {
+                after[pc] = live.clone();
+                let (uses, defs) = uses_defs(&p.ops[pc]);
                 for d in defs {
                     live.remove(&d);
                 }
@@ -230,11 +242,15 @@ fn liveness(p: &Program, starts: &BTreeSet<usize>) -> (HashMap<usize, HashSet<u1
                 live_in.insert(start, live);
                 changed = true;
             }
-            live_out.insert(start, out);
+            block_out.insert(start, out);
         }
         if !changed {
             let entry = live_in.remove(&0).unwrap_or_default();
-            return (live_out, entry);
+            return Liveness {
+                block_out,
+                after,
+                entry,
+            };
         }
     }
 }
@@ -546,6 +562,18 @@ impl<'a> Gen<'a> {
             self.slot[r] = Slot::Free;
         }
         Ok(())
+    }
+
+    /// Forget this group's rows that no later op reads (dead after the current op).
+    fn drop_dead(&mut self, live: &HashSet<u16>) {
+        for r in 0..32 {
+            if let Slot::Row { key, .. } = self.slot[r]
+                && key >> 16 == self.g
+                && !live.contains(&(key as u16))
+            {
+                self.slot[r] = Slot::Free;
+            }
+        }
     }
 
     fn label(&mut self, l: &mut CodeLabel) -> R {
@@ -1458,7 +1486,11 @@ impl<'a> Gen<'a> {
         let ops = &self.p.ops;
         let n = ops.len();
         let leaders = self.p.block_starts();
-        let (live_out, entry) = liveness(self.p, &leaders);
+        let Liveness {
+            block_out: live_out,
+            after,
+            entry,
+        } = liveness(self.p, &leaders);
         let mut block = 0;
         let mut labels: Vec<Option<CodeLabel>> = (0..=n)
             .map(|pc| leaders.contains(&pc).then(|| self.a.create_label()))
@@ -1537,6 +1569,7 @@ impl<'a> Gen<'a> {
                         self.g = g;
                         self.lanes(&op)?;
                         self.end_op();
+                        self.drop_dead(&after[pc]);
                     }
                     self.g = 0;
                 }
