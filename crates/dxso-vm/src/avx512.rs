@@ -1193,16 +1193,26 @@ impl<'a> Gen<'a> {
         self.a.vpsubd(ZMM[last], ZMM[last], one)?;
         self.a.vpcmpud(k1, ZMM[i], ZMM[last], 1)?;
         self.a.vmovdqa32(ZMM[last].k1(), ZMM[i])?;
-        self.a.vpslld(ZMM[last], ZMM[last], 2)?;
-        let mut out = [0; 4];
-        for (c, o) in out.iter_mut().enumerate() {
-            let t = self.alloc()?;
-            self.a.vpxord(ZMM[t], ZMM[t], ZMM[t])?;
-            self.a.kxnorw(k2, k2, k2)?;
-            self.a
-                .vgatherdps(ZMM[t].k2(), dword_ptr(r12 + ZMM[last] * 4 + c as i32 * 4))?;
-            *o = t;
+        // Each lane's register whole (16 bytes), then a transpose: cheaper than four
+        // 16-lane gathers.
+        self.a.vpslld(ZMM[last], ZMM[last], 4)?;
+        self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[last])?;
+        let mut z = [0; 4];
+        for (q, zq) in z.iter_mut().enumerate() {
+            *zq = self.alloc()?;
+            for k in 0..4 {
+                // z[q] lane k = lane 4k + q.
+                let lane = 4 * k + q as i32;
+                self.a.mov(eax, dword_ptr(rsp + IO + 4 * lane))?;
+                let m = xmmword_ptr(r12 + rax);
+                if k == 0 {
+                    self.a.vmovups(XMM[*zq], m)?;
+                } else {
+                    self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], m, k)?;
+                }
+            }
         }
+        let out = self.transpose(z)?;
         for (c, t) in out.into_iter().enumerate() {
             self.bind(dst + c as u16, t);
         }
