@@ -446,9 +446,14 @@ impl<'a> Gen<'a> {
 
     // ---- registers -------------------------------------------------------------------
 
-    /// The cache key of `row` in the current group.
+    /// The cache key of `row` in the current group. Constant rows hold one value in every
+    /// lane: all groups share them (as group 0).
     fn key(&self, row: u16) -> u32 {
-        row as u32 | self.g << 16
+        if self.p.is_const_row(row) {
+            row as u32
+        } else {
+            row as u32 | self.g << 16
+        }
     }
 
     fn home(&self, key: u32) -> AsmMemoryOperand {
@@ -564,14 +569,33 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    /// Forget this group's rows that no later op reads (dead after the current op).
+    /// Rows `dst .. dst + 4` of this group = those of group 0.
+    fn copy_group(&mut self, dst: u16) -> R {
+        let g = self.g;
+        for c in 0..4 {
+            self.g = 0;
+            let v = self.row(dst + c)?;
+            self.g = g;
+            let t = self.copy(v)?;
+            self.bind(dst + c, t);
+        }
+        Ok(())
+    }
+
+    /// Forget this group's rows that no later op reads (dead after the current op; shared
+    /// constant rows after the last group's).
     fn drop_dead(&mut self, live: &HashSet<u16>) {
         for r in 0..32 {
-            if let Slot::Row { key, .. } = self.slot[r]
-                && key >> 16 == self.g
-                && !live.contains(&(key as u16))
-            {
-                self.slot[r] = Slot::Free;
+            if let Slot::Row { key, .. } = self.slot[r] {
+                let row = key as u16;
+                let mine = if self.p.is_const_row(row) {
+                    self.g == G - 1
+                } else {
+                    key >> 16 == self.g
+                };
+                if mine && !live.contains(&row) {
+                    self.slot[r] = Slot::Free;
+                }
             }
         }
     }
@@ -1577,7 +1601,11 @@ impl<'a> Gen<'a> {
                 | Op::GatherInputA0 { .. } => {
                     for g in 0..G {
                         self.g = g;
-                        self.lanes(&op)?;
+                        match op {
+                            // c[aL + n] is the same in every lane: loaded once, copied.
+                            Op::GatherConstAl { dst, .. } if g > 0 => self.copy_group(dst)?,
+                            _ => self.lanes(&op)?,
+                        }
                         self.end_op();
                         self.drop_dead(&after[pc]);
                     }
