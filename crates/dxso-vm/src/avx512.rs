@@ -333,6 +333,15 @@ enum Slot {
     Temp,
 }
 
+/// `k1{k}`: a compare into k1 that keeps only the lanes `k` has.
+fn mk_k(k: usize) -> AsmRegisterK {
+    match k {
+        5 => k1.k5(),
+        6 => k1.k6(),
+        _ => k1.k7(),
+    }
+}
+
 /// `reg{k}` (merge masking).
 fn mk(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
     match k {
@@ -371,6 +380,9 @@ struct Gen<'a> {
     g: u32,
     /// Fetch and store fused for this layout.
     layout: Option<Layout>,
+    /// The registers whose non-zero masks k5, k6, k7 hold, and when each was taken.
+    kcache: [Option<V>; 3],
+    kstamp: [u64; 3],
 }
 
 impl<'a> Gen<'a> {
@@ -403,6 +415,8 @@ impl<'a> Gen<'a> {
             label_at: None,
             g: 0,
             layout,
+            kcache: [None; 3],
+            kstamp: [0; 3],
         })
     }
 
@@ -493,6 +507,11 @@ impl<'a> Gen<'a> {
         };
         self.slot[r] = Slot::Temp;
         self.touch(r);
+        for k in &mut self.kcache {
+            if *k == Some(r) {
+                *k = None;
+            }
+        }
         Ok(r)
     }
 
@@ -680,13 +699,60 @@ impl<'a> Gen<'a> {
             // A square is +0 for a zero factor of either sign already.
             return self.fmul(x, y);
         }
-        let z = self.kf(0.0);
-        self.a.vcmpps(k1, ZMM[x], z, NEQ)?;
-        let z = self.kf(0.0);
-        self.a.vcmpps(k1.k1(), ZMM[y], z, NEQ)?;
+        // k1 = lanes where neither factor is zero; the non-zero masks of cached rows are
+        // kept in k5..k7 while their registers hold them.
+        let (x, y) = match (self.mask_of(x), self.mask_of(y)) {
+            (_, Some(_)) => (x, y),
+            _ => (y, x),
+        };
+        match (self.mask_of(x), self.mask_of(y)) {
+            (Some(kx), Some(ky)) => self.a.kandw(k1, KREG[kx], KREG[ky])?,
+            (None, Some(ky)) => {
+                let z = self.kf(0.0);
+                self.a.vcmpps(mk_k(ky), ZMM[x], z, NEQ)?;
+            }
+            _ => {
+                let z = self.kf(0.0);
+                match self.mask_slot(y) {
+                    Some(ky) => {
+                        self.a.vcmpps(KREG[ky], ZMM[y], z, NEQ)?;
+                        let z = self.kf(0.0);
+                        self.a.vcmpps(mk_k(ky), ZMM[x], z, NEQ)?;
+                    }
+                    None => {
+                        self.a.vcmpps(k1, ZMM[y], z, NEQ)?;
+                        let z = self.kf(0.0);
+                        self.a.vcmpps(k1.k1(), ZMM[x], z, NEQ)?;
+                    }
+                }
+            }
+        }
         let t = self.alloc()?;
         self.a.vmulps(ZMM[t].k1().z(), ZMM[x], ZMM[y])?;
         Ok(t)
+    }
+
+    /// The k register holding `v`'s non-zero mask, if one does.
+    fn mask_of(&self, v: V) -> Option<usize> {
+        (5..8).find(|&k| self.kcache[k - 5] == Some(v))
+    }
+
+    /// A k register (5..7) to keep the non-zero mask of `v` in, when `v` holds a row (worth
+    /// keeping): the least recently taken one.
+    fn mask_slot(&mut self, v: V) -> Option<usize> {
+        if !matches!(self.slot[v], Slot::Row { .. }) {
+            return None;
+        }
+        let i = (0..3).min_by_key(|&i| self.kstamp[i]).expect("three slots");
+        self.clock += 1;
+        self.kstamp[i] = self.clock;
+        self.kcache[i] = Some(v);
+        Some(i + 5)
+    }
+
+    /// Forget every kept mask (the k registers are about to change).
+    fn forget_masks(&mut self) {
+        self.kcache = [None; 3];
     }
 
     /// `k{n} = x <cc> y` with `y` a constant.
@@ -1099,12 +1165,12 @@ impl<'a> Gen<'a> {
                 let power = self.clamp(w, -LIT_POWER, LIT_POWER)?;
                 let pw = self.pow(y, power)?;
                 let one = self.constant(1.0)?;
-                self.cmpk(5, x, GT, 0.0)?;
-                self.cmpk(6, y, GT, 0.0)?;
+                self.cmpk(2, x, GT, 0.0)?;
+                self.cmpk(3, y, GT, 0.0)?;
                 let r1 = self.alloc()?;
-                self.a.vmovaps(ZMM[r1].k5().z(), ZMM[x])?;
-                self.a.kandw(k6, k5, k6)?;
-                self.a.vmovaps(ZMM[pw].k6().z(), ZMM[pw])?;
+                self.a.vmovaps(ZMM[r1].k2().z(), ZMM[x])?;
+                self.a.kandw(k3, k2, k3)?;
+                self.a.vmovaps(ZMM[pw].k3().z(), ZMM[pw])?;
                 self.store(dst, [Some(one), Some(r1), Some(pw), Some(one)])
             }
             Alu::Dst => {
@@ -1190,6 +1256,7 @@ impl<'a> Gen<'a> {
     /// the callee may use every vector register).
     fn call(&mut self, f: *const u8, sampler: Option<u32>) -> R {
         self.flush()?;
+        self.forget_masks();
         self.a.vzeroupper()?;
         match sampler {
             Some(s) => {
