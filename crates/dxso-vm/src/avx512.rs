@@ -257,6 +257,8 @@ fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
 
 /// Bytes per arena row (64 lanes).
 const ROW: i32 = (crate::LANES * 4) as i32;
+/// Cache keys of constants (pool byte offsets): never written back, never dead.
+const KONST: u32 = 0xF000_0000;
 /// Pseudo-rows of a0 and p0 (homes in the frame).
 const A0_ROW: u16 = 0xFFF0;
 const P0_ROW: u16 = 0xFFF4;
@@ -605,7 +607,9 @@ impl<'a> Gen<'a> {
     /// constant rows after the last group's).
     fn drop_dead(&mut self, live: &HashSet<u16>) {
         for r in 0..32 {
-            if let Slot::Row { key, .. } = self.slot[r] {
+            if let Slot::Row { key, .. } = self.slot[r]
+                && key & KONST == 0
+            {
                 let row = key as u16;
                 let mine = if self.p.is_const_row(row) {
                     self.g == G - 1
@@ -630,6 +634,26 @@ impl<'a> Gen<'a> {
 
     // ---- values ----------------------------------------------------------------------
 
+    /// A register holding `x` in every lane, shared (read only) while it stays cached.
+    fn kreg(&mut self, x: f32) -> R<V> {
+        let key = KONST | self.pool_at(x.to_bits()) as u32;
+        let found = (0..32).find(|&r| self.slot[r] == Slot::Row { key, dirty: false });
+        let r = match found {
+            Some(r) => r,
+            None => {
+                let r = self.alloc()?;
+                let m = self.km(x);
+                self.a.vbroadcastss(ZMM[r], m)?;
+                self.slot[r] = Slot::Row { key, dirty: false };
+                r
+            }
+        };
+        self.touch(r);
+        self.pinned[r] = self.epoch;
+        Ok(r)
+    }
+
+    /// A new temporary holding `x` in every lane.
     fn constant(&mut self, x: f32) -> R<V> {
         let t = self.alloc()?;
         let m = self.km(x);
@@ -769,11 +793,12 @@ impl<'a> Gen<'a> {
 
     /// `f32::clamp` (NaN stays NaN), into a new temporary.
     fn clamp(&mut self, x: V, lo: f32, hi: f32) -> R<V> {
-        let t = self.copy(x)?;
-        self.cmpk(1, t, LT, lo)?;
-        self.set_where(t, 1, lo)?;
-        self.cmpk(1, t, GT, hi)?;
-        self.set_where(t, 1, hi)?;
+        // maxps(lo, x) is `lo > x ? lo : x`, minps(hi, t) `hi < t ? hi : t`: x itself
+        // when it is NaN.
+        let (lo, hi) = (self.kreg(lo)?, self.kreg(hi)?);
+        let t = self.alloc()?;
+        self.a.vmaxps(ZMM[t], ZMM[lo], ZMM[x])?;
+        self.a.vminps(ZMM[t], ZMM[hi], ZMM[t])?;
         Ok(t)
     }
 
@@ -820,7 +845,7 @@ impl<'a> Gen<'a> {
         Ok(p)
     }
 
-    /// log2(x) as [`crate::exec::log2`] computes it.
+    /// log2(x) as [`crate::exec::log2`] computes it, for x >= 0 or NaN.
     fn log2(&mut self, x: V) -> R<V> {
         self.cmpk(1, x, LT, f32::MIN_POSITIVE)?;
         let xs = self.copy(x)?;
@@ -874,9 +899,8 @@ impl<'a> Gen<'a> {
         self.a.vmovaps(ZMM[r].k1(), ZMM[x])?;
         self.cmpk(1, x, EQ, 0.0)?;
         self.set_where(r, 1, f32::NEG_INFINITY)?;
-        self.cmpk(1, x, LT, 0.0)?;
-        self.a.vcmpps(k2, ZMM[x], ZMM[x], UNORD)?;
-        self.a.korw(k1, k1, k2)?;
+        // Below zero would be NaN too; every caller passes a magnitude.
+        self.a.vcmpps(k1, ZMM[x], ZMM[x], UNORD)?;
         self.set_where(r, 1, f32::NAN)?;
         Ok(r)
     }
@@ -1091,8 +1115,8 @@ impl<'a> Gen<'a> {
             Alu::Dp4 => Some(self.dot(src, 4)?),
             Alu::Rcp => {
                 let x = self.src(&src[0], 0)?;
-                let r = self.constant(1.0)?;
-                self.a.vdivps(ZMM[r], ZMM[r], ZMM[x])?;
+                let one = self.kreg(1.0)?;
+                let r = self.fdiv(one, x)?;
                 self.when_eq(x, 1.0, 1.0, r)?;
                 self.when_eq(x, 0.0, f32::MAX, r)?;
                 Some(r)
@@ -1102,8 +1126,8 @@ impl<'a> Gen<'a> {
                 let f = self.abs(x)?;
                 let s = self.alloc()?;
                 self.a.vsqrtps(ZMM[s], ZMM[f])?;
-                let r = self.constant(1.0)?;
-                self.a.vdivps(ZMM[r], ZMM[r], ZMM[s])?;
+                let one = self.kreg(1.0)?;
+                let r = self.fdiv(one, s)?;
                 self.when_eq(f, 1.0, 1.0, r)?;
                 self.when_eq(f, 0.0, f32::MAX, r)?;
                 Some(r)
@@ -1214,9 +1238,8 @@ impl<'a> Gen<'a> {
                 }
                 let r = self.alloc()?;
                 self.a.vsqrtps(ZMM[r], ZMM[f])?;
-                let one = self.constant(1.0)?;
+                let one = self.kreg(1.0)?;
                 self.a.vdivps(ZMM[r], ZMM[one], ZMM[r])?;
-                self.free(one);
                 // f == 0 (not NaN): the largest float.
                 self.cmpk(1, f, EQ, 0.0)?;
                 self.set_where(r, 1, f32::MAX)?;
