@@ -382,6 +382,8 @@ struct Gen<'a> {
     g: u32,
     /// Fetch and store fused for this layout.
     layout: Option<Layout>,
+    /// The rows live after the op being emitted (`None`: all).
+    live_now: Option<HashSet<u16>>,
     /// The registers whose non-zero masks k5, k6, k7 hold, and when each was taken.
     kcache: [Option<V>; 3],
     kstamp: [u64; 3],
@@ -417,6 +419,7 @@ impl<'a> Gen<'a> {
             label_at: None,
             g: 0,
             layout,
+            live_now: None,
             kcache: [None; 3],
             kstamp: [0; 3],
         })
@@ -590,10 +593,29 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// Whether a later op may read `row` (results nobody reads are not computed).
+    fn live(&self, row: u16) -> bool {
+        self.live_now.as_ref().is_none_or(|l| l.contains(&row))
+    }
+
+    /// Whether the op writes component `c` of `dst` and a later op may read it.
+    fn writes(&self, dst: &DstRef, c: usize) -> bool {
+        let row = match dst.kind {
+            DstKind::Rows(r) => r + c as u16,
+            DstKind::Addr => A0_ROW + c as u16,
+            DstKind::Pred => P0_ROW + c as u16,
+            DstKind::OutputByLoop(_) => return dst.mask >> c & 1 != 0,
+        };
+        dst.mask >> c & 1 != 0 && self.live(row)
+    }
+
     /// Rows `dst .. dst + 4` of this group = those of group 0.
     fn copy_group(&mut self, dst: u16) -> R {
         let g = self.g;
         for c in 0..4 {
+            if !self.live(dst + c) {
+                continue;
+            }
             self.g = 0;
             let v = self.row(dst + c)?;
             self.g = g;
@@ -965,7 +987,7 @@ impl<'a> Gen<'a> {
     fn store(&mut self, dst: &DstRef, res: [Option<V>; 4]) -> R {
         let mut vals = [None; 4];
         for (c, v) in res.into_iter().enumerate() {
-            let (true, Some(v)) = (dst.mask >> c & 1 != 0, v) else {
+            let (true, Some(v)) = (self.writes(dst, c), v) else {
                 continue;
             };
             let v = if dst.sat {
@@ -1030,7 +1052,11 @@ impl<'a> Gen<'a> {
     }
 
     fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3]) -> R {
-        let on = |c: usize| dst.mask >> c & 1 != 0;
+        let live: [bool; 4] = std::array::from_fn(|c| self.writes(dst, c));
+        if live == [false; 4] {
+            return Ok(());
+        }
+        let on = |c: usize| live[c];
         let nargs = match kind {
             Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA => 1,
             Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
@@ -1344,9 +1370,11 @@ impl<'a> Gen<'a> {
         self.a.cmovae(rax, rdx)?;
         self.a.shl(rax, 4)?;
         for c in 0..4 {
-            let t = self.alloc()?;
-            self.a.vbroadcastss(ZMM[t], dword_ptr(r12 + rax + c * 4))?;
-            self.bind(dst + c as u16, t);
+            if self.live(dst + c as u16) {
+                let t = self.alloc()?;
+                self.a.vbroadcastss(ZMM[t], dword_ptr(r12 + rax + c * 4))?;
+                self.bind(dst + c as u16, t);
+            }
         }
         Ok(())
     }
@@ -1689,6 +1717,7 @@ impl<'a> Gen<'a> {
                 | Op::GatherConstAl { .. }
                 | Op::GatherInputAl { .. }
                 | Op::GatherInputA0 { .. } => {
+                    self.live_now = Some(after[pc].clone());
                     for g in 0..G {
                         self.g = g;
                         match op {
@@ -1699,6 +1728,7 @@ impl<'a> Gen<'a> {
                         self.end_op();
                         self.drop_dead(&after[pc]);
                     }
+                    self.live_now = None;
                     self.g = 0;
                 }
                 Op::IfBool { b, not, target } => {
