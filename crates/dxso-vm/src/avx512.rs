@@ -1581,6 +1581,40 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// All output registers of this group's 16 vertices, written record after record (in
+    /// address order: each cache line is written whole at once). For up to five registers
+    /// (their transposes stay in registers).
+    fn store_records(&mut self) -> R {
+        let regs = self.p.outputs.len();
+        let record = regs as u32 * 16;
+        let mut u = vec![];
+        for k in 0..regs {
+            let row = self.p.outputs[k].row;
+            let mut x = [0; 4];
+            for (c, xc) in x.iter_mut().enumerate() {
+                let v = self.row(row + c as u16)?;
+                *xc = self.copy(v)?;
+                self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
+                self.set_where(*xc, 1, f32::NAN)?;
+            }
+            u.push(self.transpose(x)?);
+        }
+        self.lane_address(128, record)?;
+        // u[k][q] lane l = register k of vertex 4l + q.
+        for v in 0..16u32 {
+            for (k, uk) in u.iter().enumerate() {
+                let (q, lane) = ((v % 4) as usize, v / 4);
+                let m = xmmword_ptr(rax + ((self.g * 16 + v) * record + k as u32 * 16) as i32);
+                if lane == 0 {
+                    self.a.vmovups(m, XMM[uk[q]])?;
+                } else {
+                    self.a.vextractf32x4(m, ZMM[uk[q]], lane as i32)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     // ---- flow ------------------------------------------------------------------------
 
     fn flush_count(&mut self) -> R {
@@ -1815,6 +1849,11 @@ impl<'a> Gen<'a> {
         if self.layout.is_some() {
             for g in 0..G {
                 self.g = g;
+                if self.p.outputs.len() <= 5 {
+                    self.store_records()?;
+                    self.end_op();
+                    continue;
+                }
                 for k in 0..self.p.outputs.len() {
                     self.store_output(k)?;
                     self.end_op();
