@@ -347,3 +347,33 @@ fn every_float_type_is_fetched_alike_in_every_way() {
         }
     }
 }
+
+/// Eight output registers (the fused store writes more than five register by register):
+/// every vertex's record holds each register in its place, in every way of running.
+#[test]
+fn many_output_registers_reach_their_records() {
+    let mut src = String::from("vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\n");
+    for k in 1..8 {
+        src += &format!("dcl_texcoord{k} o{k}\n");
+    }
+    src += "mov o0, v0\n";
+    for k in 1..8 {
+        src += &format!("add o{k}, v0, c{k}\n");
+    }
+    let n = 70;
+    let v0: Vec<[f32; 4]> = (0..n).map(|i| [i as f32, 0.5, -(i as f32), 2.0]).collect();
+    let mut dev = device(&src, &[v0.clone()]);
+    let consts: Vec<[f32; 4]> = (0..8).map(|k| [k as f32 * 100.0; 4]).collect();
+    dev.set_constant_f(0, &consts).unwrap();
+    for way in WAYS {
+        set_way(&mut dev, way);
+        let out = split(&dev.draw(n, 1).unwrap());
+        for (i, o) in out.iter().enumerate() {
+            for (k, reg) in o.iter().enumerate() {
+                let add = if k == 0 { 0.0 } else { k as f32 * 100.0 };
+                let want = v0[i].map(|x| x + add);
+                assert_eq!(*reg, want, "{way:?} vertex {i} o{k}");
+            }
+        }
+    }
+}
