@@ -362,7 +362,7 @@ fn many_output_registers_reach_their_records() {
     }
     let n = 70;
     let v0: Vec<[f32; 4]> = (0..n).map(|i| [i as f32, 0.5, -(i as f32), 2.0]).collect();
-    let mut dev = device(&src, &[v0.clone()]);
+    let mut dev = device(&src, std::slice::from_ref(&v0));
     let consts: Vec<[f32; 4]> = (0..8).map(|k| [k as f32 * 100.0; 4]).collect();
     dev.set_constant_f(0, &consts).unwrap();
     for way in WAYS {
