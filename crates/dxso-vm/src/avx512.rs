@@ -2,17 +2,31 @@
 //! (`jit.rs`), written as x86-64 machine code (assembled with iced-x86) that works on 16
 //! lanes per instruction — Cranelift's x86-64 backend emits 128-bit vectors only.
 //!
-//! A batch of 64 lanes runs as four groups of 16; each group runs the whole program. Every
-//! arena row (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the
-//! arena; a small register cache holds rows in the 32 zmm registers inside a basic block
-//! (least recently used rows are written back when registers run out) and is written back
-//! and emptied at every block boundary, so every path into a block finds the same state. a0
-//! and p0 are cached the same way, with their homes in the stack frame.
+//! A batch of 64 lanes runs as two passes over two interleaved groups of 16: each op is
+//! emitted for both groups in a row, so their dependency chains overlap. Every arena row
+//! (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the arena; a
+//! register cache holds rows in the 32 zmm registers inside a basic block (least recently
+//! used rows are written back when registers run out) and is emptied at every block
+//! boundary, so every path into a block finds the same state. a0 and p0 are cached the same
+//! way, with homes in the stack frame; constant rows are shared by the groups. Liveness
+//! (per block and per op) decides what is written back at a block's end (live rows only),
+//! when a row leaves its register (after its last reader), which results are computed at
+//! all, and which rows start at zero (those read before they are written): the arena needs
+//! no clearing between batches.
 //!
 //! Every operation is the interpreter's formula again (the zero-product rule C8 as a masked
 //! multiply, unfused mad, the same exp2/log2 polynomials, the same instruction counting), so
 //! all tiers give the same bits; the tests compare them on random programs and the corpus.
 //! `texldl` and `sincos` call back into Rust, 16 lanes at a time.
+//!
+//! Draws whose inputs are FLOAT1..FLOAT4 elements of per-vertex data without an index buffer
+//! get a second compilation for their [`Layout`] with fetch and store fused: inputs are
+//! loaded from the vertex streams and transposed in registers, the next batch's vertices
+//! prefetched, and finished output records (one NaN for every NaN) written straight to the
+//! draw's output; the arena then only holds what spills.
+//!
+//! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin`
+//! (`objdump -D -b binary -mi386:x86-64 PATH.bin`).
 
 use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;

@@ -1,19 +1,25 @@
-//! The compiled tier: a lowered [`Program`] translated by Cranelift into machine code that
-//! runs a whole batch, four lanes at a time, with temporaries held in registers.
+//! The compiled tier: a lowered [`Program`] translated into machine code that runs a whole
+//! batch with temporaries held in registers. Two code generators: the AVX-512 one
+//! (`avx512.rs`, 16 lanes per instruction, with fetch and store fused where the draw's
+//! layout allows) where the instruction-set path is AVX-512, and this one, Cranelift (four
+//! lanes per instruction, any processor Cranelift targets), elsewhere or where the first
+//! fails.
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
 //! the program); anything else (dynamic branches, `break`, subroutines, `o[aL]`) runs on the
 //! interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
-//! interpreter's own sampler and `f32::sin`/`cos`) four lanes at a time. Every operation is the interpreter's formula written again in Cranelift IR,
-//! in the same order of rounding (products with the zero rule C8, no fused multiply-add,
-//! the same polynomial exp2/log2), so the two tiers give bit-identical outputs; tests
-//! compare them on random programs and on every corpus shader.
+//! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
+//! formula written again, in the same order of rounding (products with the zero rule C8, no
+//! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
+//! outputs; tests compare them on random programs and on every corpus shader.
 //!
-//! Memory: inputs and constants are read from the batch arena (constant rows there are
-//! already broadcast), outputs are written to it; temporaries, gathered operands, a0 and p0
-//! are Cranelift variables.
+//! Cranelift's memory: inputs and constants are read from the batch arena (constant rows
+//! there are already broadcast), outputs are written to it; temporaries, gathered operands,
+//! a0 and p0 are Cranelift variables.
 //!
-//! Set `DXSO_JIT_DUMP=1` to print each compiled program's machine code to stderr.
+//! `DXSO_JIT_DUMP=1` prints each program Cranelift compiles as machine code to stderr (the
+//! AVX-512 generator writes it to a file: see there); `DXSO_JIT_WHY=1` prints why a program
+//! is not compiled.
 
 use crate::LANES;
 use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER, Uniforms};
