@@ -763,7 +763,9 @@ impl<'a> Gen<'a> {
         // kept in k5..k7 while their registers hold them.
         let (x, y) = match (self.mask_of(x), self.mask_of(y)) {
             (_, Some(_)) => (x, y),
-            _ => (y, x),
+            (Some(_), None) => (y, x),
+            (None, None) if self.worth_keeping(y) => (x, y),
+            (None, None) => (y, x),
         };
         match (self.mask_of(x), self.mask_of(y)) {
             (Some(kx), Some(ky)) => self.a.kandw(k1, KREG[kx], KREG[ky])?,
@@ -797,10 +799,18 @@ impl<'a> Gen<'a> {
         (5..8).find(|&k| self.kcache[k - 5] == Some(v))
     }
 
-    /// A k register (5..7) to keep the non-zero mask of `v` in, when `v` holds a row (worth
-    /// keeping): the least recently taken one.
+    /// Whether `v` holds a row a later op reads, or a constant: its mask may be used again.
+    fn worth_keeping(&self, v: V) -> bool {
+        match self.slot[v] {
+            Slot::Row { key, .. } => key & KONST != 0 || self.live(key as u16),
+            _ => false,
+        }
+    }
+
+    /// A k register (5..7) to keep the non-zero mask of `v` in, when that is worth it: the
+    /// least recently taken one.
     fn mask_slot(&mut self, v: V) -> Option<usize> {
-        if !matches!(self.slot[v], Slot::Row { .. }) {
+        if !self.worth_keeping(v) {
             return None;
         }
         let i = (0..3).min_by_key(|&i| self.kstamp[i]).expect("three slots");
@@ -1722,16 +1732,17 @@ impl<'a> Gen<'a> {
             return Err(Error("a branch to the first op".into()));
         }
         if let Some(layout) = self.layout.clone() {
-            // The vertices a batch later, 32 at a time (a pass over two groups), so they are
-            // in the cache when their batch starts: the hardware prefetchers alone leave the
-            // loads waiting on memory.
+            // The vertices a batch later, 32 at a time (a pass over two groups), into L2 so
+            // they are near when their batch starts: the hardware prefetchers alone leave
+            // the loads waiting on memory. (Into L1, so many lines in flight stalled the
+            // loads: W2 72 -> 85 M/s with L2; two batches ahead or into L3 was no better.)
             for &reg in &layout.streams {
                 let stride = layout.inputs.iter().find(|i| i.0 == reg).map_or(0, |i| i.2);
                 self.lane_address(reg as i32 * 8, stride)?;
                 let bytes = 16 * G * stride;
                 for line in (0..bytes).step_by(64) {
                     let ahead = (crate::LANES as u32 * stride + line) as i32;
-                    self.a.prefetcht0(byte_ptr(rax + ahead))?;
+                    self.a.prefetcht1(byte_ptr(rax + ahead))?;
                 }
             }
             for g in 0..G {
