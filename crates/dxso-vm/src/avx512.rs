@@ -115,33 +115,6 @@ impl Fused {
     }
 }
 
-/// `texldl` on 16 lanes: `io` holds the coordinates as four component rows of 16 lanes on
-/// entry, the texels in the same layout on return.
-extern "C" fn texldl16(sampling: *const Sampling, sampler: u32, io: *mut [f32; 64]) {
-    // SAFETY: the compiled code passes the draw's sampling state and its 256-byte frame slot.
-    let (sampling, io) = unsafe { (&*sampling, &mut *io) };
-    let coords = *io;
-    for l in 0..16 {
-        let c = [coords[l], coords[16 + l], coords[32 + l], coords[48 + l]];
-        let t = sampling.sample_lane(sampler as u8, c);
-        for (k, x) in t.into_iter().enumerate() {
-            io[k * 16 + l] = x;
-        }
-    }
-}
-
-/// `sincos` on 16 lanes: `io[0..16]` = x on entry; cos x in `io[0..16]`, sin x in
-/// `io[16..32]` on return.
-extern "C" fn sincos16(io: *mut [f32; 64]) {
-    // SAFETY: the compiled code passes its 256-byte frame slot.
-    let io = unsafe { &mut *io };
-    for l in 0..16 {
-        let x = io[l];
-        io[l] = x.cos();
-        io[16 + l] = x.sin();
-    }
-}
-
 /// Compile `p` (already checked by `jit::supported`).
 pub(crate) fn compile(p: &Program) -> Result<Code, String> {
     let (map, entry) = assemble(p, None)?;
@@ -1210,7 +1183,7 @@ impl<'a> Gen<'a> {
                     self.a
                         .vmovups(zmmword_ptr(rsp + IO + c as i32 * 64), ZMM[v])?;
                 }
-                self.call(texldl16 as *const u8, Some(sampler as u32))?;
+                self.call(crate::jit::texldl::<16> as *const u8, Some(sampler as u32))?;
                 let texel: [V; 4] = std::array::from_fn(|_| 0);
                 let mut texel = texel;
                 for (c, t) in texel.iter_mut().enumerate() {
@@ -1224,7 +1197,7 @@ impl<'a> Gen<'a> {
             Alu::SinCos => {
                 let x = self.src(&src[0], 0)?;
                 self.a.vmovups(zmmword_ptr(rsp + IO), ZMM[x])?;
-                self.call(sincos16 as *const u8, None)?;
+                self.call(crate::jit::sincos::<16> as *const u8, None)?;
                 let cos = self.alloc()?;
                 self.a.vmovups(ZMM[cos], zmmword_ptr(rsp + IO))?;
                 let sin = self.alloc()?;

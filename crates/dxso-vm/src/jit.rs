@@ -48,32 +48,34 @@ pub(crate) type Entry = unsafe extern "C" fn(
     *const Sampling,
 ) -> u32;
 
-/// `texldl` on four lanes: `io` holds the coordinates as four component rows of four lanes
-/// on entry, the texels in the same layout on return.
-extern "C" fn texldl4(sampling: *const Sampling, sampler: u32, io: *mut [f32; 16]) {
-    // SAFETY: the compiled code passes the draw's sampling state and its 64-byte stack slot.
-    let (sampling, io) = unsafe { (&*sampling, &mut *io) };
-    let coords = *io;
-    for l in 0..4 {
-        let t = sampling.sample_lane(
-            sampler as u8,
-            [coords[l], coords[4 + l], coords[8 + l], coords[12 + l]],
-        );
-        for c in 0..4 {
-            io[c * 4 + l] = t[c];
+/// `texldl` on `N` lanes (4 for Cranelift's code, 16 for the AVX-512 code): `io` holds the
+/// coordinates as four component rows of `N` lanes on entry, the texels in the same layout
+/// on return.
+pub(crate) extern "C" fn texldl<const N: usize>(
+    sampling: *const Sampling,
+    sampler: u32,
+    io: *mut f32,
+) {
+    // SAFETY: the compiled code passes the draw's sampling state and its 4 * N float slot.
+    let (sampling, io) = unsafe { (&*sampling, std::slice::from_raw_parts_mut(io, 4 * N)) };
+    for l in 0..N {
+        let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
+        let t = sampling.sample_lane(sampler as u8, coords);
+        for (c, x) in t.into_iter().enumerate() {
+            io[c * N + l] = x;
         }
     }
 }
 
-/// `sincos` on four lanes: `io[0..4]` = x on entry; cos x in `io[0..4]`, sin x in
-/// `io[4..8]` on return.
-extern "C" fn sincos4(io: *mut [f32; 16]) {
-    // SAFETY: the compiled code passes its 64-byte stack slot.
-    let io = unsafe { &mut *io };
-    for l in 0..4 {
+/// `sincos` on `N` lanes: `io[0..N]` = x on entry; cos x in `io[0..N]`, sin x in
+/// `io[N..2N]` on return.
+pub(crate) extern "C" fn sincos<const N: usize>(io: *mut f32) {
+    // SAFETY: the compiled code passes its 4 * N float slot.
+    let io = unsafe { std::slice::from_raw_parts_mut(io, 4 * N) };
+    for l in 0..N {
         let x = io[l];
         io[l] = x.cos();
-        io[4 + l] = x.sin();
+        io[N + l] = x.sin();
     }
 }
 
@@ -1092,7 +1094,7 @@ impl<'a> Emitter<'a> {
                 let coords: [Value; 4] = std::array::from_fn(|c| self.src(&src[0], c));
                 let sampler = self.b.ins().iconst(types::I32, sampler as i64);
                 let texel = self.callback(
-                    texldl4 as *const u8,
+                    texldl::<4> as *const u8,
                     self.texldl_sig,
                     coords,
                     &[self.sampling, sampler],
@@ -1103,7 +1105,7 @@ impl<'a> Emitter<'a> {
             Alu::SinCos => {
                 let x = self.src(&src[0], 0);
                 let z = self.f(0.0);
-                let r = self.callback(sincos4 as *const u8, self.sincos_sig, [x, z, z, z], &[]);
+                let r = self.callback(sincos::<4> as *const u8, self.sincos_sig, [x, z, z, z], &[]);
                 self.store(dst, [Some(r[0]), Some(r[1]), Some(z), Some(z)]);
             }
             Alu::Lit => {
