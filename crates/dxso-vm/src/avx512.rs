@@ -1054,12 +1054,7 @@ impl<'a> Gen<'a> {
             return Ok(());
         }
         let on = |c: usize| live[c];
-        let nargs = match kind {
-            Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA => 1,
-            Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
-            Alu::Mad | Alu::Lrp => 3,
-            _ => 0,
-        };
+        let nargs = kind.componentwise_sources();
         if nargs > 0 {
             let mut res = [None; 4];
             for c in (0..4).filter(|&c| on(c)) {

@@ -983,12 +983,7 @@ impl<'a> Emitter<'a> {
         let mask = dst.mask;
         let on = |c: usize| mask >> c & 1 != 0;
         let mut res: [Option<Value>; 4] = [None; 4];
-        let nargs = match kind {
-            Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA => 1,
-            Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
-            Alu::Mad | Alu::Lrp => 3,
-            _ => 0,
-        };
+        let nargs = kind.componentwise_sources();
         if nargs > 0 {
             for c in (0..4).filter(|&c| on(c)) {
                 let a: Vec<Value> = (0..nargs).map(|k| self.src(&src[k], c)).collect();

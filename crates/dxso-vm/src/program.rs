@@ -113,6 +113,19 @@ pub(crate) enum Alu {
     },
 }
 
+impl Alu {
+    /// For the kinds computed component by component from the same components of their
+    /// sources, how many sources they read; 0 for the others.
+    pub(crate) fn componentwise_sources(self) -> usize {
+        match self {
+            Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA => 1,
+            Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
+            Alu::Mad | Alu::Lrp => 3,
+            _ => 0,
+        }
+    }
+}
+
 /// A per-lane condition of dynamic flow control.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Cond {
