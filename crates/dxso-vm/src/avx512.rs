@@ -1544,43 +1544,14 @@ impl<'a> Gen<'a> {
         Ok(r)
     }
 
-    /// Output register `k` of this group's 16 vertices into their output records, with one
-    /// NaN for every NaN (as the interpreter's store writes them).
-    fn store_output(&mut self, k: usize) -> R {
+    /// Output registers `ks` of this group's 16 vertices into their output records (one NaN
+    /// for every NaN, as the interpreter's store writes them), vertex after vertex: in
+    /// address order, so each cache line is written whole at once where the registers fill
+    /// it.
+    fn store_outputs(&mut self, ks: std::ops::Range<usize>) -> R {
         let record = self.p.outputs.len() as u32 * 16;
-        let row = self.p.outputs[k].row;
-        let mut x = [0; 4];
-        for (c, xc) in x.iter_mut().enumerate() {
-            let v = self.row(row + c as u16)?;
-            *xc = self.copy(v)?;
-            self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
-            self.set_where(*xc, 1, f32::NAN)?;
-        }
-        let u = self.transpose(x)?;
-        self.lane_address(128, record)?;
-        // u[q] lane k = vertex 4k + q.
-        for (q, &uq) in u.iter().enumerate() {
-            for lane in 0..4u32 {
-                let v = self.g * 16 + 4 * lane + q as u32;
-                let m = xmmword_ptr(rax + (v * record + k as u32 * 16) as i32);
-                if lane == 0 {
-                    self.a.vmovups(m, XMM[uq])?;
-                } else {
-                    self.a.vextractf32x4(m, ZMM[uq], lane as i32)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// All output registers of this group's 16 vertices, written record after record (in
-    /// address order: each cache line is written whole at once). For up to five registers
-    /// (their transposes stay in registers).
-    fn store_records(&mut self) -> R {
-        let regs = self.p.outputs.len();
-        let record = regs as u32 * 16;
         let mut u = vec![];
-        for k in 0..regs {
+        for k in ks.clone() {
             let row = self.p.outputs[k].row;
             let mut x = [0; 4];
             for (c, xc) in x.iter_mut().enumerate() {
@@ -1594,7 +1565,7 @@ impl<'a> Gen<'a> {
         self.lane_address(128, record)?;
         // u[k][q] lane l = register k of vertex 4l + q.
         for v in 0..16u32 {
-            for (k, uk) in u.iter().enumerate() {
+            for (k, uk) in ks.clone().zip(&u) {
                 let (q, lane) = ((v % 4) as usize, v / 4);
                 let m = xmmword_ptr(rax + ((self.g * 16 + v) * record + k as u32 * 16) as i32);
                 if lane == 0 {
@@ -1840,15 +1811,12 @@ impl<'a> Gen<'a> {
         // return.
         self.check_limit(bail)?;
         if self.layout.is_some() {
+            // Four registers at a time: their transposes stay in registers.
+            let regs = self.p.outputs.len();
             for g in 0..G {
                 self.g = g;
-                if self.p.outputs.len() <= 5 {
-                    self.store_records()?;
-                    self.end_op();
-                    continue;
-                }
-                for k in 0..self.p.outputs.len() {
-                    self.store_output(k)?;
+                for first in (0..regs).step_by(4) {
+                    self.store_outputs(first..regs.min(first + 4))?;
                     self.end_op();
                 }
             }

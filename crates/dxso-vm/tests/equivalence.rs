@@ -348,7 +348,7 @@ fn every_float_type_is_fetched_alike_in_every_way() {
     }
 }
 
-/// Eight output registers (the fused store writes more than five register by register):
+/// Eight output registers (the fused store writes them four at a time):
 /// every vertex's record holds each register in its place, in every way of running.
 #[test]
 fn many_output_registers_reach_their_records() {
