@@ -1552,11 +1552,13 @@ impl<'a> Gen<'a> {
         let record = self.p.outputs.len() as u32 * 16;
         let mut u = vec![];
         for k in ks.clone() {
+            // The cache is empty here (the program's end): straight from the arena.
             let row = self.p.outputs[k].row;
             let mut x = [0; 4];
             for (c, xc) in x.iter_mut().enumerate() {
-                let v = self.row(row + c as u16)?;
-                *xc = self.copy(v)?;
+                *xc = self.alloc()?;
+                let at = self.home(self.key(row + c as u16));
+                self.a.vmovups(ZMM[*xc], at)?;
                 self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
                 self.set_where(*xc, 1, f32::NAN)?;
             }

@@ -112,6 +112,8 @@ pub struct Device {
     /// The bound program compiled with fetch and store fused, for the last draw layout that
     /// allowed it (`None` inside: that layout failed to compile).
     fused: std::sync::Mutex<Option<FusedCache>>,
+    /// Whether the last draw had fused code for its layout.
+    last_fused: std::sync::atomic::AtomicBool,
 }
 
 type FusedCache = (crate::avx512::Layout, Option<Arc<crate::avx512::Fused>>);
@@ -163,6 +165,7 @@ impl Device {
             },
             jit: std::sync::OnceLock::new(),
             fused: std::sync::Mutex::new(None),
+            last_fused: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -317,6 +320,13 @@ impl Device {
     /// Whether draws of the bound program run compiled code (compiling it now if needed).
     pub fn jit_active(&self) -> bool {
         self.compiled().is_some()
+    }
+
+    /// Whether the last draw ran code with vertex fetch and output store fused in (AVX-512
+    /// code, FLOAT1..FLOAT4 per-vertex inputs, no index buffer; its full batches of
+    /// consecutive vertices).
+    pub fn last_draw_fused(&self) -> bool {
+        self.last_fused.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Which code generator compiled the bound program (`None`: draws run interpreted).
@@ -506,6 +516,8 @@ impl Device {
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
         let fused = self.fused(&prep);
+        self.last_fused
+            .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
         let ctx = DrawContext {
             isa: self.isa,
             jit: self.compiled(),
@@ -579,6 +591,8 @@ impl Device {
         }
         let task_vertices = LANES * BATCHES_PER_TASK;
         let fused = self.fused(&prep);
+        self.last_fused
+            .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
         let ctx = DrawContext {
             isa: self.isa,
             jit: self.compiled(),

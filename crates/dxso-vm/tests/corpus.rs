@@ -93,6 +93,13 @@ fn every_corpus_vertex_shader_runs() {
                 .draw(n, 1)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(out.vertices, n);
+            // FLOAT4 per-vertex inputs: AVX-512 code has fetch and store fused.
+            assert_eq!(
+                dev.last_draw_fused(),
+                dev.code_generator() == Some(CodeGenerator::Avx512),
+                "{}",
+                path.display()
+            );
             // The compiled tier (where it covers the shader), with its other code generator
             // too, and every instruction-set path of the interpreter give bit-identical
             // outputs.

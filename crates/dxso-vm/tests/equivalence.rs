@@ -214,8 +214,7 @@ proptest! {
         // Both code generators, then the interpreter.
         let mut first = None;
         for way in WAYS {
-            set_way(&mut dev, way);
-            let out = bits(&dev.draw(70, 1).unwrap().data);
+            let out = bits(&draw_way(&mut dev, way, 70, true).data);
             let first = first.get_or_insert_with(|| out.clone());
             prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
         }
@@ -231,8 +230,7 @@ fn the_workloads_run_compiled_with_the_interpreters_bits() {
         assert!(w.device.jit_active(), "{}", w.name);
         let best = bits(&w.device.draw(w.vertices, 1).unwrap().data);
         for way in WAYS {
-            set_way(&mut w.device, way);
-            let out = bits(&w.device.draw(w.vertices, 1).unwrap().data);
+            let out = bits(&draw_way(&mut w.device, way, w.vertices, true).data);
             assert_eq!(out, best, "{} {way:?}", w.name);
         }
     }
@@ -275,8 +273,7 @@ fn relative_input_reads_take_each_vertexs_own_inputs() {
     let mut dev = device(src, &[v0, v1]);
     dev.set_constant_i(0, &[[1, 0, 1, 0]]).unwrap();
     for way in WAYS {
-        set_way(&mut dev, way);
-        let out = split(&dev.draw(n, 1).unwrap());
+        let out = split(&draw_way(&mut dev, way, n, true));
         for (i, o) in out.iter().enumerate() {
             let f = i as f32;
             // r0 = v1; then + v0 (even vertices) or + v1 (odd ones).
@@ -336,8 +333,7 @@ fn every_float_type_is_fetched_alike_in_every_way() {
     };
     dev.set_stream(0, Some(source)).unwrap();
     for way in WAYS {
-        set_way(&mut dev, way);
-        let out = split(&dev.draw(n, 1).unwrap());
+        let out = split(&draw_way(&mut dev, way, n, true));
         for (i, o) in out.iter().enumerate() {
             let v = |f: usize| value(i, f);
             assert_eq!(o[0], [v(0), 0.0, 0.0, 1.0], "{way:?} vertex {i}");
@@ -366,8 +362,7 @@ fn many_output_registers_reach_their_records() {
     let consts: Vec<[f32; 4]> = (0..8).map(|k| [k as f32 * 100.0; 4]).collect();
     dev.set_constant_f(0, &consts).unwrap();
     for way in WAYS {
-        set_way(&mut dev, way);
-        let out = split(&dev.draw(n, 1).unwrap());
+        let out = split(&draw_way(&mut dev, way, n, true));
         for (i, o) in out.iter().enumerate() {
             for (k, reg) in o.iter().enumerate() {
                 let add = if k == 0 { 0.0 } else { k as f32 * 100.0 };

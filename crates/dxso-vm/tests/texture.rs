@@ -380,8 +380,7 @@ fn texldl_in_the_batched_executor_each_lane_its_own_lod() {
     dev.set_sampler_state(0, state).unwrap();
     // Both code generators of the compiled tier and the interpreter.
     for way in WAYS {
-        set_way(&mut dev, way);
-        let out = split(&dev.draw(64, 1).unwrap());
+        let out = split(&draw_way(&mut dev, way, 64, true));
         for (i, o) in out.iter().enumerate() {
             assert_eq!(o[1], sample(&tex, &state, v[i]), "{way:?} vertex {i}");
         }

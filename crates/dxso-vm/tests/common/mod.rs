@@ -104,3 +104,19 @@ pub fn set_way(dev: &mut Device, way: (dxso_vm::Tier, dxso_vm::Isa)) {
         assert_eq!(dev.code_generator(), None);
     }
 }
+
+/// Draw `n` vertices the way `way` says; where that is AVX-512 code and the layout allows
+/// it (`fusable`), check the draw ran with fetch and store fused (no silent fallback).
+#[allow(dead_code)]
+pub fn draw_way(
+    dev: &mut Device,
+    way: (dxso_vm::Tier, dxso_vm::Isa),
+    n: usize,
+    fusable: bool,
+) -> Outputs {
+    set_way(dev, way);
+    let out = dev.draw(n, 1).unwrap();
+    let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
+    assert_eq!(dev.last_draw_fused(), avx512 && fusable, "{way:?}");
+    out
+}
