@@ -515,25 +515,34 @@ impl Device {
         let prep = self.prepare(program, vertex_count, instances)?;
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
-        let fused = self.fused(&prep);
-        self.last_fused
-            .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
-        let ctx = DrawContext {
-            isa: self.isa,
-            jit: self.compiled(),
-            fused: fused.as_deref(),
-            program,
-            uniforms: &uniforms,
-            bindings: &prep.bindings,
-            unbound: &prep.unbound,
-            indices: self.indices.as_deref(),
-            vertex_count,
-        };
+        // Traces run the interpreter (the tracer turns compiled code off).
+        let ctx = self.context(program, &prep, &uniforms, vertex_count, None);
         let mut m = Machine::new(program, &uniforms);
         let mut out = vec![0.0; program.outputs.len() * 4];
         let mut rec = crate::trace::Recorder::new(program);
         let result = ctx.batches(&mut m, vertex, 1, &mut out, &mut rec);
         Ok(rec.finish(vertex, out, result.err()))
+    }
+
+    fn context<'a>(
+        &'a self,
+        program: &'a Program,
+        prep: &'a Prepared,
+        uniforms: &'a Uniforms<'a>,
+        vertex_count: usize,
+        fused: Option<&'a crate::avx512::Fused>,
+    ) -> DrawContext<'a> {
+        DrawContext {
+            isa: self.isa,
+            jit: self.compiled(),
+            fused,
+            program,
+            uniforms,
+            bindings: &prep.bindings,
+            unbound: &prep.unbound,
+            indices: self.indices.as_deref(),
+            vertex_count,
+        }
     }
 
     /// Process `vertex_count` vertices `instance_count` times (software vertex processing).
@@ -577,7 +586,6 @@ impl Device {
         }
 
         let prep = self.prepare(program, vertex_count, instances)?;
-        let (bindings, unbound) = (&prep.bindings, &prep.unbound);
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
 
@@ -593,17 +601,7 @@ impl Device {
         let fused = self.fused(&prep);
         self.last_fused
             .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
-        let ctx = DrawContext {
-            isa: self.isa,
-            jit: self.compiled(),
-            fused: fused.as_deref(),
-            program,
-            uniforms: &uniforms,
-            bindings,
-            unbound,
-            indices: self.indices.as_deref(),
-            vertex_count,
-        };
+        let ctx = self.context(program, &prep, &uniforms, vertex_count, fused.as_deref());
         let mut run = || -> Result<(), VmError> {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
@@ -626,7 +624,7 @@ impl Device {
         }
         out.registers = program.outputs.clone();
         out.vertices = total;
-        out.unbound_inputs = unbound.iter().map(|u| u.1.clone()).collect();
+        out.unbound_inputs = prep.unbound.iter().map(|u| u.1.clone()).collect();
         Ok(())
     }
 }
