@@ -370,7 +370,8 @@ impl Device {
                 b.stream.frequency,
                 Frequency::Vertex | Frequency::IndexedData(_)
             );
-            // Offsets up to 32 vertices apart are instruction immediates.
+            // Offsets of up to 96 vertices (a batch ahead, for the prefetch) are 32-bit
+            // instruction immediates.
             if !per_vertex || b.stream.stride > 1 << 24 {
                 return None;
             }
