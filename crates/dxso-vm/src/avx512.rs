@@ -346,12 +346,17 @@ fn mk(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
 
 const KREG: [AsmRegisterK; 8] = [k0, k1, k2, k3, k4, k5, k6, k7];
 
+/// The code generator's state while it emits one program.
 struct Gen<'a> {
     a: CodeAssembler,
     p: &'a Program,
+    /// The constants the code reads (placed after the code, addressed through rbp), and
+    /// where each 32-bit value and the lane-index vector sit in it.
     pool: Vec<u32>,
     pool_index: HashMap<u32, usize>,
     iota_at: Option<usize>,
+    /// The register cache: what each zmm register holds, when it was last used, and the
+    /// op that last read it (pinned while that op is emitted).
     slot: [Slot; 32],
     stamp: [u64; 32],
     pinned: [u64; 32],
