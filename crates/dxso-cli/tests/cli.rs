@@ -23,6 +23,20 @@ fn dxso(args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("dxso finishes")
 }
 
+/// `dxso` run with `args` (and `stdin`), checked to exit with `code` (its stderr shown when
+/// not).
+fn expect(args: &[&str], stdin: Option<&[u8]>, code: i32) -> Output {
+    let out = dxso(args, stdin);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "dxso {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("dxso-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -33,11 +47,11 @@ fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
 
 #[test]
 fn asm_hex_prints_the_tokens() {
-    let out = dxso(
+    let out = expect(
         &["asm", "-", "--hex"],
         Some(b"vs_2_0\nmov r0, -c0[a0.w+5].x\n"),
+        0,
     );
-    assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "fffe0200\n03000001\n800f0000\na1002005\nb0ff0000\n0000ffff\n"
@@ -51,21 +65,15 @@ fn asm_writes_binary_and_dis_reads_it_back() {
         b"vs.3.0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n",
     );
     let bin = src.with_extension("vso");
-    let out = dxso(
+    expect(
         &["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()],
         None,
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        0,
     );
     let bytes = std::fs::read(&bin).unwrap();
     assert_eq!(&bytes[..4], &[0x00, 0x03, 0xFE, 0xFF]);
     assert_eq!(bytes.len(), 4 * 11);
-    let out = dxso(&["dis", bin.to_str().unwrap()], None);
-    assert_eq!(out.status.code(), Some(0));
+    let out = expect(&["dis", bin.to_str().unwrap()], None, 0);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "    vs_3_0\n    dcl_position v0\n    dcl_position o0\n    mov o0, v0\n"
@@ -74,11 +82,11 @@ fn asm_writes_binary_and_dis_reads_it_back() {
 
 #[test]
 fn dis_reads_hex_tokens() {
-    let out = dxso(
+    let out = expect(
         &["dis", "-"],
         Some(b"fffe0300\n0200001f\n80000000\n900f0000\n0000ffff\n"),
+        0,
     );
-    assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "    vs_3_0\n    dcl_position v0\n"
@@ -87,11 +95,11 @@ fn dis_reads_hex_tokens() {
 
 #[test]
 fn asm_errors_point_at_the_line_and_exit_1() {
-    let out = dxso(
+    let out = expect(
         &["asm", "-"],
         Some(b"vs_3_0\nmov r0, v17\nadd_pp r0, r0, r1\n"),
+        1,
     );
-    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("<stdin>:2:9: error: register v17 does not exist in vs_3_0\n    mov r0, v17\n            ^\n"),
@@ -105,11 +113,11 @@ fn asm_errors_point_at_the_line_and_exit_1() {
 
 #[test]
 fn bad_bytecode_is_an_input_error() {
-    let out = dxso(
+    let out = expect(
         &["dis", "-"],
         Some(&[0x00, 0x03, 0xFE, 0xFF, 0x01, 0x00, 0x00, 0x02]),
+        1,
     );
-    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("word"), "{err}");
 }
@@ -134,11 +142,11 @@ fn check_reports_rule_ids_with_positions_and_a_summary() {
         "good.asm",
         b"vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n",
     );
-    let out = dxso(
+    let out = expect(
         &["check", bad.to_str().unwrap(), good.to_str().unwrap()],
         None,
+        1,
     );
-    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("bad.asm:4:1: error[V007]: 2 different v# registers"),
@@ -150,8 +158,7 @@ fn check_reports_rule_ids_with_positions_and_a_summary() {
         summary,
         "checked 2 shaders: 1 valid, 1 invalid (1 error, 0 warnings)\n"
     );
-    let out = dxso(&["check", good.to_str().unwrap()], None);
-    assert_eq!(out.status.code(), Some(0));
+    expect(&["check", good.to_str().unwrap()], None, 0);
 }
 
 #[test]
@@ -160,8 +167,7 @@ fn check_reads_bytecode_and_prints_json() {
         &["asm", "-", "--hex"],
         Some(b"vs_2_0\ndcl_position v0\nmov oFog.xy, v0\n"),
     );
-    let out = dxso(&["check", "-", "--format", "json"], Some(&out.stdout));
-    assert_eq!(out.status.code(), Some(1));
+    let out = expect(&["check", "-", "--format", "json"], Some(&out.stdout), 1);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &v["files"][0]["diagnostics"];
     assert_eq!(d[0]["rule"], "V009");
@@ -202,13 +208,7 @@ fn data(name: &str) -> String {
 
 #[test]
 fn run_prints_hand_computed_outputs() {
-    let out = dxso(&["run", &data("scale.json")], None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = expect(&["run", &data("scale.json")], None, 0);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["outputs"]["o0"], "POSITION0");
     assert_eq!(v["outputs"]["o1"], "COLOR0");
@@ -240,12 +240,10 @@ fn run_prints_hand_computed_outputs() {
 
 #[test]
 fn run_csv_bin_instancing_and_non_finite_values() {
-    let out = dxso(&["run", &data("instanced.json"), "--format", "csv"], None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = expect(
+        &["run", &data("instanced.json"), "--format", "csv"],
+        None,
+        0,
     );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
@@ -258,7 +256,7 @@ fn run_csv_bin_instancing_and_non_finite_values() {
         "{text}"
     );
     let bin = std::env::temp_dir().join(format!("dxso-run-{}.bin", std::process::id()));
-    let out = dxso(
+    expect(
         &[
             "run",
             &data("instanced.json"),
@@ -268,8 +266,8 @@ fn run_csv_bin_instancing_and_non_finite_values() {
             bin.to_str().unwrap(),
         ],
         None,
+        0,
     );
-    assert_eq!(out.status.code(), Some(0));
     let bytes = std::fs::read(&bin).unwrap();
     assert_eq!(bytes.len(), 4 * 2 * 4 * 4);
     assert_eq!(f32::from_le_bytes(bytes[16..20].try_into().unwrap()), 10.0);
@@ -328,7 +326,7 @@ fn bad_scenes_exit_1_with_a_message() {
 
 #[test]
 fn bench_measures_scenes() {
-    let out = dxso(
+    let out = expect(
         &[
             "bench",
             &data("scale.json"),
@@ -340,12 +338,7 @@ fn bench_measures_scenes() {
             "json",
         ],
         None,
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        0,
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = &v["results"][0];
@@ -474,15 +467,10 @@ fn bad_textures_in_scenes_exit_1() {
 fn link_prints_the_varying_map_or_names_the_semantic() {
     let ps = temp("link-ps.asm", b"ps_3_0\ndcl_texcoord0 v0.x\ndcl_texcoord1 v0.yz\ndcl_texcoord2 v1.w\nmov r0, v0\nadd r0, r0, v1.w\nmov oC0, r0\n");
     let good = temp("link-vs.asm", b"vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o2.x\ndcl_texcoord1 o2.yz\ndcl_texcoord2 o4\nmov o0, v0\nmov o2.xyz, v0\nmov o4, v0\n");
-    let out = dxso(
+    let out = expect(
         &["link", good.to_str().unwrap(), ps.to_str().unwrap()],
         None,
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        0,
     );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
@@ -502,11 +490,11 @@ fn link_prints_the_varying_map_or_names_the_semantic() {
     assert_eq!(v["varyings"][2]["vs"]["register"], "o4");
     assert_eq!(v["varyings"][2]["ps"]["mask"], "w");
     let missing = temp("link-vs2.asm", b"vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o2.x\ndcl_texcoord1 o2.yzw\nmov o0, v0\nmov o2, v0\n");
-    let out = dxso(
+    let out = expect(
         &["link", missing.to_str().unwrap(), ps.to_str().unwrap()],
         None,
+        1,
     );
-    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("link-ps.asm:4:1: error[L002]: TEXCOORD2 is read by the pixel shader"),
@@ -525,13 +513,7 @@ fn read_png(path: &std::path::Path) -> (usize, usize, Vec<u8>) {
 #[test]
 fn demo_writes_a_picture_of_the_terrain() {
     let png_path = std::env::temp_dir().join(format!("dxso-demo-{}.png", std::process::id()));
-    let out = dxso(&["demo", "-o", png_path.to_str().unwrap()], None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = expect(&["demo", "-o", png_path.to_str().unwrap()], None, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("M vertices/s"), "{text}");
     assert!(text.contains(png_path.to_str().unwrap()), "{text}");
@@ -568,7 +550,7 @@ fn run_png_draws_the_output_triangles() {
     });
     let p = temp("png-scene.json", scene.to_string().as_bytes());
     let png_path = std::env::temp_dir().join(format!("dxso-run-{}.png", std::process::id()));
-    let out = dxso(
+    expect(
         &[
             "run",
             p.to_str().unwrap(),
@@ -576,12 +558,7 @@ fn run_png_draws_the_output_triangles() {
             png_path.to_str().unwrap(),
         ],
         None,
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        0,
     );
     let (w, _, px) = read_png(&png_path);
     let at = |x: usize, y: usize| px[(y * w + x) * 4..(y * w + x) * 4 + 4].to_vec();
@@ -601,13 +578,7 @@ fn trace_prints_every_executed_instruction() {
         "constants": {"c1": [1, 1, 1, 1], "c2": [2, 2, 2, 2], "c3": [7, 7, 7, 7]}
     });
     let p = temp("trace.json", scene.to_string().as_bytes());
-    let out = dxso(&["run", p.to_str().unwrap(), "--trace", "1"], None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = expect(&["run", p.to_str().unwrap(), "--trace", "1"], None, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<String> = text
         .lines()
