@@ -203,18 +203,9 @@ fn supported(p: &Program) -> Result<(), String> {
 /// code generator (a processor it cannot target, say; even a panic) is an `Err` too: the
 /// draw then runs on the interpreter. `DXSO_JIT_WHY=1` prints each reason to stderr.
 pub(crate) fn compile(p: &Program, isa: crate::exec::Isa) -> Result<Jit, String> {
-    let why = |generator: &str, e: &String| {
-        if std::env::var_os("DXSO_JIT_WHY").is_some() {
-            eprintln!("dxso: {generator}: not compiled: {e}");
-        }
-    };
     supported(p).inspect_err(|e| why("compiled tier", e))?;
-    let guarded = |f: &dyn Fn() -> Result<Jit, String>| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-            .unwrap_or_else(|_| Err("the code generator failed".to_string()))
-    };
     if isa == crate::exec::Isa::Avx512 {
-        let zmm = guarded(&|| {
+        let zmm = guarded(|| {
             crate::avx512::compile(p).map(|code| Jit {
                 module: None,
                 entry: code.entry,
@@ -226,7 +217,7 @@ pub(crate) fn compile(p: &Program, isa: crate::exec::Isa) -> Result<Jit, String>
             Err(e) => why("AVX-512", &e),
         }
     }
-    guarded(&|| generate(p)).inspect_err(|e| why("Cranelift", e))
+    guarded(|| generate(p)).inspect_err(|e| why("Cranelift", e))
 }
 
 /// Compile `p` with fetch and store fused for draws laid out as `layout` says (AVX-512 only;
@@ -236,14 +227,22 @@ pub(crate) fn compile_fused(
     layout: &crate::avx512::Layout,
 ) -> Option<crate::avx512::Fused> {
     supported(p).ok()?;
-    std::panic::catch_unwind(|| crate::avx512::compile_fused(p, layout))
-        .unwrap_or_else(|_| Err("the code generator failed".to_string()))
-        .inspect_err(|e| {
-            if std::env::var_os("DXSO_JIT_WHY").is_some() {
-                eprintln!("dxso: AVX-512 (fused): not compiled: {e}");
-            }
-        })
+    guarded(|| crate::avx512::compile_fused(p, layout))
+        .inspect_err(|e| why("AVX-512 (fused)", e))
         .ok()
+}
+
+/// A code generator's result, its panic turned into an `Err`.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err("the code generator failed".to_string()))
+}
+
+/// Say why a program is not compiled, when `DXSO_JIT_WHY` is set.
+fn why(generator: &str, e: &str) {
+    if std::env::var_os("DXSO_JIT_WHY").is_some() {
+        eprintln!("dxso: {generator}: not compiled: {e}");
+    }
 }
 
 fn generate(p: &Program) -> Result<Jit, String> {
