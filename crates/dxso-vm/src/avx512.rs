@@ -22,11 +22,12 @@
 //! Draws whose inputs are FLOAT1..FLOAT4 elements of per-vertex data without an index buffer
 //! get a second compilation for their [`Layout`] with fetch and store fused: inputs are
 //! loaded from the vertex streams and transposed in registers, the next batch's vertices
-//! prefetched, and finished output records (one NaN for every NaN) written straight to the
+//! and output records prefetched, and finished output records (one NaN for every NaN) written straight to the
 //! draw's output; the arena then only holds what spills.
 //!
 //! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin`
-//! (`objdump -D -b binary -mi386:x86-64 PATH.bin`).
+//! (`objdump -D -b binary -mi386:x86-64 PATH.bin`) and prints where it was loaded, so
+//! `perf script -F ip` samples can be placed in it.
 
 use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
@@ -143,14 +144,16 @@ fn assemble(p: &Program, layout: Option<Layout>) -> Result<(memmap2::Mmap, *cons
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
     map.copy_from_slice(&code);
-    if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
-        // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`.
-        let _ = std::fs::write(std::path::Path::new(&path).with_extension("bin"), &code);
-    }
     // The code is position independent (relative branches and constant reads, absolute
     // callback addresses).
     let map = map.make_exec().map_err(|e| e.to_string())?;
     let entry = map.as_ptr();
+    if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
+        // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
+        // place a profiler's samples in it.
+        let _ = std::fs::write(std::path::Path::new(&path).with_extension("bin"), &code);
+        eprintln!("dxso: {} bytes of code at {entry:p}", code.len());
+    }
     Ok((map, entry))
 }
 
@@ -268,6 +271,10 @@ const AL: i32 = SAVED_RSP + 40;
 const BATCH_IO: i32 = SAVED_RSP + 48;
 const LOOPS: i32 = SAVED_RSP + 64;
 
+/// Where `BatchIo::out` sits in a BatchIo (after the 16 input addresses).
+const OUT_SLOT: i32 = 16 * 8;
+const _: () = assert!(std::mem::offset_of!(BatchIo, out) == OUT_SLOT as usize);
+
 const ZMM: [AsmRegisterZmm; 32] = [
     zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13, zmm14,
     zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25, zmm26, zmm27,
@@ -379,6 +386,11 @@ struct Gen<'a> {
     /// The registers whose non-zero masks k5, k6, k7 hold, and when each was taken.
     kcache: [Option<V>; 3],
     kstamp: [u64; 3],
+    /// Fused code: the pass's prefetches not yet emitted (the BatchIo slot of the address,
+    /// bytes per vertex there, offset from this group's first vertex), and how many go
+    /// before each op run once per pass.
+    prefetch: Vec<(i32, u32, i32)>,
+    prefetch_per_op: usize,
 }
 
 impl<'a> Gen<'a> {
@@ -414,6 +426,8 @@ impl<'a> Gen<'a> {
             live_now: None,
             kcache: [None; 3],
             kstamp: [0; 3],
+            prefetch: vec![],
+            prefetch_per_op: 0,
         })
     }
 
@@ -1442,6 +1456,22 @@ impl<'a> Gen<'a> {
 
     /// rax = the address of `base` plus `bytes_per_lane` times this group's first lane (in
     /// the batch).
+    /// Up to `max` of the pass's remaining prefetches.
+    fn emit_prefetches(&mut self, max: usize) -> R {
+        let mut at = None;
+        for _ in 0..max {
+            let Some((slot, stride, offset)) = self.prefetch.pop() else {
+                break;
+            };
+            if at != Some(slot) {
+                self.lane_address(slot, stride)?;
+                at = Some(slot);
+            }
+            self.a.prefetcht1(byte_ptr(rax + offset))?;
+        }
+        Ok(())
+    }
+
     fn lane_address(&mut self, base: i32, bytes_per_lane: u32) -> R {
         self.a.mov(rax, qword_ptr(rsp + BATCH_IO))?;
         self.a.mov(rax, qword_ptr(rax + base))?;
@@ -1569,7 +1599,7 @@ impl<'a> Gen<'a> {
             }
             u.push(self.transpose(x)?);
         }
-        self.lane_address(128, record)?;
+        self.lane_address(OUT_SLOT, record)?;
         // u[k][q] lane l = register k of vertex 4l + q.
         for v in 0..16u32 {
             for (k, uk) in ks.clone().zip(&u) {
@@ -1654,6 +1684,24 @@ impl<'a> Gen<'a> {
         let lab = |labels: &Vec<Option<CodeLabel>>, pc: usize| labels[pc.min(n)].expect("a leader");
         let mut head = self.a.create_label();
         let mut bail = self.a.create_label();
+        // How many loops each op is inside.
+        let depths: Vec<u32> = ops
+            .iter()
+            .scan(0u32, |d, op| {
+                let at = match op {
+                    Op::EndLoop { .. } => {
+                        *d -= 1;
+                        *d
+                    }
+                    Op::Loop { .. } => {
+                        *d += 1;
+                        *d - 1
+                    }
+                    _ => *d,
+                };
+                Some(at)
+            })
+            .collect();
 
         // Each group of 16 lanes starts from zero in the rows read before they are written
         // (temporaries, outputs not written on every path, a0, p0), aL and the count.
@@ -1678,19 +1726,41 @@ impl<'a> Gen<'a> {
             return Err(Error("a branch to the first op".into()));
         }
         if let Some(layout) = self.layout.clone() {
-            // The vertices a batch later, 32 at a time (a pass over two groups), into L2 so
-            // they are near when their batch starts: the hardware prefetchers alone leave
-            // the loads waiting on memory. (Into L1, so many lines in flight stalled the
-            // loads: W2 72 -> 85 M/s with L2; two batches ahead or into L3 was no better.)
-            for &reg in &layout.streams {
+            // The next batch's vertices and output records, 32 at a time (a pass over two
+            // groups), into L2 so they are near when their batch starts: the hardware
+            // prefetchers alone leave the loads waiting on memory and the stores waiting
+            // for their lines. The prefetches are spread over the ops run once per pass
+            // (a burst of them at the start stalled the loads behind them: W2 83 -> 93 M/s
+            // spread; outputs too: W2 93 -> 110, W3 55 -> 56.5, W1 495 -> 440). One batch
+            // ahead; two batches ahead was no better.
+            let ahead = crate::LANES as u32;
+            let record = self.p.outputs.len() as u32 * 16;
+            let streams = layout.streams.iter().map(|&reg| {
                 let stride = layout.inputs.iter().find(|i| i.0 == reg).map_or(0, |i| i.2);
-                self.lane_address(reg as i32 * 8, stride)?;
-                let bytes = 16 * G * stride;
-                for line in (0..bytes).step_by(64) {
-                    let ahead = (crate::LANES as u32 * stride + line) as i32;
-                    self.a.prefetcht1(byte_ptr(rax + ahead))?;
+                (reg as i32 * 8, stride)
+            });
+            for (slot, stride) in streams.chain([(OUT_SLOT, record)]) {
+                for line in (0..16 * G * stride).step_by(64) {
+                    self.prefetch
+                        .push((slot, stride, (ahead * stride + line) as i32));
                 }
             }
+            // Emitted from the back.
+            self.prefetch.reverse();
+            let once = (0..n)
+                .filter(|&pc| {
+                    depths[pc] == 0
+                        && matches!(
+                            ops[pc],
+                            Op::Alu { .. }
+                                | Op::GatherConstA0 { .. }
+                                | Op::GatherConstAl { .. }
+                                | Op::GatherInputAl { .. }
+                                | Op::GatherInputA0 { .. }
+                        )
+                })
+                .count();
+            self.prefetch_per_op = self.prefetch.len().div_ceil(once.max(1));
             for g in 0..G {
                 self.g = g;
                 for &(reg, floats, stride) in &layout.inputs {
@@ -1723,6 +1793,9 @@ impl<'a> Gen<'a> {
                 | Op::GatherInputAl { .. }
                 | Op::GatherInputA0 { .. } => {
                     self.live_now = Some(after[pc].clone());
+                    if depths[pc] == 0 && !self.prefetch.is_empty() {
+                        self.emit_prefetches(self.prefetch_per_op)?;
+                    }
                     for g in 0..G {
                         self.g = g;
                         match op {
@@ -1818,6 +1891,7 @@ impl<'a> Gen<'a> {
         // return.
         self.check_limit(bail)?;
         if self.layout.is_some() {
+            self.emit_prefetches(usize::MAX)?;
             // Four registers at a time: their transposes stay in registers.
             let regs = self.p.outputs.len();
             for g in 0..G {
