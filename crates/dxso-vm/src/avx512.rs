@@ -759,23 +759,24 @@ impl<'a> Gen<'a> {
             (None, None) if self.worth_keeping(y) => (x, y),
             (None, None) => (y, x),
         };
+        // Compared with a register holding zero: with a broadcast memory operand instead,
+        // W2 ran 6 % and W3 5 % slower.
+        let zero = |g: &mut Self| g.kreg(0.0).map(|z| ZMM[z]);
         match (self.mask_of(x), self.mask_of(y)) {
             (Some(kx), Some(ky)) => self.a.kandw(k1, KREG[kx], KREG[ky])?,
             (None, Some(ky)) => {
-                let z = self.kf(0.0);
+                let z = zero(self)?;
                 self.a.vcmpps(mk_k(ky), ZMM[x], z, NEQ)?;
             }
             _ => {
-                let z = self.kf(0.0);
+                let z = zero(self)?;
                 match self.mask_slot(y) {
                     Some(ky) => {
                         self.a.vcmpps(KREG[ky], ZMM[y], z, NEQ)?;
-                        let z = self.kf(0.0);
                         self.a.vcmpps(mk_k(ky), ZMM[x], z, NEQ)?;
                     }
                     None => {
                         self.a.vcmpps(k1, ZMM[y], z, NEQ)?;
-                        let z = self.kf(0.0);
                         self.a.vcmpps(k1.k1(), ZMM[x], z, NEQ)?;
                     }
                 }
