@@ -157,6 +157,29 @@ fn assemble(p: &Program, layout: Option<Layout>) -> Result<(memmap2::Mmap, *cons
     Ok((map, entry))
 }
 
+/// The rows a component-wise op or a dot product reads more than once (a row used twice may
+/// be missed; that only costs a compare).
+fn reused_rows(op: &Op) -> HashSet<u16> {
+    let Op::Alu { kind, dst, src } = *op else {
+        return HashSet::new();
+    };
+    let (comps, n) = match kind {
+        Alu::Dp3 => (0b0111, 2),
+        Alu::Dp4 => (0b1111, 2),
+        k => (dst.mask, k.componentwise_sources()),
+    };
+    let mut seen = HashSet::new();
+    let mut again = HashSet::new();
+    for s in &src[..n] {
+        for c in (0..4).filter(|c| comps >> c & 1 != 0) {
+            if !seen.insert(s.rows[c]) {
+                again.insert(s.rows[c]);
+            }
+        }
+    }
+    again
+}
+
 /// The rows an op may read (more than it does is fine) and the rows it surely writes
 /// (fewer is fine): a0 and p0 as their pseudo-rows.
 fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
@@ -332,6 +355,9 @@ enum Slot {
 /// `k1{k}`: a compare into k1 that keeps only the lanes `k` has.
 fn mk_k(k: usize) -> AsmRegisterK {
     match k {
+        2 => k1.k2(),
+        3 => k1.k3(),
+        4 => k1.k4(),
         5 => k1.k5(),
         6 => k1.k6(),
         _ => k1.k7(),
@@ -352,6 +378,11 @@ fn mk(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
 }
 
 const KREG: [AsmRegisterK; 8] = [k0, k1, k2, k3, k4, k5, k6, k7];
+
+/// The non-zero masks of cached registers are kept in k2..k7 (k1 is scratch; k2..k4 are
+/// scratch too where an op needs more, and forget their masks then).
+const FIRST_KEPT: usize = 2;
+const KEPT: usize = 6;
 
 /// The code generator's state while it emits one program.
 struct Gen<'a> {
@@ -383,9 +414,13 @@ struct Gen<'a> {
     layout: Option<Layout>,
     /// The rows live after the op being emitted (`None`: all).
     live_now: Option<HashSet<u16>>,
-    /// The registers whose non-zero masks k5, k6, k7 hold, and when each was taken.
-    kcache: [Option<V>; 3],
-    kstamp: [u64; 3],
+    /// The registers whose non-zero masks k2..k7 hold, and when each was taken.
+    kcache: [Option<V>; KEPT],
+    kstamp: [u64; KEPT],
+    /// Rows the op being emitted reads more than once, and a temporary it multiplies more
+    /// than once: their masks are worth keeping even when nothing reads them later.
+    reused_rows: HashSet<u16>,
+    reused_temp: Option<V>,
     /// Fused code: the pass's prefetches not yet emitted (the BatchIo slot of the address,
     /// bytes per vertex there, offset from this group's first vertex), and how many go
     /// before each op run once per pass.
@@ -424,8 +459,10 @@ impl<'a> Gen<'a> {
             g: 0,
             layout,
             live_now: None,
-            kcache: [None; 3],
-            kstamp: [0; 3],
+            kcache: [None; KEPT],
+            kstamp: [0; KEPT],
+            reused_rows: HashSet::new(),
+            reused_temp: None,
             prefetch: vec![],
             prefetch_per_op: 0,
         })
@@ -573,6 +610,13 @@ impl<'a> Gen<'a> {
 
     /// The end of an op: its temporaries are free again.
     fn end_op(&mut self) {
+        if let Some(t) = self.reused_temp.take() {
+            for k in &mut self.kcache {
+                if *k == Some(t) {
+                    *k = None;
+                }
+            }
+        }
         for r in 0..32 {
             self.free(r);
         }
@@ -789,37 +833,52 @@ impl<'a> Gen<'a> {
 
     /// The k register holding `v`'s non-zero mask, if one does.
     fn mask_of(&self, v: V) -> Option<usize> {
-        (5..8).find(|&k| self.kcache[k - 5] == Some(v))
+        (0..KEPT)
+            .find(|&i| self.kcache[i] == Some(v))
+            .map(|i| i + FIRST_KEPT)
     }
 
-    /// Whether `v` holds a row a later op reads, or a constant: its mask may be used again.
+    /// Whether `v` holds a row a later op or this one reads again, a constant, or the
+    /// temporary this op multiplies again: its mask may be used again.
     fn worth_keeping(&self, v: V) -> bool {
         match self.slot[v] {
-            Slot::Row { key, .. } => key & KONST != 0 || self.live(key as u16),
-            _ => false,
+            Slot::Row { key, .. } => {
+                key & KONST != 0
+                    || self.reused_rows.contains(&(key as u16))
+                    || self.live(key as u16)
+            }
+            _ => self.reused_temp == Some(v),
         }
     }
 
-    /// A k register (5..7) to keep the non-zero mask of `v` in, when that is worth it: the
+    /// A k register (2..7) to keep the non-zero mask of `v` in, when that is worth it: the
     /// least recently taken one.
     fn mask_slot(&mut self, v: V) -> Option<usize> {
         if !self.worth_keeping(v) {
             return None;
         }
-        let i = (0..3).min_by_key(|&i| self.kstamp[i]).expect("three slots");
+        let i = (0..KEPT).min_by_key(|&i| self.kstamp[i]).expect("slots");
         self.clock += 1;
         self.kstamp[i] = self.clock;
         self.kcache[i] = Some(v);
-        Some(i + 5)
+        Some(i + FIRST_KEPT)
     }
 
     /// Forget every kept mask (the k registers are about to change).
     fn forget_masks(&mut self) {
-        self.kcache = [None; 3];
+        self.kcache = [None; KEPT];
+    }
+
+    /// `k{k}` is about to be used as scratch: forget the mask kept there.
+    fn scratch_k(&mut self, k: u8) {
+        if let Some(i) = (k as usize).checked_sub(FIRST_KEPT) {
+            self.kcache[i] = None;
+        }
     }
 
     /// `k{n} = x <cc> y` with `y` a constant.
     fn cmpk(&mut self, k: u8, x: V, cc: i32, y: f32) -> R {
+        self.scratch_k(k);
         let m = self.kf(y);
         Ok(self.a.vcmpps(KREG[k as usize], ZMM[x], m, cc)?)
     }
@@ -992,6 +1051,7 @@ impl<'a> Gen<'a> {
             return Ok(false);
         };
         let v = self.row(P0_ROW + p.comps[c] as u16)?;
+        self.scratch_k(k);
         if p.not {
             self.a.vptestnmd(KREG[k as usize], ZMM[v], ZMM[v])?;
         } else {
@@ -1026,6 +1086,7 @@ impl<'a> Gen<'a> {
                     let t = self.alloc()?;
                     self.a.vrndscaleps(ZMM[t], ZMM[v], 0x08)?;
                     self.cmpk(2, t, GE, 2_147_483_648.0)?;
+                    self.scratch_k(3);
                     self.a.vcmpps(k3, ZMM[t], ZMM[t], UNORD)?;
                     self.a.vcvttps2dq(ZMM[t], ZMM[t])?;
                     let m = self.pool_at(i32::MAX as u32);
@@ -1282,6 +1343,8 @@ impl<'a> Gen<'a> {
                 self.cmpk(1, f, EQ, 0.0)?;
                 self.set_where(r, 1, f32::MAX)?;
                 self.free(f);
+                // r is final: its mask serves all four products.
+                self.reused_temp = Some(r);
                 let mut out = [None; 4];
                 for c in 0..4 {
                     out[c] = Some(self.mul(a[c], r)?);
@@ -1429,6 +1492,7 @@ impl<'a> Gen<'a> {
         for (c, o) in out.iter_mut().enumerate() {
             let t = self.alloc()?;
             self.a.vpxord(ZMM[t], ZMM[t], ZMM[t])?;
+            self.scratch_k(2);
             self.a.kmovw(k2, k1)?;
             let off = (INPUT_BASE as i32 + c as i32) * ROW + self.g as i32 * 64;
             self.a
@@ -1794,6 +1858,7 @@ impl<'a> Gen<'a> {
                 | Op::GatherInputAl { .. }
                 | Op::GatherInputA0 { .. } => {
                     self.live_now = Some(after[pc].clone());
+                    self.reused_rows = reused_rows(&op);
                     if depths[pc] == 0 && !self.prefetch.is_empty() {
                         self.emit_prefetches(self.prefetch_per_op)?;
                     }

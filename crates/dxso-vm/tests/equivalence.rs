@@ -287,6 +287,66 @@ fn relative_input_reads_take_each_vertexs_own_inputs() {
     }
 }
 
+/// The zero rule with one factor used in several products of an op (`r0.x` broadcast, a
+/// row read twice by a dot product, the reciprocal length inside `nrm`): lanes whose shared
+/// factor is zero and lanes where it is not, next to infinities, NaN and -0, in every way of
+/// running (the AVX-512 code keeps such a factor's non-zero mask for the op's other products).
+#[test]
+fn shared_factors_keep_the_zero_rule_per_lane() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\n\
+               dcl_texcoord1 o2\ndcl_texcoord2 o3\n\
+               mov r0, v0\nmul o0, v1, r0.x\ndp4 o1.x, r0.xxyy, v1\nnrm r1.xyz, v1\n\
+               mov o2, r1\nmad o3, v1.w, r0, v1.w\n";
+    let inf = f32::INFINITY;
+    let n = 70;
+    // Even vertices: x = 0 (the shared factor), odd ones: x = 2.
+    let v0: Vec<[f32; 4]> = (0..n)
+        .map(|i| [if i % 2 == 0 { 0.0 } else { 2.0 }, -0.0, 1.0, 0.0])
+        .collect();
+    // Odd vertices: a length of inf, so nrm's reciprocal length is 0 there.
+    let v1: Vec<[f32; 4]> = (0..n)
+        .map(|i| [inf, if i % 2 == 0 { f32::NAN } else { 1.0 }, -0.0, 3.0])
+        .collect();
+    let mut dev = device(src, &[v0, v1]);
+    let bits = |v: [f32; 4]| v.map(f32::to_bits);
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, n, true));
+        for (i, o) in out.iter().enumerate() {
+            let nan = f32::NAN;
+            // mul: 0 * anything = +0; 2 * -0 has a zero factor too.
+            let mul = if i % 2 == 0 {
+                [0.0; 4]
+            } else {
+                [inf, 2.0, 0.0, 6.0]
+            };
+            // dp4 (x, x, y, y) . v1: y = -0 zeroes the last two products.
+            let dp = if i % 2 == 0 { 0.0 } else { inf };
+            assert_eq!(bits(o[0]), bits(mul), "{way:?} vertex {i} mul");
+            assert_eq!(o[1][0].to_bits(), dp.to_bits(), "{way:?} vertex {i} dp4");
+            // nrm (inf, NaN, -0): the squared length is NaN, so is its reciprocal root:
+            // NaN for the non-zero components and +0 for the -0 one. nrm (inf, 1, -0): the
+            // reciprocal length is 0, a zero factor of every product.
+            let nrm = if i % 2 == 0 {
+                [nan, nan, 0.0]
+            } else {
+                [0.0; 3]
+            };
+            assert_eq!(
+                bits([o[2][0], o[2][1], o[2][2], 0.0]),
+                bits([nrm[0], nrm[1], nrm[2], 0.0]),
+                "{way:?} vertex {i} nrm"
+            );
+            // mad 3 * r0 + 3: r0 = (x, -0, 1, 0).
+            let x = if i % 2 == 0 { 0.0 } else { 6.0 };
+            assert_eq!(
+                bits(o[3]),
+                bits([x + 3.0, 3.0, 6.0, 3.0]),
+                "{way:?} vertex {i} mad"
+            );
+        }
+    }
+}
+
 /// FLOAT1..FLOAT4 elements interleaved in one stream with an odd stride, the last element
 /// ending the buffer: every way of running (fused fetch and store included, for the full
 /// batches) reads each vertex's own floats with the (0, 0, 0, 1) fill.
