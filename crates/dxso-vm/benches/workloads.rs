@@ -1,6 +1,7 @@
 //! The benchmark workloads W1 (transform), W2 (skinning), W3 (lighting loop) of
 //! `../shared/bench`, 262,144 vertices each, on every core, on the compiled tier and on
-//! the interpreter. Run with `cargo bench -p dxso-vm --bench workloads`.
+//! the interpreter, each draw into the same output buffer. Run with
+//! `cargo bench -p dxso-vm --bench workloads`.
 
 use dxso_vm::workloads::{Workload, builtin};
 use std::sync::LazyLock;
@@ -21,32 +22,30 @@ fn main() {
     divan::main();
 }
 
-fn draw(tier: &str, k: usize) -> usize {
+/// Timed draws of workload `k` on `tier` into one output buffer (the first, untimed draw
+/// allocates it), as `dxso bench` draws.
+fn draws(b: divan::Bencher, tier: &str, k: usize) {
     let w = &WORKLOADS[TIERS.iter().position(|t| *t == tier).expect("a tier")][k];
-    w.device
-        .draw(divan::black_box(w.vertices), 1)
-        .expect("draws")
-        .data
-        .len()
+    let mut out = w.device.draw(w.vertices, 1).expect("draws");
+    b.counter(divan::counter::ItemsCount::new(N))
+        .bench_local(|| {
+            w.device
+                .draw_into(divan::black_box(w.vertices), 1, &mut out)
+                .expect("draws")
+        });
 }
 
 #[divan::bench(sample_count = 20, args = TIERS)]
 fn w1_transform(b: divan::Bencher, tier: &str) {
-    LazyLock::force(&WORKLOADS);
-    b.counter(divan::counter::ItemsCount::new(N))
-        .bench(|| draw(tier, 0));
+    draws(b, tier, 0);
 }
 
 #[divan::bench(sample_count = 10, args = TIERS)]
 fn w2_skinning(b: divan::Bencher, tier: &str) {
-    LazyLock::force(&WORKLOADS);
-    b.counter(divan::counter::ItemsCount::new(N))
-        .bench(|| draw(tier, 1));
+    draws(b, tier, 1);
 }
 
 #[divan::bench(sample_count = 10, args = TIERS)]
 fn w3_lighting(b: divan::Bencher, tier: &str) {
-    LazyLock::force(&WORKLOADS);
-    b.counter(divan::counter::ItemsCount::new(N))
-        .bench(|| draw(tier, 2));
+    draws(b, tier, 2);
 }
