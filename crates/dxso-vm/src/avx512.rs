@@ -19,9 +19,10 @@
 //! all tiers give the same bits; the tests compare them on random programs and the corpus.
 //! `texldl` and `sincos` call back into Rust, 16 lanes at a time.
 //!
-//! Draws whose inputs are FLOAT1..FLOAT4 elements of per-vertex data without an index buffer
-//! get a second compilation for their [`Layout`] with fetch and store fused: inputs are
-//! loaded from the vertex streams and transposed in registers, the next batch's vertices
+//! Draws whose inputs are elements of per-vertex data (any declaration type but UNUSED)
+//! without an index buffer get a second compilation for their [`Layout`] with fetch and store
+//! fused: FLOAT1..FLOAT4 inputs are loaded from the vertex streams and transposed in
+//! registers, packed types gathered and decoded in registers, the next batch's vertices
 //! and output records prefetched, and finished output records (one NaN for every NaN) written straight to the
 //! draw's output; the arena then only holds what spills.
 //!
@@ -30,6 +31,7 @@
 //! `perf script -F ip` samples can be placed in it.
 
 use crate::exec::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
+use crate::fetch::DeclType;
 use crate::program::*;
 use crate::texture::Sampling;
 use dxso::ir::Comparison;
@@ -44,13 +46,14 @@ pub(crate) struct Code {
 }
 
 /// How a draw's vertices reach code compiled for it: the input registers the program reads,
-/// each fed by FLOAT1..FLOAT4 elements (`floats`) `stride` bytes apart, one vertex after
-/// another. Such code loads its inputs from the vertex streams and writes finished output
-/// records itself (fetch and store fused into the shader); it runs full batches only.
+/// each fed by elements of a declaration type (any but UNUSED) `stride` bytes apart, one
+/// vertex after another. Such code loads its inputs from the vertex streams and writes
+/// finished output records itself (fetch and store fused into the shader); it runs full
+/// batches only.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
-    /// (input register, floats, stride)
-    pub inputs: Vec<(u8, u8, u32)>,
+    /// (input register, element type, stride)
+    pub inputs: Vec<(u8, DeclType, u32)>,
     /// Per stream, the input register whose element comes first in a vertex: the next
     /// batch's vertices are prefetched from its address on.
     pub streams: Vec<u8>,
@@ -310,6 +313,12 @@ const XMM: [AsmRegisterXmm; 32] = [
     xmm28, xmm29, xmm30, xmm31,
 ];
 
+const YMM: [AsmRegisterYmm; 32] = [
+    ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7, ymm8, ymm9, ymm10, ymm11, ymm12, ymm13, ymm14,
+    ymm15, ymm16, ymm17, ymm18, ymm19, ymm20, ymm21, ymm22, ymm23, ymm24, ymm25, ymm26, ymm27,
+    ymm28, ymm29, ymm30, ymm31,
+];
+
 // vcmpps predicates.
 const EQ: i32 = 0x00;
 const LT: i32 = 0x11;
@@ -493,6 +502,13 @@ impl<'a> Gen<'a> {
     fn km(&mut self, x: f32) -> AsmMemoryOperand {
         let at = self.pool_at(x.to_bits());
         dword_ptr(rbp + at)
+    }
+
+    /// Sixteen 32-bit words as one 64-byte vector in the pool.
+    fn vector(&mut self, words: [u32; 16]) -> AsmMemoryOperand {
+        let i = self.pool.len();
+        self.pool.extend(words);
+        zmmword_ptr(rbp + i as i32 * 4)
     }
 
     /// 0, 1, .., 15 as one 64-byte vector in the pool.
@@ -1592,23 +1608,26 @@ impl<'a> Gen<'a> {
                 self.free(t);
             }
         }
-        let rows = self.transpose(z)?;
+        let mut rows = self.transpose(z)?;
+        if floats < 4 {
+            self.free(rows[3]);
+            rows[3] = self.constant(1.0)?;
+        }
+        self.bind_input(reg, rows)
+    }
+
+    /// The four component rows of input register `reg` for this group: into the cache, and
+    /// to the arena too when the program reads inputs relatively (`v[aL]`, `v[a0]`).
+    fn bind_input(&mut self, reg: u8, rows: [V; 4]) -> R {
         let base = INPUT_BASE + reg as u16 * 4;
+        let relative = self
+            .p
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::GatherInputAl { .. } | Op::GatherInputA0 { .. }));
         for (c, v) in rows.into_iter().enumerate() {
-            let v = if c == 3 && floats < 4 {
-                self.free(v);
-                self.constant(1.0)?
-            } else {
-                v
-            };
             self.bind(base + c as u16, v);
-            // Relative input reads (`v[aL]`, `v[a0]`) read the arena.
-            if self
-                .p
-                .ops
-                .iter()
-                .any(|op| matches!(op, Op::GatherInputAl { .. } | Op::GatherInputA0 { .. }))
-            {
+            if relative {
                 let key = self.key(base + c as u16);
                 let at = self.home(key);
                 self.a.vmovups(at, ZMM[v])?;
@@ -1616,6 +1635,151 @@ impl<'a> Gen<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Input register `reg` of this group's 16 vertices from elements of a packed type (4 or
+    /// 8 bytes: colours, bytes, shorts, 10-bit fields, halves), decoded as
+    /// [`DeclType::decode`] does: each lane's dwords gathered, fields shifted out, converted,
+    /// divided by the type's scale.
+    fn fetch_packed(&mut self, reg: u8, ty: DeclType, stride: u32) -> R {
+        use DeclType::*;
+        self.lane_address(reg as i32 * 8, stride)?;
+        let first = self.g * 16 * stride;
+        let offsets: [u32; 16] = std::array::from_fn(|l| first + l as u32 * stride);
+        let index = self.alloc()?;
+        let m = self.vector(offsets);
+        self.a.vmovdqu32(ZMM[index], m)?;
+        let dwords = if ty.size() == 8 { 2 } else { 1 };
+        let mut d = [0; 2];
+        for (i, word) in d.iter_mut().enumerate().take(dwords) {
+            *word = self.alloc()?;
+            self.scratch_k(2);
+            self.a.kxnorw(k2, k2, k2)?;
+            self.a.vpxord(ZMM[*word], ZMM[*word], ZMM[*word])?;
+            self.a
+                .vpgatherdd(ZMM[*word].k2(), dword_ptr(rax + ZMM[index] + 4 * i as i32))?;
+        }
+        self.free(index);
+        // A field of dword `i`: `shl` bits off the top, then `shr` down (arithmetic when
+        // `signed`).
+        let field = |g: &mut Self, i: usize, shl: u32, shr: u32, signed: bool| -> R<V> {
+            let t = g.alloc()?;
+            g.a.vpslld(ZMM[t], ZMM[d[i]], shl)?;
+            if signed {
+                g.a.vpsrad(ZMM[t], ZMM[t], shr)?;
+            } else {
+                g.a.vpsrld(ZMM[t], ZMM[t], shr)?;
+            }
+            g.a.vcvtdq2ps(ZMM[t], ZMM[t])?;
+            Ok(t)
+        };
+        let byte = |g: &mut Self, b: u32| field(g, 0, 24 - 8 * b, 24, false);
+        let short = |g: &mut Self, h: u32, signed: bool| {
+            field(g, h as usize / 2, 16 - 16 * (h % 2), 16, signed)
+        };
+        let half = |g: &mut Self, h: u32| -> R<V> {
+            let t = g.alloc()?;
+            g.a.vpsrld(ZMM[t], ZMM[d[h as usize / 2]], 16 * (h % 2))?;
+            g.a.vpmovdw(YMM[t], ZMM[t])?;
+            g.a.vcvtph2ps(ZMM[t], YMM[t])?;
+            Ok(t)
+        };
+        let (mut rows, scale) = match ty {
+            D3dColor => (
+                [
+                    byte(self, 2)?,
+                    byte(self, 1)?,
+                    byte(self, 0)?,
+                    byte(self, 3)?,
+                ],
+                255.0,
+            ),
+            Ubyte4 | Ubyte4N => (
+                [
+                    byte(self, 0)?,
+                    byte(self, 1)?,
+                    byte(self, 2)?,
+                    byte(self, 3)?,
+                ],
+                if ty == Ubyte4 { 1.0 } else { 255.0 },
+            ),
+            Short2 | Short2N | UShort2N => {
+                let signed = ty != UShort2N;
+                let (x, y) = (short(self, 0, signed)?, short(self, 1, signed)?);
+                let scale = match ty {
+                    Short2 => 1.0,
+                    Short2N => 32767.0,
+                    _ => 65535.0,
+                };
+                ([x, y, self.constant(0.0)?, self.constant(1.0)?], scale)
+            }
+            Short4 | Short4N | UShort4N => {
+                let signed = ty != UShort4N;
+                let scale = match ty {
+                    Short4 => 1.0,
+                    Short4N => 32767.0,
+                    _ => 65535.0,
+                };
+                (
+                    [
+                        short(self, 0, signed)?,
+                        short(self, 1, signed)?,
+                        short(self, 2, signed)?,
+                        short(self, 3, signed)?,
+                    ],
+                    scale,
+                )
+            }
+            UDec3 | Dec3N => {
+                let signed = ty == Dec3N;
+                (
+                    [
+                        field(self, 0, 22, 22, signed)?,
+                        field(self, 0, 12, 22, signed)?,
+                        field(self, 0, 2, 22, signed)?,
+                        self.constant(1.0)?,
+                    ],
+                    if signed { 511.0 } else { 1.0 },
+                )
+            }
+            Float16_2 => (
+                [
+                    half(self, 0)?,
+                    half(self, 1)?,
+                    self.constant(0.0)?,
+                    self.constant(1.0)?,
+                ],
+                1.0,
+            ),
+            Float16_4 => (
+                [
+                    half(self, 0)?,
+                    half(self, 1)?,
+                    half(self, 2)?,
+                    half(self, 3)?,
+                ],
+                1.0,
+            ),
+            Float1 | Float2 | Float3 | Float4 | Unused => {
+                return Err(Error(format!("{} is not a packed type", ty.name())));
+            }
+        };
+        for v in d.into_iter().take(dwords) {
+            self.free(v);
+        }
+        if scale != 1.0 {
+            // The components the type supplies (the fill is exact already).
+            let supplied = match ty {
+                Short2N | UShort2N => 2,
+                Dec3N => 3,
+                _ => 4,
+            };
+            let k = self.kreg(scale)?;
+            for r in rows.iter_mut().take(supplied) {
+                self.a.vdivps(ZMM[*r], ZMM[*r], ZMM[k])?;
+            }
+        }
+        self.bind_input(reg, rows)
     }
 
     /// The in-lane 4x4 transpose: `x[q]` lane k element c becomes result c lane k element q.
@@ -1834,8 +1998,14 @@ impl<'a> Gen<'a> {
             self.prefetch_per_op = self.prefetch.len().div_ceil(once.max(1));
             for g in 0..G {
                 self.g = g;
-                for &(reg, floats, stride) in &layout.inputs {
-                    self.fetch(reg, floats, stride)?;
+                for &(reg, ty, stride) in &layout.inputs {
+                    match ty {
+                        DeclType::Float1 => self.fetch(reg, 1, stride)?,
+                        DeclType::Float2 => self.fetch(reg, 2, stride)?,
+                        DeclType::Float3 => self.fetch(reg, 3, stride)?,
+                        DeclType::Float4 => self.fetch(reg, 4, stride)?,
+                        _ => self.fetch_packed(reg, ty, stride)?,
+                    }
                     self.end_op();
                 }
             }

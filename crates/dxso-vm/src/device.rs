@@ -359,13 +359,9 @@ impl Device {
         }
         let mut inputs = Vec::new();
         for b in &prep.bindings {
-            let floats = match b.element.ty {
-                DeclType::Float1 => 1,
-                DeclType::Float2 => 2,
-                DeclType::Float3 => 3,
-                DeclType::Float4 => 4,
-                _ => return None,
-            };
+            if b.element.ty == DeclType::Unused {
+                return None;
+            }
             let per_vertex = matches!(
                 b.stream.frequency,
                 Frequency::Vertex | Frequency::IndexedData(_)
@@ -375,9 +371,9 @@ impl Device {
             if !per_vertex || b.stream.stride > 1 << 24 {
                 return None;
             }
-            inputs.push((b.reg, floats, b.stream.stride as u32));
+            inputs.push((b.reg, b.element.ty, b.stream.stride as u32));
         }
-        inputs.sort_unstable();
+        inputs.sort_unstable_by_key(|i| i.0);
         // Per stream, the element that comes first.
         let mut first: Vec<(u16, u16, u8)> = prep
             .bindings
