@@ -57,14 +57,22 @@ pub(crate) struct Layout {
     /// Per stream, the input register whose element comes first in a vertex: the next
     /// batch's vertices are prefetched from its address on.
     pub streams: Vec<u8>,
+    /// Vertices are read through the draw's index buffer (each stream then holds less than
+    /// 2 GiB, so element offsets are 32-bit).
+    pub indexed: bool,
 }
 
 /// What fused code reads per batch: where the element of the batch's first vertex is for
-/// each input register, and where the batch's first output record goes.
+/// each input register (indexed draws: of vertex 0), where the batch's first output record
+/// goes, and (indexed draws) the batch's first index.
 #[repr(C)]
 pub(crate) struct BatchIo {
     pub inputs: [*const u8; 16],
     pub out: *mut f32,
+    pub indices: *const u32,
+    /// Indexed draws: the next batch's first index, or where there is none, this batch's
+    /// (only prefetches follow it).
+    pub ahead: *const u32,
 }
 
 /// `Entry` with the batch's [`BatchIo`] last.
@@ -300,6 +308,13 @@ const LOOPS: i32 = SAVED_RSP + 64;
 /// Where `BatchIo::out` sits in a BatchIo (after the 16 input addresses).
 const OUT_SLOT: i32 = 16 * 8;
 const _: () = assert!(std::mem::offset_of!(BatchIo, out) == OUT_SLOT as usize);
+const INDICES_SLOT: i32 = OUT_SLOT + 8;
+const _: () = assert!(std::mem::offset_of!(BatchIo, indices) == INDICES_SLOT as usize);
+const AHEAD_SLOT: i32 = INDICES_SLOT + 8;
+const _: () = assert!(std::mem::offset_of!(BatchIo, ahead) == AHEAD_SLOT as usize);
+/// A prefetch of the element of the vertex `offset` lanes into the next batch's pass (by its
+/// index), not of a fixed offset.
+const BY_INDEX: i32 = 1 << 16;
 
 const ZMM: [AsmRegisterZmm; 32] = [
     zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13, zmm14,
@@ -1545,10 +1560,20 @@ impl<'a> Gen<'a> {
                 break;
             };
             if at != Some(slot) {
-                self.lane_address(slot, stride)?;
+                self.lane_address(slot & !BY_INDEX, stride)?;
+                if slot & BY_INDEX != 0 {
+                    // rdx: the pass's first index of the batch after this one.
+                    self.a.mov(rdx, qword_ptr(rsp + BATCH_IO))?;
+                    self.a.mov(rdx, qword_ptr(rdx + AHEAD_SLOT))?;
+                    self.a.add(rdx, qword_ptr(rsp + GROUP))?;
+                }
                 at = Some(slot);
             }
-            if slot == OUT_SLOT {
+            if slot & BY_INDEX != 0 {
+                self.a.mov(ecx, dword_ptr(rdx + 4 * offset))?;
+                self.a.imul_3(rcx, rcx, stride as i32)?;
+                self.a.prefetcht1(byte_ptr(rax + rcx))?;
+            } else if slot == OUT_SLOT {
                 // Lines about to be written: fetched for writing (into L1), so the stores
                 // need not ask for ownership again (W1 383 -> 422 M/s against prefetcht1).
                 self.a.prefetchw(byte_ptr(rax + offset))?;
@@ -1559,9 +1584,36 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// Fused code: the byte offset of each lane's element of this group from the address
+    /// [`Self::lane_address`] gives: `stride` times the lane's index (indexed draws) or its
+    /// place in the group.
+    fn lane_offsets(&mut self, stride: u32) -> R<V> {
+        let v = self.alloc()?;
+        if self.layout.as_ref().is_some_and(|l| l.indexed) {
+            // This group's 16 indices: the pass's first lane (GROUP / 4) plus 16 per group.
+            self.a.mov(rax, qword_ptr(rsp + BATCH_IO))?;
+            self.a.mov(rax, qword_ptr(rax + INDICES_SLOT))?;
+            self.a.mov(rcx, qword_ptr(rsp + GROUP))?;
+            self.a
+                .vmovdqu32(ZMM[v], zmmword_ptr(rax + rcx + self.g as i32 * 64))?;
+            let m = self.kb(stride);
+            self.a.vpmulld(ZMM[v], ZMM[v], m)?;
+        } else {
+            let first = self.g * 16 * stride;
+            let m = self.vector(std::array::from_fn(|l| first + l as u32 * stride));
+            self.a.vmovdqu32(ZMM[v], m)?;
+        }
+        Ok(v)
+    }
+
+    /// Fused code: rax = the address of this group's first lane's element of input `base / 8`
+    /// (indexed draws: of vertex 0), or of its output record (`base` = OUT_SLOT).
     fn lane_address(&mut self, base: i32, bytes_per_lane: u32) -> R {
         self.a.mov(rax, qword_ptr(rsp + BATCH_IO))?;
         self.a.mov(rax, qword_ptr(rax + base))?;
+        if base != OUT_SLOT && self.layout.as_ref().is_some_and(|l| l.indexed) {
+            return Ok(());
+        }
         // GROUP counts bytes of a row: 4 per lane.
         self.a.mov(rcx, qword_ptr(rsp + GROUP))?;
         self.a.shr(rcx, 2)?;
@@ -1573,6 +1625,13 @@ impl<'a> Gen<'a> {
     /// Input register `reg` of this group's 16 vertices, from its stream (`floats` floats
     /// each, `stride` bytes apart) into the cache as four component rows.
     fn fetch(&mut self, reg: u8, floats: u8, stride: u32) -> R {
+        let indexed = self.layout.as_ref().is_some_and(|l| l.indexed);
+        if indexed {
+            // Each lane's element offset, from the index buffer, to the scratch area.
+            let offsets = self.lane_offsets(stride)?;
+            self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[offsets])?;
+            self.free(offsets);
+        }
         self.lane_address(reg as i32 * 8, stride)?;
         let g = self.g;
         let at = |v: u32| ((g * 16 + v) * stride) as i32;
@@ -1591,7 +1650,13 @@ impl<'a> Gen<'a> {
                 None
             };
             for k in 0..4u32 {
-                let m = xmmword_ptr(rax + at(4 * k + q as u32));
+                let lane = 4 * k + q as u32;
+                let m = if indexed {
+                    self.a.mov(ecx, dword_ptr(rsp + IO + 4 * lane as i32))?;
+                    xmmword_ptr(rax + rcx)
+                } else {
+                    xmmword_ptr(rax + at(lane))
+                };
                 let xmm = XMM[*zq];
                 match (t, k) {
                     (None, 0) => self.a.vmovups(xmm, m)?,
@@ -1643,12 +1708,8 @@ impl<'a> Gen<'a> {
     /// divided by the type's scale.
     fn fetch_packed(&mut self, reg: u8, ty: DeclType, stride: u32) -> R {
         use DeclType::*;
+        let index = self.lane_offsets(stride)?;
         self.lane_address(reg as i32 * 8, stride)?;
-        let first = self.g * 16 * stride;
-        let offsets: [u32; 16] = std::array::from_fn(|l| first + l as u32 * stride);
-        let index = self.alloc()?;
-        let m = self.vector(offsets);
-        self.a.vmovdqu32(ZMM[index], m)?;
         let dwords = if ty.size() == 8 { 2 } else { 1 };
         let mut d = [0; 2];
         for (i, word) in d.iter_mut().enumerate().take(dwords) {
@@ -1974,11 +2035,22 @@ impl<'a> Gen<'a> {
                 let stride = layout.inputs.iter().find(|i| i.0 == reg).map_or(0, |i| i.2);
                 (reg as i32 * 8, stride)
             });
-            for (slot, stride) in streams.chain([(OUT_SLOT, record)]) {
-                for line in (0..16 * G * stride).step_by(64) {
-                    self.prefetch
-                        .push((slot, stride, (ahead * stride + line) as i32));
+            for (slot, stride) in streams {
+                if layout.indexed {
+                    // The element of each of the next batch's vertices (by its index).
+                    for lane in 0..16 * G {
+                        self.prefetch.push((slot | BY_INDEX, stride, lane as i32));
+                    }
+                } else {
+                    for line in (0..16 * G * stride).step_by(64) {
+                        self.prefetch
+                            .push((slot, stride, (ahead * stride + line) as i32));
+                    }
                 }
+            }
+            for line in (0..16 * G * record).step_by(64) {
+                self.prefetch
+                    .push((OUT_SLOT, record, (ahead * record + line) as i32));
             }
             // Emitted from the back.
             self.prefetch.reverse();

@@ -350,10 +350,7 @@ impl Device {
     fn fused(&self, prep: &Prepared) -> Option<Arc<crate::avx512::Fused>> {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));
-        if off
-            || self.compiled()?.generator() != CodeGenerator::Avx512
-            || self.indices.is_some()
-            || !prep.unbound.is_empty()
+        if off || self.compiled()?.generator() != CodeGenerator::Avx512 || !prep.unbound.is_empty()
         {
             return None;
         }
@@ -368,7 +365,10 @@ impl Device {
             );
             // Offsets of up to 96 vertices (a batch ahead, for the prefetch) are 32-bit
             // instruction immediates.
-            if !per_vertex || b.stream.stride > 1 << 24 {
+            // Indexed: element offsets (index times stride) are 32-bit.
+            let indexed = self.indices.is_some();
+            if !per_vertex || b.stream.stride > 1 << 24 || indexed && b.stream.data.len() >= 1 << 31
+            {
                 return None;
             }
             inputs.push((b.reg, b.element.ty, b.stream.stride as u32));
@@ -383,7 +383,11 @@ impl Device {
         first.sort_unstable();
         first.dedup_by_key(|f| f.0);
         let streams = first.into_iter().map(|f| f.2).collect();
-        let layout = crate::avx512::Layout { inputs, streams };
+        let layout = crate::avx512::Layout {
+            inputs,
+            streams,
+            indexed: self.indices.is_some(),
+        };
         let program = self.program.as_ref()?;
         let mut cache = self.fused.lock().unwrap_or_else(|e| e.into_inner());
         match &*cache {
@@ -744,9 +748,16 @@ impl DrawContext<'_> {
             let mut io = crate::avx512::BatchIo {
                 inputs: [std::ptr::null(); 16],
                 out: out.as_mut_ptr(),
+                indices: self.indices.map_or(std::ptr::null(), |ix| ix[k..].as_ptr()),
+                ahead: self.indices.map_or(std::ptr::null(), |ix| {
+                    let next = k + LANES;
+                    ix[if next + LANES <= ix.len() { next } else { k }..].as_ptr()
+                }),
             };
+            // Indexed draws address elements from vertex 0's.
+            let first = if self.indices.is_some() { 0 } else { k };
             for b in self.bindings {
-                let at = b.stream.offset + b.element.offset as usize + k * b.stream.stride;
+                let at = b.stream.offset + b.element.offset as usize + first * b.stream.stride;
                 io.inputs[b.reg as usize] = b.stream.data[at..].as_ptr();
             }
             if !fused.run(&mut m.rows, self.program, self.uniforms, &io) {

@@ -392,10 +392,17 @@ fn every_float_type_is_fetched_alike_in_every_way() {
         frequency: Frequency::Vertex,
     };
     dev.set_stream(0, Some(source)).unwrap();
-    for way in WAYS {
+    // In order, then through indices that run backwards.
+    let backwards: Vec<u32> = (0..n as u32).rev().collect();
+    for (indices, way) in [None, Some(backwards)]
+        .into_iter()
+        .flat_map(|ix| WAYS.map(|w| (ix.clone(), w)))
+    {
+        dev.set_indices(indices.clone());
         let out = split(&draw_way(&mut dev, way, n, true));
         for (i, o) in out.iter().enumerate() {
-            let v = |f: usize| value(i, f);
+            let vertex = indices.as_ref().map_or(i, |ix| ix[i] as usize);
+            let v = |f: usize| value(vertex, f);
             assert_eq!(o[0], [v(0), 0.0, 0.0, 1.0], "{way:?} vertex {i}");
             assert_eq!(o[1], [v(1), v(2), 0.0, 1.0], "{way:?} vertex {i}");
             assert_eq!(o[2], [v(3), v(4), v(5), 1.0], "{way:?} vertex {i}");
@@ -406,9 +413,10 @@ fn every_float_type_is_fetched_alike_in_every_way() {
 
 /// Every packed declaration type (colours, bytes, shorts, 10-bit fields, halves), interleaved
 /// in one stream at an odd stride with the last element ending the buffer, from pseudo-random
-/// bytes (NaN and infinite halves included): every way of running (fused fetch for the full
-/// batches included) gives each vertex the bits `DeclType::decode` gives (NaN as the one NaN
-/// output records hold).
+/// bytes (NaN and infinite halves included), read in order and through an index buffer that
+/// jumps around and repeats: every way of running (fused fetch for the full batches included)
+/// gives each vertex the bits `DeclType::decode` gives (NaN as the one NaN output records
+/// hold).
 #[test]
 fn every_packed_type_is_fetched_alike_in_every_way() {
     use dxso::ir::Usage;
@@ -439,8 +447,18 @@ fn every_packed_type_is_fetched_alike_in_every_way() {
         seed ^= seed << 5;
         *b = seed as u8;
     }
-    // Two draws of eleven types (eleven output registers): the first, then the last.
-    for types in [&packed[..11], &packed[2..]] {
+    // Indices: every seventh vertex backwards, some twice.
+    let indices: Vec<u32> = (0..n as u32)
+        .map(|k| (n as u32 - 1 - k) * 7 % n as u32 / 2 * 2)
+        .collect();
+    // Two draws of eleven types (eleven output registers): the first, then the last; each
+    // in order and indexed.
+    for (types, indexed) in [
+        (&packed[..11], false),
+        (&packed[2..], false),
+        (&packed[..11], true),
+        (&packed[2..], true),
+    ] {
         let mut offsets = vec![];
         let mut at = 0;
         for t in types {
@@ -470,11 +488,15 @@ fn every_packed_type_is_fetched_alike_in_every_way() {
             frequency: Frequency::Vertex,
         };
         dev.set_stream(0, Some(source)).unwrap();
+        if indexed {
+            dev.set_indices(Some(indices.clone()));
+        }
         for way in WAYS {
             let out = split(&draw_way(&mut dev, way, n, true));
             for (i, o) in out.iter().enumerate() {
+                let v = if indexed { indices[i] as usize } else { i };
                 for (k, &ty) in types.iter().enumerate() {
-                    let at = i * stride + offsets[k] as usize;
+                    let at = v * stride + offsets[k] as usize;
                     // Output records hold one NaN for every NaN.
                     let want = ty
                         .decode(&data[at..at + ty.size()])
