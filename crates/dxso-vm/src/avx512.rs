@@ -19,12 +19,12 @@
 //! all tiers give the same bits; the tests compare them on random programs and the corpus.
 //! `texldl` and `sincos` call back into Rust, 16 lanes at a time.
 //!
-//! Draws whose inputs are elements of per-vertex data (any declaration type but UNUSED)
-//! without an index buffer get a second compilation for their [`Layout`] with fetch and store
-//! fused: FLOAT1..FLOAT4 inputs are loaded from the vertex streams and transposed in
-//! registers, packed types gathered and decoded in registers, the next batch's vertices
-//! and output records prefetched, and finished output records (one NaN for every NaN) written straight to the
-//! draw's output; the arena then only holds what spills.
+//! Draws whose inputs are elements of per-vertex data (any declaration type but UNUSED), in
+//! order or through an index buffer, get a second compilation for their [`Layout`] with fetch
+//! and store fused: FLOAT1..FLOAT4 inputs are loaded from the vertex streams and transposed
+//! in registers, packed types gathered and decoded in registers, the next batch's vertices
+//! and output records prefetched, and finished output records (one NaN for every NaN)
+//! written straight to the draw's output; the arena then only holds what spills.
 //!
 //! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin`
 //! (`objdump -D -b binary -mi386:x86-64 PATH.bin`) and prints where it was loaded, so

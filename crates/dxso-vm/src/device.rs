@@ -323,8 +323,8 @@ impl Device {
     }
 
     /// Whether the last draw ran code with vertex fetch and output store fused in (AVX-512
-    /// code, FLOAT1..FLOAT4 per-vertex inputs, no index buffer; its full batches of
-    /// consecutive vertices).
+    /// code, per-vertex inputs of any type but UNUSED, in order or indexed; its full batches
+    /// of vertices).
     pub fn last_draw_fused(&self) -> bool {
         self.last_fused.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -345,8 +345,8 @@ impl Device {
     }
 
     /// Code with fetch and store fused for this draw, where its layout allows: the AVX-512
-    /// code generator compiled the program, no index buffer, every input the program reads
-    /// bound to FLOAT1..FLOAT4 elements of per-vertex data.
+    /// code generator compiled the program, every input the program reads bound to elements
+    /// of per-vertex data (any type but UNUSED; streams under 2 GiB when indexed).
     fn fused(&self, prep: &Prepared) -> Option<Arc<crate::avx512::Fused>> {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));

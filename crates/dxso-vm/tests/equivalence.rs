@@ -348,8 +348,9 @@ fn shared_factors_keep_the_zero_rule_per_lane() {
 }
 
 /// FLOAT1..FLOAT4 elements interleaved in one stream with an odd stride, the last element
-/// ending the buffer: every way of running (fused fetch and store included, for the full
-/// batches) reads each vertex's own floats with the (0, 0, 0, 1) fill.
+/// ending the buffer, read in order and through indices that run backwards: every way of
+/// running (fused fetch and store included, for the full batches) reads each vertex's own
+/// floats with the (0, 0, 0, 1) fill.
 #[test]
 fn every_float_type_is_fetched_alike_in_every_way() {
     use dxso::ir::Usage;
