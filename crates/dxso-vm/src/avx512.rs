@@ -343,6 +343,19 @@ const NEQ: i32 = 0x04;
 const GE: i32 = 0x1D;
 const GT: i32 = 0x1E;
 
+/// What [`Gen::fixup`] writes where its operand is ±0, and (`ZeroInf`) +inf: `vfixupimmps`
+/// responses.
+#[derive(Clone, Copy)]
+enum Fix {
+    Zero(u32),
+    ZeroInf(u32, u32),
+}
+const FIX_NEG_INF: u32 = 0b0100;
+const FIX_POS_INF: u32 = 0b0101;
+const FIX_POS_ZERO: u32 = 0b1000;
+const FIX_MAX: u32 = 0b1110;
+const FIX_NEG_MAX: u32 = 0b1111;
+
 /// A zmm register number.
 type V = usize;
 type R<T = ()> = Result<T, Error>;
@@ -1024,10 +1037,7 @@ impl<'a> Gen<'a> {
         self.a.vaddps(ZMM[t], ZMM[t], ZMM[e])?;
         self.free(e);
         let r = t;
-        self.cmpk(1, x, EQ, f32::INFINITY)?;
-        self.a.vmovaps(ZMM[r].k1(), ZMM[x])?;
-        self.cmpk(1, x, EQ, 0.0)?;
-        self.set_where(r, 1, f32::NEG_INFINITY)?;
+        self.fixup(r, x, Fix::ZeroInf(FIX_NEG_INF, FIX_POS_INF))?;
         // Below zero would be NaN too; every caller passes a magnitude.
         self.a.vcmpps(k1, ZMM[x], ZMM[x], UNORD)?;
         self.set_where(r, 1, f32::NAN)?;
@@ -1052,10 +1062,16 @@ impl<'a> Gen<'a> {
         Ok(r)
     }
 
-    /// `x == k ? v : r`, in `r`.
-    fn when_eq(&mut self, x: V, k: f32, v: f32, r: V) -> R {
-        self.cmpk(1, x, EQ, k)?;
-        self.set_where(r, 1, v)
+    /// `r` = a fixed value where `x` is ±0 (or +inf), in one `vfixupimmps` (classifies `x`
+    /// without a compare; denormals are not zero).
+    fn fixup(&mut self, r: V, x: V, fix: Fix) -> R {
+        // One 4-bit response per class of x: 2 = ±0, 5 = +inf (0: keep r).
+        let table = match fix {
+            Fix::Zero(z) => z << 8,
+            Fix::ZeroInf(z, inf) => z << 8 | inf << 20,
+        };
+        let t = self.kb(table);
+        Ok(self.a.vfixupimmps(ZMM[r], ZMM[x], t, 0)?)
     }
 
     fn dot(&mut self, src: &[SrcRef; 3], n: usize) -> R<V> {
@@ -1223,7 +1239,7 @@ impl<'a> Gen<'a> {
                     Alu::Sgn => {
                         // a < 0: -1; a == 0: 0; otherwise (NaN too) 1.
                         let t = self.constant(1.0)?;
-                        self.when_eq(a[0], 0.0, 0.0, t)?;
+                        self.fixup(t, a[0], Fix::Zero(FIX_POS_ZERO))?;
                         self.cmpk(1, a[0], LT, 0.0)?;
                         self.set_where(t, 1, -1.0)?;
                         t
@@ -1244,11 +1260,11 @@ impl<'a> Gen<'a> {
             Alu::Dp3 => Some(self.dot(src, 3)?),
             Alu::Dp4 => Some(self.dot(src, 4)?),
             Alu::Rcp => {
+                // (1 / 1 is 1 already: the pseudo-code's x == 1 case needs no code.)
                 let x = self.src(&src[0], 0)?;
                 let one = self.kreg(1.0)?;
                 let r = self.fdiv(one, x)?;
-                self.when_eq(x, 1.0, 1.0, r)?;
-                self.when_eq(x, 0.0, f32::MAX, r)?;
+                self.fixup(r, x, Fix::Zero(FIX_MAX))?;
                 Some(r)
             }
             Alu::Rsq => {
@@ -1258,8 +1274,7 @@ impl<'a> Gen<'a> {
                 self.a.vsqrtps(ZMM[s], ZMM[f])?;
                 let one = self.kreg(1.0)?;
                 let r = self.fdiv(one, s)?;
-                self.when_eq(f, 1.0, 1.0, r)?;
-                self.when_eq(f, 0.0, f32::MAX, r)?;
+                self.fixup(r, f, Fix::Zero(FIX_MAX))?;
                 Some(r)
             }
             Alu::Exp => {
@@ -1270,7 +1285,7 @@ impl<'a> Gen<'a> {
                 let x = self.src(&src[0], 0)?;
                 let f = self.abs(x)?;
                 let l = self.log2(f)?;
-                self.when_eq(f, 0.0, -f32::MAX, l)?;
+                self.fixup(l, f, Fix::Zero(FIX_NEG_MAX))?;
                 Some(l)
             }
             Alu::Pow => {
@@ -1371,8 +1386,7 @@ impl<'a> Gen<'a> {
                 let one = self.kreg(1.0)?;
                 self.a.vdivps(ZMM[r], ZMM[one], ZMM[r])?;
                 // f == 0 (not NaN): the largest float.
-                self.cmpk(1, f, EQ, 0.0)?;
-                self.set_where(r, 1, f32::MAX)?;
+                self.fixup(r, f, Fix::Zero(FIX_MAX))?;
                 self.free(f);
                 // r is final: its mask serves all four products.
                 self.reused_temp = Some(r);
