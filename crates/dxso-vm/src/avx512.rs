@@ -191,6 +191,83 @@ fn reused_rows(op: &Op) -> HashSet<u16> {
     again
 }
 
+/// Where a component of a packed element comes from.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Bits of dword `dword` of the element: shifted left by `shl`, then right by `shr`
+    /// (arithmetic when `signed`), converted, divided by the type's scale.
+    Field {
+        dword: usize,
+        shl: u32,
+        shr: u32,
+        signed: bool,
+    },
+    /// Half `h` (0..3) of the element.
+    Half(usize),
+    /// A component the type does not supply.
+    Fill(f32),
+}
+
+/// How [`DeclType::decode`] reads each component of a packed type, and the type's scale;
+/// `None` for the FLOAT types and UNUSED.
+fn packed_parts(ty: DeclType) -> Option<([Part; 4], f32)> {
+    use DeclType::*;
+    let field = |dword, shl, shr, signed| Part::Field {
+        dword,
+        shl,
+        shr,
+        signed,
+    };
+    let byte = |b: u32| field(0, 24 - 8 * b, 24, false);
+    let short = |h: usize, signed| field(h / 2, 16 - 16 * (h as u32 % 2), 16, signed);
+    let ten = |k: u32, signed| field(0, 22 - 10 * k, 22, signed);
+    let (zero, one) = (Part::Fill(0.0), Part::Fill(1.0));
+    Some(match ty {
+        // B, G, R, A in memory; the shader sees (R, G, B, A).
+        D3dColor => ([byte(2), byte(1), byte(0), byte(3)], 255.0),
+        Ubyte4 => ([byte(0), byte(1), byte(2), byte(3)], 1.0),
+        Ubyte4N => ([byte(0), byte(1), byte(2), byte(3)], 255.0),
+        Short2 => ([short(0, true), short(1, true), zero, one], 1.0),
+        Short2N => ([short(0, true), short(1, true), zero, one], 32767.0),
+        UShort2N => ([short(0, false), short(1, false), zero, one], 65535.0),
+        Short4 => (
+            [
+                short(0, true),
+                short(1, true),
+                short(2, true),
+                short(3, true),
+            ],
+            1.0,
+        ),
+        Short4N => (
+            [
+                short(0, true),
+                short(1, true),
+                short(2, true),
+                short(3, true),
+            ],
+            32767.0,
+        ),
+        UShort4N => (
+            [
+                short(0, false),
+                short(1, false),
+                short(2, false),
+                short(3, false),
+            ],
+            65535.0,
+        ),
+        UDec3 => ([ten(0, false), ten(1, false), ten(2, false), one], 1.0),
+        Dec3N => ([ten(0, true), ten(1, true), ten(2, true), one], 511.0),
+        Float16_2 => ([Part::Half(0), Part::Half(1), zero, one], 1.0),
+        Float16_4 => (
+            [Part::Half(0), Part::Half(1), Part::Half(2), Part::Half(3)],
+            1.0,
+        ),
+        Float1 | Float2 | Float3 | Float4 | Unused => return None,
+    })
+}
+
 /// The rows an op may read (more than it does is fine) and the rows it surely writes
 /// (fewer is fine): a0 and p0 as their pseudo-rows.
 fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
@@ -1721,7 +1798,6 @@ impl<'a> Gen<'a> {
     /// [`DeclType::decode`] does: each lane's dwords gathered, fields shifted out, converted,
     /// divided by the type's scale.
     fn fetch_packed(&mut self, reg: u8, ty: DeclType, stride: u32) -> R {
-        use DeclType::*;
         let index = self.lane_offsets(stride)?;
         self.lane_address(reg as i32 * 8, stride)?;
         let dwords = if ty.size() == 8 { 2 } else { 1 };
@@ -1735,124 +1811,44 @@ impl<'a> Gen<'a> {
                 .vpgatherdd(ZMM[*word].k2(), dword_ptr(rax + ZMM[index] + 4 * i as i32))?;
         }
         self.free(index);
-        // A field of dword `i`: `shl` bits off the top, then `shr` down (arithmetic when
-        // `signed`).
-        let field = |g: &mut Self, i: usize, shl: u32, shr: u32, signed: bool| -> R<V> {
-            let t = g.alloc()?;
-            g.a.vpslld(ZMM[t], ZMM[d[i]], shl)?;
-            if signed {
-                g.a.vpsrad(ZMM[t], ZMM[t], shr)?;
-            } else {
-                g.a.vpsrld(ZMM[t], ZMM[t], shr)?;
-            }
-            g.a.vcvtdq2ps(ZMM[t], ZMM[t])?;
-            Ok(t)
-        };
-        let byte = |g: &mut Self, b: u32| field(g, 0, 24 - 8 * b, 24, false);
-        let short = |g: &mut Self, h: u32, signed: bool| {
-            field(g, h as usize / 2, 16 - 16 * (h % 2), 16, signed)
-        };
-        let half = |g: &mut Self, h: u32| -> R<V> {
-            let t = g.alloc()?;
-            g.a.vpsrld(ZMM[t], ZMM[d[h as usize / 2]], 16 * (h % 2))?;
-            g.a.vpmovdw(YMM[t], ZMM[t])?;
-            g.a.vcvtph2ps(ZMM[t], YMM[t])?;
-            Ok(t)
-        };
-        let (mut rows, scale) = match ty {
-            D3dColor => (
-                [
-                    byte(self, 2)?,
-                    byte(self, 1)?,
-                    byte(self, 0)?,
-                    byte(self, 3)?,
-                ],
-                255.0,
-            ),
-            Ubyte4 | Ubyte4N => (
-                [
-                    byte(self, 0)?,
-                    byte(self, 1)?,
-                    byte(self, 2)?,
-                    byte(self, 3)?,
-                ],
-                if ty == Ubyte4 { 1.0 } else { 255.0 },
-            ),
-            Short2 | Short2N | UShort2N => {
-                let signed = ty != UShort2N;
-                let (x, y) = (short(self, 0, signed)?, short(self, 1, signed)?);
-                let scale = match ty {
-                    Short2 => 1.0,
-                    Short2N => 32767.0,
-                    _ => 65535.0,
-                };
-                ([x, y, self.constant(0.0)?, self.constant(1.0)?], scale)
-            }
-            Short4 | Short4N | UShort4N => {
-                let signed = ty != UShort4N;
-                let scale = match ty {
-                    Short4 => 1.0,
-                    Short4N => 32767.0,
-                    _ => 65535.0,
-                };
-                (
-                    [
-                        short(self, 0, signed)?,
-                        short(self, 1, signed)?,
-                        short(self, 2, signed)?,
-                        short(self, 3, signed)?,
-                    ],
-                    scale,
-                )
-            }
-            UDec3 | Dec3N => {
-                let signed = ty == Dec3N;
-                (
-                    [
-                        field(self, 0, 22, 22, signed)?,
-                        field(self, 0, 12, 22, signed)?,
-                        field(self, 0, 2, 22, signed)?,
-                        self.constant(1.0)?,
-                    ],
-                    if signed { 511.0 } else { 1.0 },
-                )
-            }
-            Float16_2 => (
-                [
-                    half(self, 0)?,
-                    half(self, 1)?,
-                    self.constant(0.0)?,
-                    self.constant(1.0)?,
-                ],
-                1.0,
-            ),
-            Float16_4 => (
-                [
-                    half(self, 0)?,
-                    half(self, 1)?,
-                    half(self, 2)?,
-                    half(self, 3)?,
-                ],
-                1.0,
-            ),
-            Float1 | Float2 | Float3 | Float4 | Unused => {
-                return Err(Error(format!("{} is not a packed type", ty.name())));
-            }
-        };
+        let (parts, scale) =
+            packed_parts(ty).ok_or_else(|| Error(format!("{} is not a packed type", ty.name())))?;
+        let mut rows = [0; 4];
+        for (row, part) in rows.iter_mut().zip(parts) {
+            *row = match part {
+                Part::Field {
+                    dword,
+                    shl,
+                    shr,
+                    signed,
+                } => {
+                    // `shl` bits off the top, then `shr` down (arithmetic when signed).
+                    let t = self.alloc()?;
+                    self.a.vpslld(ZMM[t], ZMM[d[dword]], shl)?;
+                    if signed {
+                        self.a.vpsrad(ZMM[t], ZMM[t], shr)?;
+                    } else {
+                        self.a.vpsrld(ZMM[t], ZMM[t], shr)?;
+                    }
+                    self.a.vcvtdq2ps(ZMM[t], ZMM[t])?;
+                    if scale != 1.0 {
+                        let k = self.kreg(scale)?;
+                        self.a.vdivps(ZMM[t], ZMM[t], ZMM[k])?;
+                    }
+                    t
+                }
+                Part::Half(h) => {
+                    let t = self.alloc()?;
+                    self.a.vpsrld(ZMM[t], ZMM[d[h / 2]], 16 * (h as u32 % 2))?;
+                    self.a.vpmovdw(YMM[t], ZMM[t])?;
+                    self.a.vcvtph2ps(ZMM[t], YMM[t])?;
+                    t
+                }
+                Part::Fill(x) => self.constant(x)?,
+            };
+        }
         for v in d.into_iter().take(dwords) {
             self.free(v);
-        }
-        if scale != 1.0 {
-            // The components the type supplies (the fill is exact already).
-            let supplied = match ty {
-                Short2N | UShort2N => 2,
-                Dec3N => 3,
-                _ => 4,
-            };
-            let k = self.kreg(scale)?;
-            for r in rows.iter_mut().take(supplied) {
-                self.a.vdivps(ZMM[*r], ZMM[*r], ZMM[k])?;
-            }
         }
         self.bind_input(reg, rows)
     }
