@@ -191,6 +191,61 @@ fn reused_rows(op: &Op) -> HashSet<u16> {
     again
 }
 
+/// Per first read: the later reads (pc, distance) sharing its addresses.
+type Runs = HashMap<usize, Vec<(usize, i32)>>;
+
+/// The `c[a0.n + k]` reads that can share their lanes' addresses (see
+/// [`Gen::gather_const_a0_run`]): for a read, the later ones in its block of `k + 1` and
+/// `k + 2` with the same a0 component and no write of it in between, and the frame slots
+/// (numbered here; offsets set by the caller) the later ones' rows wait in.
+fn palette_runs(p: &Program) -> (Runs, HashMap<usize, i32>) {
+    let leaders = p.block_starts();
+    let mut runs = HashMap::new();
+    let mut stash = HashMap::new();
+    for (pc, op) in p.ops.iter().enumerate() {
+        let Op::GatherConstA0 { base, comp, .. } = *op else {
+            continue;
+        };
+        if stash.contains_key(&pc) {
+            continue;
+        }
+        let mut later = vec![];
+        for q in pc + 1..p.ops.len() {
+            let writes_a0 = matches!(
+                p.ops[q],
+                Op::Alu {
+                    dst: DstRef {
+                        kind: DstKind::Addr,
+                        ..
+                    },
+                    ..
+                }
+            );
+            if leaders.contains(&q) || writes_a0 {
+                break;
+            }
+            if let Op::GatherConstA0 {
+                base: b, comp: c, ..
+            } = p.ops[q]
+                && c == comp
+                && (b - base == 1 || b - base == 2)
+                && !later.iter().any(|&(_, k)| k == b - base)
+                && !stash.contains_key(&q)
+            {
+                later.push((q, b - base));
+            }
+        }
+        if !later.is_empty() {
+            for &(q, _) in &later {
+                let n = stash.len() as i32;
+                stash.insert(q, n);
+            }
+            runs.insert(pc, later);
+        }
+    }
+    (runs, stash)
+}
+
 /// Where a component of a packed element comes from.
 #[derive(Clone, Copy)]
 enum Part {
@@ -535,6 +590,13 @@ struct Gen<'a> {
     /// than once: their masks are worth keeping even when nothing reads them later.
     reused_rows: HashSet<u16>,
     reused_temp: Option<V>,
+    /// The op being emitted.
+    pc: usize,
+    /// `c[a0.n + k]` reads that share their lanes' addresses: at the first read's pc, the
+    /// later reads of `k + 1` and `k + 2` (same block, a0 unchanged) by pc and distance; at
+    /// a later read's pc, the frame offset its rows wait at (per group, 256 bytes each).
+    palette: Runs,
+    stash: HashMap<usize, i32>,
     /// Fused code: the pass's prefetches not yet emitted (the BatchIo slot of the address,
     /// bytes per vertex there, offset from this group's first vertex), and how many go
     /// before each op run once per pass.
@@ -551,7 +613,12 @@ impl<'a> Gen<'a> {
                 loop_slot.insert(pc, LOOPS + 16 * n);
             }
         }
-        let frame = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
+        let (palette, mut stash) = palette_runs(p);
+        let stash_at = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
+        for (k, at) in stash.values_mut().enumerate() {
+            *at = stash_at + k as i32 * 256 * G as i32;
+        }
+        let frame = stash_at + stash.len() as i32 * 256 * G as i32;
         let mut a = CodeAssembler::new(64)?;
         // xmm16..xmm31 need EVEX encodings (the fused fetch and store use xmm views).
         a.set_prefer_vex(false);
@@ -577,6 +644,9 @@ impl<'a> Gen<'a> {
             kstamp: [0; KEPT],
             reused_rows: HashSet::new(),
             reused_temp: None,
+            pc: 0,
+            palette,
+            stash,
             prefetch: vec![],
             prefetch_per_op: 0,
         })
@@ -1556,6 +1626,67 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// Rows = c[base + a0.comp] per lane, and the registers `k` further on that the later
+    /// reads `later` (pc, k) take, into the frame: one address per lane for all of them.
+    /// The lanes' first register is clamped to -2 ..= the zero register (outside: the zero
+    /// register), so the registers k further on are file registers or the zero padding
+    /// around the file (device::CONST_PAD) exactly where c[base + k + a0] is outside it.
+    fn gather_const_a0_run(&mut self, dst: u16, base: i32, comp: u8, later: &[(usize, i32)]) -> R {
+        let a = self.row(A0_ROW + comp as u16)?;
+        let i = self.alloc()?;
+        let b = self.kb((base + 2) as u32);
+        self.a.vpaddd(ZMM[i], ZMM[a], b)?;
+        // The zero register is number nconsts - 1: + 2.
+        let limit = self.alloc()?;
+        self.a.vpbroadcastd(ZMM[limit], dword_ptr(rsp + NCONSTS))?;
+        let one = self.kb(1);
+        self.a.vpaddd(ZMM[limit], ZMM[limit], one)?;
+        self.a.vpminud(ZMM[i], ZMM[i], ZMM[limit])?;
+        self.free(limit);
+        self.a.vpslld(ZMM[i], ZMM[i], 4)?;
+        self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[i])?;
+        self.free(i);
+        // Register k of lane l at r12 + 16 * (index + 2) + 16 * k - 32.
+        let ks: Vec<i32> = std::iter::once(0)
+            .chain(later.iter().map(|l| l.1))
+            .collect();
+        let mut z = vec![[0; 4]; ks.len()];
+        for q in 0..4 {
+            for zk in z.iter_mut() {
+                zk[q] = self.alloc()?;
+            }
+            for kk in 0..4 {
+                // z[k][q] lane kk = lane 4 kk + q.
+                let lane = 4 * kk + q as i32;
+                self.a.mov(eax, dword_ptr(rsp + IO + 4 * lane))?;
+                for (zk, &k) in z.iter().zip(&ks) {
+                    let m = xmmword_ptr(r12 + rax + (16 * k - 32));
+                    if kk == 0 {
+                        self.a.vmovups(XMM[zk[q]], m)?;
+                    } else {
+                        self.a.vinsertf32x4(ZMM[zk[q]], ZMM[zk[q]], m, kk)?;
+                    }
+                }
+            }
+        }
+        for (n, zk) in z.into_iter().enumerate() {
+            let rows = self.transpose(zk)?;
+            if n == 0 {
+                for (c, t) in rows.into_iter().enumerate() {
+                    self.bind(dst + c as u16, t);
+                }
+            } else {
+                let at = self.stash[&later[n - 1].0] + self.g as i32 * 256;
+                for (c, t) in rows.into_iter().enumerate() {
+                    self.a
+                        .vmovups(zmmword_ptr(rsp + at + c as i32 * 64), ZMM[t])?;
+                    self.free(t);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Rows = c[base + aL] (uniform).
     fn gather_const_al(&mut self, dst: u16, base: i32) -> R {
         self.a.mov(eax, dword_ptr(rsp + AL))?;
@@ -1631,7 +1762,24 @@ impl<'a> Gen<'a> {
     fn lanes(&mut self, op: &Op) -> R {
         match *op {
             Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src),
-            Op::GatherConstA0 { dst, base, comp } => self.gather_const_a0(dst, base, comp),
+            Op::GatherConstA0 { dst, base, comp } => {
+                if let Some(&at) = self.stash.get(&self.pc) {
+                    // Read with an earlier c[a0.n + k]: waiting in the frame.
+                    for c in 0..4u16 {
+                        let t = self.alloc()?;
+                        self.a.vmovups(
+                            ZMM[t],
+                            zmmword_ptr(rsp + at + self.g as i32 * 256 + c as i32 * 64),
+                        )?;
+                        self.bind(dst + c, t);
+                    }
+                    Ok(())
+                } else if let Some(later) = self.palette.get(&self.pc).cloned() {
+                    self.gather_const_a0_run(dst, base, comp, &later)
+                } else {
+                    self.gather_const_a0(dst, base, comp)
+                }
+            }
             Op::GatherConstAl { dst, base } => self.gather_const_al(dst, base),
             Op::GatherInputAl { dst, base } => self.gather_input_al(dst, base),
             Op::GatherInputA0 { dst, base, comp } => self.gather_input_a0(dst, base, comp),
@@ -2116,6 +2264,7 @@ impl<'a> Gen<'a> {
                 | Op::GatherInputAl { .. }
                 | Op::GatherInputA0 { .. } => {
                     self.live_now = Some(after[pc].clone());
+                    self.pc = pc;
                     self.reused_rows = reused_rows(&op);
                     if depths[pc] == 0 && !self.prefetch.is_empty() {
                         self.emit_prefetches(self.prefetch_per_op)?;

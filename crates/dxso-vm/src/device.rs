@@ -89,6 +89,9 @@ impl Outputs {
 /// Largest output a draw may produce (bytes): beyond it the draw is refused with an error.
 pub const MAX_OUTPUT_BYTES: usize = 16 << 30;
 
+/// Zero registers before and after a draw's constant file (and its zero register).
+pub(crate) const CONST_PAD: usize = 2;
+
 /// Batches one rayon task processes in a row.
 const BATCHES_PER_TASK: usize = 16;
 
@@ -449,15 +452,18 @@ impl Device {
             }
         }
 
-        // Constants: the API's, with the shader's def/defi/defb over them.
-        let mut consts = self.consts.clone();
+        // Constants: the API's, with the shader's def/defi/defb over them; one zero register
+        // past the file (what relative reads outside it see), and CONST_PAD more zero
+        // registers on either side (compiled code reads a few registers past an index it
+        // clamped).
+        let mut consts = vec![[0.0; 4]; CONST_PAD];
+        consts.extend_from_slice(&self.consts);
         for &(r, v) in &program.defs {
-            if let Some(slot) = consts.get_mut(r as usize) {
+            if let Some(slot) = consts.get_mut(CONST_PAD + r as usize) {
                 *slot = v;
             }
         }
-        // One zero register past the file: what relative reads outside it see.
-        consts.push([0.0; 4]);
+        consts.extend([[0.0; 4]; 1 + CONST_PAD]);
         let mut ints = self.ints;
         for &(r, v) in &program.defis {
             ints[r as usize & 15] = v;
@@ -641,7 +647,8 @@ struct Prepared {
 impl Prepared {
     fn uniforms<'a>(&'a self, sampling: &'a Sampling<'a>, max_instructions: u64) -> Uniforms<'a> {
         Uniforms {
-            consts: &self.consts,
+            consts: &self.consts[CONST_PAD..self.consts.len() - CONST_PAD],
+            padded_consts: &self.consts,
             ints: &self.ints,
             bools: &self.bools,
             max_instructions,

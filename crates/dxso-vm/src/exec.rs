@@ -32,6 +32,9 @@ const ALL: Mask = [u32::MAX; LANES];
 pub(crate) struct Uniforms<'a> {
     /// The constant file plus one zero register at the end (for reads outside the file).
     pub consts: &'a [[f32; 4]],
+    /// `consts` with `device::CONST_PAD` more zero registers before and after it (the
+    /// same memory).
+    pub padded_consts: &'a [[f32; 4]],
     pub ints: &'a [[i32; 4]; 16],
     pub bools: &'a [bool; 16],
     pub max_instructions: u64,

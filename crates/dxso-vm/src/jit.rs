@@ -158,7 +158,11 @@ impl<'a> Args<'a> {
         assert!(rows.len() >= program.rows, "the arena holds every row");
         Args {
             arena: rows.as_mut_ptr().cast(),
-            consts: u.consts.as_flattened().as_ptr(),
+            // The constants' address, from the padded file (the AVX-512 code reads its
+            // padding).
+            consts: u.padded_consts[crate::device::CONST_PAD..]
+                .as_flattened()
+                .as_ptr(),
             nconsts: u.consts.len() as u64,
             ints: u.ints.as_flattened().as_ptr(),
             bools: u.bools.as_ptr().cast(),

@@ -347,6 +347,59 @@ fn shared_factors_keep_the_zero_rule_per_lane() {
     }
 }
 
+/// `c[a0.x]`, `c[a0.x + 1]`, `c[a0.x + 2]` (the AVX-512 code reads the three with one
+/// address per lane) with a0 around both ends of the constant file and far outside it:
+/// every way reads the file's registers inside it and zero outside (C4).
+#[test]
+fn consecutive_relative_constant_reads_zero_outside_the_file() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+               mova a0.x, v0.x\nmov o0, c[a0.x]\nmov o1, c[a0.x + 1]\nmov o2, c[a0.x + 2]\n";
+    let mut dev = device(src, &[]);
+    let file = (1..=8192)
+        .rev()
+        .find(|&n| dev.set_constant_f(n - 1, &[[0.0; 4]]).is_ok())
+        .expect("a constant file") as i32;
+    let reg = |i: i32| [i as f32, i as f32 + 0.5, -(i as f32), 1.0];
+    let all: Vec<[f32; 4]> = (0..file).map(reg).collect();
+    dev.set_constant_f(0, &all).unwrap();
+    let edges = [
+        -100_000,
+        -4,
+        -3,
+        -2,
+        -1,
+        0,
+        1,
+        file - 4,
+        file - 3,
+        file - 2,
+        file - 1,
+        file,
+        file + 1,
+        1 << 30,
+    ];
+    let n = 70;
+    let a0: Vec<[f32; 4]> = (0..n)
+        .map(|i| [edges[i % edges.len()] as f32, 0.0, 0.0, 1.0])
+        .collect();
+    let mut dev2 = device(src, &[a0.clone()]);
+    dev2.set_constant_f(0, &all).unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev2, way, n, true));
+        for (i, o) in out.iter().enumerate() {
+            let a = edges[i % edges.len()];
+            for k in 0..3 {
+                let want = if (0..file).contains(&(a + k)) {
+                    reg(a + k)
+                } else {
+                    [0.0; 4]
+                };
+                assert_eq!(o[k as usize], want, "{way:?} a0 {a} + {k}");
+            }
+        }
+    }
+}
+
 /// FLOAT1..FLOAT4 elements interleaved in one stream with an odd stride, the last element
 /// ending the buffer, read in order and through indices that run backwards: every way of
 /// running (fused fetch and store included, for the full batches) reads each vertex's own
