@@ -354,22 +354,14 @@ fn shared_factors_keep_the_zero_rule_per_lane() {
 fn consecutive_relative_constant_reads_zero_outside_the_file() {
     let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
                mova a0.x, v0.x\nmov o0, c[a0.x]\nmov o1, c[a0.x + 1]\nmov o2, c[a0.x + 2]\n";
-    let mut dev = device(src, &[]);
+    // The file's size first (the caps the shader was checked with set it).
+    let mut dev = device(src, &[vec![[0.0; 4]]]);
     let file = (1..=8192)
         .rev()
         .find(|&n| dev.set_constant_f(n - 1, &[[0.0; 4]]).is_ok())
         .expect("a constant file") as i32;
-    let reg = |i: i32| [i as f32, i as f32 + 0.5, -(i as f32), 1.0];
-    let all: Vec<[f32; 4]> = (0..file).map(reg).collect();
-    dev.set_constant_f(0, &all).unwrap();
-    let edges = [
-        -100_000,
-        -4,
-        -3,
-        -2,
-        -1,
-        0,
-        1,
+    let low = [-100_000, -4, -3, -2, -1, 0, 1];
+    let high = [
         file - 4,
         file - 3,
         file - 2,
@@ -378,14 +370,17 @@ fn consecutive_relative_constant_reads_zero_outside_the_file() {
         file + 1,
         1 << 30,
     ];
+    let edges: Vec<i32> = low.into_iter().chain(high).collect();
     let n = 70;
     let a0: Vec<[f32; 4]> = (0..n)
         .map(|i| [edges[i % edges.len()] as f32, 0.0, 0.0, 1.0])
         .collect();
-    let mut dev2 = device(src, &[a0.clone()]);
-    dev2.set_constant_f(0, &all).unwrap();
+    let mut dev = device(src, &[a0]);
+    let reg = |i: i32| [i as f32, i as f32 + 0.5, -(i as f32), 1.0];
+    let all: Vec<[f32; 4]> = (0..file).map(reg).collect();
+    dev.set_constant_f(0, &all).unwrap();
     for way in WAYS {
-        let out = split(&draw_way(&mut dev2, way, n, true));
+        let out = split(&draw_way(&mut dev, way, n, true));
         for (i, o) in out.iter().enumerate() {
             let a = edges[i % edges.len()];
             for k in 0..3 {
