@@ -357,6 +357,7 @@ impl Device {
         {
             return None;
         }
+        let indexed = self.indices.is_some();
         let mut inputs = Vec::new();
         for b in &prep.bindings {
             if b.element.ty == DeclType::Unused {
@@ -367,11 +368,10 @@ impl Device {
                 Frequency::Vertex | Frequency::IndexedData(_)
             );
             // Offsets of up to 96 vertices (a batch ahead, for the prefetch) are 32-bit
-            // instruction immediates.
-            // Indexed: element offsets (index times stride) are 32-bit.
-            let indexed = self.indices.is_some();
-            if !per_vertex || b.stream.stride > 1 << 24 || indexed && b.stream.data.len() >= 1 << 31
-            {
+            // instruction immediates; indexed, element offsets (index times stride) are
+            // 32-bit too.
+            let large = b.stream.stride > 1 << 24 || indexed && b.stream.data.len() >= 1 << 31;
+            if !per_vertex || large {
                 return None;
             }
             inputs.push((b.reg, b.element.ty, b.stream.stride as u32));
@@ -389,7 +389,7 @@ impl Device {
         let layout = crate::avx512::Layout {
             inputs,
             streams,
-            indexed: self.indices.is_some(),
+            indexed,
         };
         let program = self.program.as_ref()?;
         let mut cache = self.fused.lock().unwrap_or_else(|e| e.into_inner());
