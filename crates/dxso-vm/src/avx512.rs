@@ -275,50 +275,24 @@ fn packed_parts(ty: DeclType) -> Option<([Part; 4], f32)> {
     };
     let byte = |b: u32| field(0, 24 - 8 * b, 24, false);
     let short = |h: usize, signed| field(h / 2, 16 - 16 * (h as u32 % 2), 16, signed);
+    let shorts = |signed| [0, 1, 2, 3].map(|h| short(h, signed));
     let ten = |k: u32, signed| field(0, 22 - 10 * k, 22, signed);
     let (zero, one) = (Part::Fill(0.0), Part::Fill(1.0));
     Some(match ty {
         // B, G, R, A in memory; the shader sees (R, G, B, A).
         D3dColor => ([byte(2), byte(1), byte(0), byte(3)], 255.0),
-        Ubyte4 => ([byte(0), byte(1), byte(2), byte(3)], 1.0),
-        Ubyte4N => ([byte(0), byte(1), byte(2), byte(3)], 255.0),
+        Ubyte4 => ([0, 1, 2, 3].map(byte), 1.0),
+        Ubyte4N => ([0, 1, 2, 3].map(byte), 255.0),
         Short2 => ([short(0, true), short(1, true), zero, one], 1.0),
         Short2N => ([short(0, true), short(1, true), zero, one], 32767.0),
         UShort2N => ([short(0, false), short(1, false), zero, one], 65535.0),
-        Short4 => (
-            [
-                short(0, true),
-                short(1, true),
-                short(2, true),
-                short(3, true),
-            ],
-            1.0,
-        ),
-        Short4N => (
-            [
-                short(0, true),
-                short(1, true),
-                short(2, true),
-                short(3, true),
-            ],
-            32767.0,
-        ),
-        UShort4N => (
-            [
-                short(0, false),
-                short(1, false),
-                short(2, false),
-                short(3, false),
-            ],
-            65535.0,
-        ),
+        Short4 => (shorts(true), 1.0),
+        Short4N => (shorts(true), 32767.0),
+        UShort4N => (shorts(false), 65535.0),
         UDec3 => ([ten(0, false), ten(1, false), ten(2, false), one], 1.0),
         Dec3N => ([ten(0, true), ten(1, true), ten(2, true), one], 511.0),
         Float16_2 => ([Part::Half(0), Part::Half(1), zero, one], 1.0),
-        Float16_4 => (
-            [Part::Half(0), Part::Half(1), Part::Half(2), Part::Half(3)],
-            1.0,
-        ),
+        Float16_4 => ([0, 1, 2, 3].map(Part::Half), 1.0),
         Float1 | Float2 | Float3 | Float4 | Unused => return None,
     })
 }
