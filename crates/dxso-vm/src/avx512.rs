@@ -589,8 +589,8 @@ impl<'a> Gen<'a> {
         }
         let (palette, mut stash) = palette_runs(p);
         let stash_at = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
-        for (k, at) in stash.values_mut().enumerate() {
-            *at = stash_at + k as i32 * 256 * G as i32;
+        for at in stash.values_mut() {
+            *at = stash_at + *at * 256 * G as i32;
         }
         let frame = stash_at + stash.len() as i32 * 256 * G as i32;
         let mut a = CodeAssembler::new(64)?;
