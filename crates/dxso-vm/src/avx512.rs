@@ -2167,7 +2167,8 @@ impl<'a> Gen<'a> {
                 let stride = layout.inputs.iter().find(|i| i.0 == reg).map_or(0, |i| i.2);
                 (reg as i32 * 8, stride)
             });
-            for (slot, stride) in streams {
+            // (Instance data has stride 0: one element a batch, nothing to prefetch.)
+            for (slot, stride) in streams.filter(|s| s.1 > 0) {
                 if layout.indexed {
                     // The element of each of the next batch's vertices (by its index).
                     for lane in 0..16 * G {

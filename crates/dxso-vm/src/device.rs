@@ -326,8 +326,8 @@ impl Device {
     }
 
     /// Whether the last draw ran code with vertex fetch and output store fused in (AVX-512
-    /// code, per-vertex inputs of any type but UNUSED, in order or indexed; its full batches
-    /// of vertices).
+    /// code, per-vertex or per-instance inputs of any type but UNUSED, in order or indexed;
+    /// its full batches of vertices).
     pub fn last_draw_fused(&self) -> bool {
         self.last_fused.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -349,7 +349,8 @@ impl Device {
 
     /// Code with fetch and store fused for this draw, where its layout allows: the AVX-512
     /// code generator compiled the program, every input the program reads bound to elements
-    /// of per-vertex data (any type but UNUSED; streams under 2 GiB when indexed).
+    /// of per-vertex or per-instance data (any type but UNUSED; streams under 2 GiB when
+    /// indexed).
     fn fused(&self, prep: &Prepared) -> Option<Arc<crate::avx512::Fused>> {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));
@@ -363,10 +364,13 @@ impl Device {
             if b.element.ty == DeclType::Unused {
                 return None;
             }
-            let per_vertex = matches!(
-                b.stream.frequency,
-                Frequency::Vertex | Frequency::IndexedData(_)
-            );
+            // Instance data is one element for a whole batch (batches do not cross
+            // instances): all lanes read it, as from a stream of stride 0.
+            let (per_vertex, stride) = match b.stream.frequency {
+                Frequency::Vertex | Frequency::IndexedData(_) => (true, b.stream.stride as u32),
+                Frequency::InstanceData(_) => (true, 0),
+                Frequency::Divider(_) => (false, 0),
+            };
             // Offsets of up to 96 vertices (a batch ahead, for the prefetch) are 32-bit
             // instruction immediates; indexed, element offsets (index times stride) are
             // 32-bit too.
@@ -374,7 +378,7 @@ impl Device {
             if !per_vertex || large {
                 return None;
             }
-            inputs.push((b.reg, b.element.ty, b.stream.stride as u32));
+            inputs.push((b.reg, b.element.ty, stride));
         }
         inputs.sort_unstable_by_key(|i| i.0);
         // Per stream, the element that comes first.
@@ -761,10 +765,16 @@ impl DrawContext<'_> {
                     ix[if next + LANES <= ix.len() { next } else { k }..].as_ptr()
                 }),
             };
-            // Indexed draws address elements from vertex 0's.
+            // Indexed draws address elements from vertex 0's; instance data is the
+            // instance's element.
             let first = if self.indices.is_some() { 0 } else { k };
+            let instance = start / self.vertex_count;
             for b in self.bindings {
-                let at = b.stream.offset + b.element.offset as usize + first * b.stream.stride;
+                let element = match b.stream.frequency {
+                    Frequency::InstanceData(d) => instance / d as usize,
+                    _ => first,
+                };
+                let at = b.stream.offset + b.element.offset as usize + element * b.stream.stride;
                 io.inputs[b.reg as usize] = b.stream.data[at..].as_ptr();
             }
             if !fused.run(&mut m.rows, self.program, self.uniforms, &io) {

@@ -562,6 +562,86 @@ fn every_packed_type_is_fetched_alike_in_every_way() {
     }
 }
 
+/// Instancing: per-vertex positions (stream 0, drawn five times) and per-instance data
+/// (stream 1, one element per two instances: a D3DCOLOR and a FLOAT2), in order and through
+/// indices: every way (fused code reads the instance's element in every lane) gives each
+/// vertex its own position and its instance's data.
+#[test]
+fn instance_data_reaches_every_vertex_of_its_instances() {
+    use dxso::ir::Usage;
+    use dxso_vm::{DeclType, Frequency, StreamSource, VertexElement};
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_color v1\ndcl_texcoord1 v2\n\
+               dcl_position o0\ndcl_color o1\ndcl_texcoord0 o2\n\
+               mov o0, v0\nmov o1, v1\nmov o2, v2\n";
+    let mut dev = device(src, &[]);
+    let element = |stream, offset, ty, usage, usage_index| VertexElement {
+        stream,
+        offset,
+        ty,
+        method: 0,
+        usage,
+        usage_index,
+    };
+    dev.set_declaration(vec![
+        element(0, 0, DeclType::Float4, Usage::TexCoord, 0),
+        element(1, 0, DeclType::D3dColor, Usage::Color, 0),
+        element(1, 4, DeclType::Float2, Usage::TexCoord, 1),
+    ])
+    .unwrap();
+    let (n, instances) = (133, 5);
+    let position = |v: usize| [v as f32, 1.0, 2.0, 3.0];
+    let mut geometry = vec![];
+    for v in 0..n {
+        geometry.extend(position(v).map(f32::to_le_bytes).concat());
+    }
+    // Instance pair j: colour bytes (B, G, R, A) = (j, 2j, 3j, 255), then (10j, -j).
+    let mut per_instance = vec![];
+    for j in 0..3u8 {
+        per_instance.extend([j, 2 * j, 3 * j, 255]);
+        per_instance.extend((10.0 * j as f32).to_le_bytes());
+        per_instance.extend((-(j as f32)).to_le_bytes());
+    }
+    let stream = |data: Vec<u8>, stride, frequency| StreamSource {
+        data: data.into(),
+        offset: 0,
+        stride,
+        frequency,
+    };
+    dev.set_stream(
+        0,
+        Some(stream(
+            geometry,
+            16,
+            Frequency::IndexedData(instances as u32),
+        )),
+    )
+    .unwrap();
+    dev.set_stream(
+        1,
+        Some(stream(per_instance, 12, Frequency::InstanceData(2))),
+    )
+    .unwrap();
+    let backwards: Vec<u32> = (0..n as u32).rev().collect();
+    for indices in [None, Some(backwards)] {
+        dev.set_indices(indices.clone());
+        for way in WAYS {
+            set_way(&mut dev, way);
+            let out = split(&dev.draw(n, instances).unwrap());
+            let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
+            assert_eq!(dev.last_draw_fused(), avx512, "{way:?}");
+            for (i, o) in out.iter().enumerate() {
+                let (k, instance) = (i % n, i / n);
+                let v = indices.as_ref().map_or(k, |ix| ix[k] as usize);
+                let j = (instance / 2) as f32;
+                assert_eq!(o[0], position(v), "{way:?} vertex {i}");
+                let colour = [3.0 * j / 255.0, 2.0 * j / 255.0, j / 255.0, 1.0];
+                assert_eq!(o[1], colour, "{way:?} vertex {i}");
+                assert_eq!(o[2], [10.0 * j, -j, 0.0, 1.0], "{way:?} vertex {i}");
+            }
+        }
+    }
+}
+
 /// Eight output registers (the fused store writes them four at a time):
 /// every vertex's record holds each register in its place, in every way of running.
 #[test]
