@@ -19,8 +19,8 @@
 //! all tiers give the same bits; the tests compare them on random programs and the corpus.
 //! `texldl` and `sincos` call back into Rust, 16 lanes at a time.
 //!
-//! Draws whose inputs are elements of per-vertex data (any declaration type but UNUSED), in
-//! order or through an index buffer, get a second compilation for their [`Layout`] with fetch
+//! Draws whose inputs are elements of per-vertex or per-instance data (any declaration type
+//! but UNUSED), in order or through an index buffer, get a second compilation for their [`Layout`] with fetch
 //! and store fused: FLOAT1..FLOAT4 inputs are loaded from the vertex streams and transposed
 //! in registers, packed types gathered and decoded in registers, the next batch's vertices
 //! and output records prefetched, and finished output records (one NaN for every NaN)
