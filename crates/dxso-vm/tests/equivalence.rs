@@ -219,6 +219,91 @@ proptest! {
             prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
         }
     }
+
+    /// Random vertex layouts: one to four elements of any type at random offsets in up to
+    /// two streams with random strides (0 included), drawn in order or through random
+    /// indices, once or instanced: the fused fetch gives the interpreter's bits.
+    #[test]
+    fn random_layouts_fetch_alike_in_every_way(
+        elements in prop::collection::vec((0usize..17, 0u16..2, 0u16..24), 1..5),
+        strides in prop::array::uniform2(prop_oneof![Just(0usize), 1usize..96]),
+        n in 64usize..200,
+        indexed in any::<bool>(),
+        instanced in any::<bool>(),
+        seed in any::<u32>(),
+    ) {
+        use dxso::ir::Usage;
+        use dxso_vm::{DeclType, Frequency, StreamSource, VertexElement};
+        let mut src = String::from("vs_3_0\ndcl_position o0\n");
+        for k in 0..elements.len() {
+            src += &format!("dcl_texcoord{k} v{k}\ndcl_texcoord{k} o{}\n", k + 1);
+        }
+        for k in 0..elements.len() {
+            src += &format!("mov o{}, v{k}\n", k + 1);
+        }
+        src += "mov o0, c0\n";
+        let mut dev = device(&src, &[]);
+        let decl: Vec<VertexElement> = elements
+            .iter()
+            .enumerate()
+            .map(|(k, &(ty, stream, offset))| VertexElement {
+                stream,
+                offset,
+                ty: DeclType::ALL[ty],
+                method: 0,
+                usage: Usage::TexCoord,
+                usage_index: k as u8,
+            })
+            .collect();
+        dev.set_declaration(decl).unwrap();
+        // Each stream long enough for n vertices (or instances) of its elements.
+        let mut x = seed | 1;
+        let mut bytes = |len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    x as u8
+                })
+                .collect()
+        };
+        for stream in 0..2u16 {
+            let end = elements
+                .iter()
+                .filter(|e| e.1 == stream)
+                .map(|e| e.2 as usize + DeclType::ALL[e.0].size())
+                .max()
+                .unwrap_or(0);
+            let frequency = match (stream, instanced) {
+                (0, true) => Frequency::IndexedData(3),
+                (1, true) => Frequency::InstanceData(2),
+                _ => Frequency::Vertex,
+            };
+            let source = StreamSource {
+                data: bytes(n * strides[stream as usize] + end).into(),
+                offset: 0,
+                stride: strides[stream as usize],
+                frequency,
+            };
+            dev.set_stream(stream as usize, Some(source)).unwrap();
+        }
+        if indexed {
+            let ix = bytes(4 * n).chunks(4).map(|c| c[0] as u32 % n as u32).collect();
+            dev.set_indices(Some(ix));
+        }
+        let instances = if instanced { 3 } else { 1 };
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut first = None;
+        for way in WAYS {
+            set_way(&mut dev, way);
+            let out = bits(&dev.draw(n, instances).unwrap().data);
+            let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
+            prop_assert_eq!(dev.last_draw_fused(), avx512);
+            let first = first.get_or_insert_with(|| out.clone());
+            prop_assert_eq!(&out, &*first, "{:?}: {:?}", way, elements);
+        }
+    }
 }
 
 /// The benchmark workloads run compiled by default, with the interpreter's bits.
