@@ -532,10 +532,10 @@ struct Gen<'a> {
     a: CodeAssembler,
     p: &'a Program,
     /// The constants the code reads (placed after the code, addressed through rbp), and
-    /// where each 32-bit value and the lane-index vector sit in it.
+    /// where each 32-bit value and each 64-byte vector sit in it.
     pool: Vec<u32>,
     pool_index: HashMap<u32, usize>,
-    iota_at: Option<usize>,
+    vectors: HashMap<[u32; 16], usize>,
     /// The register cache: what each zmm register holds, when it was last used, and the
     /// op that last read it (pinned while that op is emitted).
     slot: [Slot; 32],
@@ -601,7 +601,7 @@ impl<'a> Gen<'a> {
             p,
             pool: Vec::new(),
             pool_index: HashMap::new(),
-            iota_at: None,
+            vectors: HashMap::new(),
             slot: [Slot::Free; 32],
             stamp: [0; 32],
             pinned: [u64::MAX; 32],
@@ -653,22 +653,24 @@ impl<'a> Gen<'a> {
         dword_ptr(rbp + at)
     }
 
-    /// Sixteen 32-bit words as one 64-byte vector in the pool.
+    /// Sixteen 32-bit words as one 64-byte vector in the pool (once per distinct vector; not
+    /// deduplicated word by word: the sixteen must be consecutive).
     fn vector(&mut self, words: [u32; 16]) -> AsmMemoryOperand {
-        let i = self.pool.len();
-        self.pool.extend(words);
-        zmmword_ptr(rbp + i as i32 * 4)
+        let at = match self.vectors.get(&words) {
+            Some(&at) => at,
+            None => {
+                let at = self.pool.len();
+                self.pool.extend(words);
+                self.vectors.insert(words, at);
+                at
+            }
+        };
+        zmmword_ptr(rbp + at as i32 * 4)
     }
 
     /// 0, 1, .., 15 as one 64-byte vector in the pool.
     fn iota(&mut self) -> AsmMemoryOperand {
-        // Not deduplicated entry by entry: the 16 words must be consecutive.
-        let at = *self.iota_at.get_or_insert_with(|| {
-            let i = self.pool.len();
-            self.pool.extend(0..16u32);
-            i
-        });
-        zmmword_ptr(rbp + at as i32 * 4)
+        self.vector(std::array::from_fn(|l| l as u32))
     }
 
     // ---- registers -------------------------------------------------------------------

@@ -366,16 +366,16 @@ impl Device {
             }
             // Instance data is one element for a whole batch (batches do not cross
             // instances): all lanes read it, as from a stream of stride 0.
-            let (per_vertex, stride) = match b.stream.frequency {
-                Frequency::Vertex | Frequency::IndexedData(_) => (true, b.stream.stride as u32),
-                Frequency::InstanceData(_) => (true, 0),
-                Frequency::Divider(_) => (false, 0),
+            let stride = match b.stream.frequency {
+                Frequency::Vertex | Frequency::IndexedData(_) => b.stream.stride as u32,
+                Frequency::InstanceData(_) => 0,
+                Frequency::Divider(_) => return None,
             };
             // Offsets of up to 96 vertices (a batch ahead, for the prefetch) are 32-bit
             // instruction immediates; indexed, element offsets (index times stride) are
             // 32-bit too.
             let large = b.stream.stride > 1 << 24 || indexed && b.stream.data.len() >= 1 << 31;
-            if !per_vertex || large {
+            if large {
                 return None;
             }
             inputs.push((b.reg, b.element.ty, stride));
