@@ -735,7 +735,14 @@ impl Validator<'_> {
             }
             TexLdl => {
                 let d = inst.dst.expect("texldl has a destination");
-                self.want_kind(i, "texldl's destination", d.reg, &[Temp]);
+                // The reference page says a temporary, but the Windows runtime accepts and
+                // runs a vs_3_0 output register (`texldl o1, c0.x, s0`: instructions.md §6).
+                let dst: &[RegisterKind] = if self.vs() {
+                    &[Temp, RegisterKind::Output]
+                } else {
+                    &[Temp]
+                };
+                self.want_kind(i, "texldl's destination", d.reg, dst);
                 self.want_kind(i, "texldl's coordinates", inst.srcs[0].reg, data);
                 self.want_kind(i, "texldl's second operand", inst.srcs[1].reg, &[Sampler]);
             }

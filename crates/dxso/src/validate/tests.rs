@@ -58,6 +58,9 @@ fn each_rule_rejects_its_minimal_shader() {
         ("V022", "vs_3_0\ndcl_position v0\ndcl_texcoord o0\ndcl_position o1\ndefi i0, 1, 0, 1, 0\nmov o1, v0\nloop aL, i0\nmov o[aL], v0\nendloop\n".into(), false),
         ("V030", format!("{VS3}mova r0, v0\nmov o0, v0\n"), false),
         ("V030", format!("{VS3}dcl_2d s0\ntexldl r0, v0, c0\nmov o0, r0\n"), false),
+        // texldl writes r# or a vs_3_0 o# (instructions.md §6), nothing else.
+        ("V030", format!("{VS3}dcl_2d s0\ntexldl a0, v0, s0\nmov o0, v0\n"), false),
+        ("V030", "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexldl oC0, v0, s0\n".into(), false),
         ("V030", format!("{VS2}rep b0\nendrep\nmov oPos, v0\n"), false),
         ("V031", format!("{VS3}sincos r0.xyz, v0.x\nmov o0, r0\n"), false),
         ("V031", format!("{VS3}m3x3 r0, v0, c0\nmov o0, r0\n"), false),
@@ -214,6 +217,8 @@ fn tricky_valid_shaders_pass() {
         ("16 static flow instructions in vs_2_0", format!("{VS2}{}mov oPos, v0\n", "if b0\nendif\n".repeat(16)), false),
         ("packed vs_3_0 outputs", format!("{VS3}dcl_texcoord0 o3.xy\ndcl_texcoord1 o3.zw\nmov o0, v0\nmov o3.xy, v0\nmov o3.zw, v0\n"), false),
         ("texldl with a declared sampler", format!("{VS3}dcl_2d s0\ntexldl r0, v0, s0\nmov o0, r0\n"), false),
+        ("texldl into an output register, as Windows runs it (§6)", format!("{VS3}dcl_texcoord0 o1\ndcl_2d s0\nmov o0, v0\ntexldl o1, c0.x, s0\n"), false),
+        ("texldl into part of an output register", format!("{VS3}dcl_texcoord0 o1\ndcl_2d s0\nmov o0, v0\ntexldl o1.xz, v0, s0.wzyx\n"), false),
         ("predicated vs_3_0", format!("{VS3}setp_gt p0.xy, v0, c0\n(!p0.x) mov r0, v0\n(p0) add r0, v0, c0\nmov o0, r0\n"), false),
         ("loop with aL indexing", format!("{VS3}defi i0, 4, 0, 1, 0\nmov r0, c0\nloop aL, i0\nadd r0, r0, c1[aL]\nendloop\nmov o0, r0\n"), false),
         ("subroutine called from a loop uses aL", format!("{VS3}mov r0, c0\nloop aL, i0\ncall l2\nendloop\nmov o0, r0\nret\nlabel l2\nadd r0, r0, c10[aL]\nret\n"), false),
