@@ -1346,6 +1346,12 @@ impl<'a> Gen<'a> {
                         t
                     }
                     Alu::Abs => self.abs(a[0])?,
+                    // C2: vs_1_1 `mov a0.x` floors (rounding mode 1: down).
+                    Alu::Floor => {
+                        let t = self.alloc()?;
+                        self.a.vrndscaleps(ZMM[t], ZMM[a[0]], 0x09)?;
+                        t
+                    }
                     Alu::Frc => {
                         let t = self.alloc()?;
                         self.a.vrndscaleps(ZMM[t], ZMM[a[0]], 0x09)?;
@@ -2134,7 +2140,8 @@ impl<'a> Gen<'a> {
             .collect();
 
         // Each group of 16 lanes starts from zero in the rows read before they are written
-        // (temporaries, outputs not written on every path, a0, p0), aL and the count.
+        // (temporaries, outputs not written on every path, a0, p0), aL and the count; the
+        // components of vs_1_1 .. vs_2_x oD0 among them from 1.0 (C11).
         self.label(&mut head)?;
         self.a.vpxord(zmm0, zmm0, zmm0)?;
         let mut zeroed: Vec<u16> = entry
@@ -2142,10 +2149,16 @@ impl<'a> Gen<'a> {
             .filter(|&r| !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r))
             .collect();
         zeroed.sort_unstable();
+        let diffuse = self.p.diffuse.map_or(0..0, |d| d..d + 4);
+        if zeroed.iter().any(|r| diffuse.contains(r)) {
+            let one = self.km(1.0);
+            self.a.vbroadcastss(zmm1, one)?;
+        }
         for row in zeroed {
+            let v = if diffuse.contains(&row) { zmm1 } else { zmm0 };
             for g in 0..G {
                 let at = self.home(row as u32 | g << 16);
-                self.a.vmovups(at, zmm0)?;
+                self.a.vmovups(at, v)?;
             }
         }
         self.a.mov(dword_ptr(rsp + AL), 0)?;

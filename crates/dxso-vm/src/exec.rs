@@ -4,7 +4,9 @@
 //! Arithmetic follows `../shared/spec/instructions.md`, including dxso's choices: a product
 //! with a ±0 factor is +0 (C8); `mad` is a product then a sum (not fused); rcp/rsq of 0 give
 //! `FLT_MAX` (C5); log of 0 gives `-FLT_MAX` (C6); min/max/slt/sge are the documented selects
-//! (C7); mova rounds half to even (C3); relative reads outside a file give 0 (C4).
+//! (C7); mova rounds half to even (C3), vs_1_1 `mov a0.x` floors (C2); relative reads
+//! outside a file give 0 (C4); outputs start each vertex at 0, but vs_1_1 .. vs_2_x `oD0` at
+//! (1, 1, 1, 1) (C11).
 
 use crate::program::*;
 use crate::texture::Sampling;
@@ -209,8 +211,9 @@ impl Machine {
         m
     }
 
-    /// Zero the temps (when `temps`), the outputs the program writes (when `outputs`), a0
-    /// and p0 (inputs are fetched by the caller).
+    /// Zero the temps (when `temps`), the outputs the program writes (when `outputs`; oD0
+    /// of vs_1_1 .. vs_2_x starts at 1.0 instead, C11), a0 and p0 (inputs are fetched by
+    /// the caller).
     pub fn reset(&mut self, program: &Program, temps: bool, outputs: bool) {
         let t = TEMP_BASE as usize;
         if temps {
@@ -222,6 +225,11 @@ impl Machine {
         if outputs {
             for r in &mut self.rows[o..o + program.output_rows as usize] {
                 *r = [0.0; LANES];
+            }
+            if let Some(d) = program.diffuse {
+                for r in &mut self.rows[d as usize..d as usize + 4] {
+                    *r = [1.0; LANES];
+                }
             }
         }
         self.a0 = [[0; LANES]; 4];
@@ -676,6 +684,8 @@ impl Machine {
                 });
             }
             Alu::MovA => return self.componentwise(dst, src, |[a]| a),
+            // C2: vs_1_1 `mov a0.x` floors (the a0 store keeps the integer).
+            Alu::Floor => return self.componentwise(dst, src, |[a]: [f32; 1]| a.floor()),
             Alu::Dp3 | Alu::Dp4 => {
                 let n = if kind == Alu::Dp3 { 3 } else { 4 };
                 let mut acc = [0.0f32; LANES];

@@ -1024,6 +1024,8 @@ impl<'a> Emitter<'a> {
                         self.as_f(r)
                     }
                     Alu::Abs => self.b.ins().fabs(a[0]),
+                    // C2: vs_1_1 `mov a0.x` floors.
+                    Alu::Floor => self.b.ins().floor(a[0]),
                     Alu::Frc => {
                         let f = self.b.ins().floor(a[0]);
                         self.b.ins().fsub(a[0], f)

@@ -101,8 +101,13 @@ pub(crate) enum Alu {
     Nrm,
     /// sincos: x = cos, y = sin of source x.
     SinCos,
-    /// mova (and `mov a0`): round to nearest even into a0.
+    /// mova (and vs_2_0+ `mov a0`, choice C2): the value as it is; storing it into a0
+    /// rounds half to even (C3).
     MovA,
+    /// floor(s), component-wise: vs_1_1's `mov a0.x, s`, which floors on Windows (C2:
+    /// −2.4 → −3, −0.4 → −1, 1.6 → 1; Wine's d3d9 visual tests, run on Windows). The
+    /// store's rounding into a0 then leaves the integer as it is.
+    Floor,
     /// setp_comp into p0.
     Setp(Comparison),
     /// texldl: source 0 = coordinates, `sampler` = s#, `swizzle` = the sampler operand's
@@ -118,7 +123,7 @@ impl Alu {
     /// sources, how many sources they read; 0 for the others.
     pub(crate) fn componentwise_sources(self) -> usize {
         match self {
-            Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA => 1,
+            Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA | Alu::Floor => 1,
             Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
             Alu::Mad | Alu::Lrp => 3,
             _ => 0,
@@ -224,6 +229,10 @@ pub struct Program {
     /// Temp and output rows the program writes: the rows each batch clears (C11, C14).
     pub(crate) temp_rows: u16,
     pub(crate) output_rows: u16,
+    /// vs_1_1 .. vs_2_x: the first row of `oD0`, which starts each vertex as (1, 1, 1, 1)
+    /// instead of 0 (C11: on Windows the diffuse components a shader never writes reach the
+    /// rasterizer as 1.0). `None` for vs_3_0, whose outputs all start at 0.
+    pub(crate) diffuse: Option<u16>,
     /// The instruction each op comes from (for traces).
     pub(crate) op_source: Vec<u32>,
     /// The shader, for printing traces.
@@ -348,6 +357,7 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         shader: shader.clone(),
         temp_rows: 0,
         output_rows: 0,
+        diffuse: None,
     };
     // Constant rows first, so scratch rows follow them.
     let mut consts: Vec<u32> = Vec::new();
@@ -419,8 +429,11 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         }
     }
     if !vs3 {
-        // Every output register the shader writes, in a fixed order.
+        // Every output register the shader writes, in a fixed order; and oD0 always: its
+        // unwritten components are 1.0 (C11), which the rasterizer sees.
         let mut written = [false; OUTPUTS as usize];
+        written[ATTROUT_INDEX as usize] = true;
+        program.diffuse = Some(OUTPUT_BASE + ATTROUT_INDEX as u16 * 4);
         for inst in &shader.instructions {
             if let Some(d) = inst.dst
                 && let Some(i) = output_index(d.reg.kind, d.reg.number, false)
@@ -468,7 +481,8 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
             }
         }
     }
-    // Outputs a program declares but never writes still read as zero.
+    // Outputs a program declares but never writes still read as zero (oD0 of vs_1_1 ..
+    // vs_2_x as one).
     for o in &program.outputs {
         program.output_rows = program.output_rows.max(o.row - OUTPUT_BASE + 4);
     }
@@ -776,7 +790,14 @@ impl Lowering<'_> {
             return Ok(());
         }
         let kind = match inst.opcode {
-            O::Mov if inst.dst.is_some_and(|d| d.reg.kind == RegisterKind::Addr) => Alu::MovA,
+            // C2: vs_1_1 floors, vs_2_0+ rounds as mova does.
+            O::Mov if inst.dst.is_some_and(|d| d.reg.kind == RegisterKind::Addr) => {
+                if self.shader.version.major < 2 {
+                    Alu::Floor
+                } else {
+                    Alu::MovA
+                }
+            }
             O::Mov => Alu::Mov,
             O::Add | O::Sub => Alu::Add,
             O::Mul => Alu::Mul,

@@ -204,6 +204,8 @@ fn inputs_and_outputs_indexed_by_al() {
     assert_eq!(out[0][2], [5.0, 6.0, 7.0, 8.0]);
 }
 
+/// Output registers before vs_3_0 by name; oD0 among them although the shader does not
+/// write it, as (1, 1, 1, 1) (C11).
 #[test]
 fn vs_2_x_output_registers_are_named() {
     let src = "vs_2_x\ndcl_position v0\nmov oPos, v0\nmov oFog, v0.y\nmov oPts, v0.z\nmov oD1, v0\nmov oT3.xy, v0\n";
@@ -242,6 +244,7 @@ fn vs_2_x_output_registers_are_named() {
             ("oPos", "POSITION0"),
             ("oFog", "FOG0"),
             ("oPts", "PSIZE0"),
+            ("oD0", "COLOR0"),
             ("oD1", "COLOR1"),
             ("oT3", "TEXCOORD3")
         ]
@@ -249,8 +252,8 @@ fn vs_2_x_output_registers_are_named() {
     assert_eq!(
         out.vertex(0),
         &[
-            1.0, 2.0, 3.0, 1.0, 2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 3.0, 1.0, 2.0, 3.0, 1.0, 1.0,
-            2.0, 0.0, 0.0
+            1.0, 2.0, 3.0, 1.0, 2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+            2.0, 3.0, 1.0, 1.0, 2.0, 0.0, 0.0
         ]
     );
 }
