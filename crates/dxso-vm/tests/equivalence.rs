@@ -40,17 +40,56 @@ fn swz(bits: u8) -> String {
     (0..4).map(|c| l[(bits >> (2 * c) & 3) as usize]).collect()
 }
 
+/// The shader versions the random programs are written for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Version {
+    Vs11,
+    Vs20,
+    Vs2x,
+    Vs30,
+}
+
+impl Version {
+    fn name(self) -> &'static str {
+        match self {
+            Version::Vs11 => "vs_1_1",
+            Version::Vs20 => "vs_2_0",
+            Version::Vs2x => "vs_2_x",
+            Version::Vs30 => "vs_3_0",
+        }
+    }
+
+    /// Whether `op` takes the operands [`arb_line_for`] gives it in this version (vs_1_1 has
+    /// no abs/lrp/nrm/pow/sgn and writes frc only to .y/.xy; sgn before vs_3_0 needs two
+    /// scratch registers).
+    fn has(self, op: &str) -> bool {
+        match self {
+            Version::Vs30 => true,
+            Version::Vs11 => !matches!(op, "abs" | "lrp" | "nrm" | "pow" | "sgn" | "frc"),
+            Version::Vs20 | Version::Vs2x => op != "sgn",
+        }
+    }
+}
+
 /// One random instruction line over r0..r7 (all written in the prologue), v0, v1 and c0..c3.
 fn arb_line() -> impl Strategy<Value = String> {
+    arb_line_for(Version::Vs30)
+}
+
+/// [`arb_line`] for `version`: its instructions only; `_abs` and `_sat` only in vs_3_0; nrm
+/// and pow write r8..r11 before vs_3_0 (12 temporaries), r8..r15 in it.
+fn arb_line_for(version: Version) -> impl Strategy<Value = String> {
+    let ops: Vec<(&str, usize)> = OPS.iter().copied().filter(|o| version.has(o.0)).collect();
+    let vs3 = version == Version::Vs30;
     (
-        0..OPS.len(),
+        0..ops.len(),
         0u8..8,
         1u8..16,
         prop::collection::vec((0u8..10, any::<u8>(), 0u8..4), 3),
         any::<bool>(),
     )
-        .prop_map(|(op, d, mask, srcs, sat)| {
-            let (name, n) = OPS[op];
+        .prop_map(move |(op, d, mask, srcs, sat)| {
+            let (name, n) = ops[op];
             let scalar = matches!(
                 name,
                 "rcp" | "rsq" | "exp" | "log" | "expp" | "logp" | "pow"
@@ -77,6 +116,8 @@ fn arb_line() -> impl Strategy<Value = String> {
                     } else {
                         format!(".{}", swz(sw))
                     };
+                    // _abs exists in vs_3_0 only.
+                    let m = if vs3 { m } else { m & 1 };
                     match m {
                         1 => format!("-{r}{s}"),
                         2 => format!("{r}_abs{s}"),
@@ -85,16 +126,16 @@ fn arb_line() -> impl Strategy<Value = String> {
                     }
                 })
                 .collect();
-            let dst = if name == "nrm" || name == "pow" {
-                d % 8 + 8
-            } else {
-                d % 8
+            let dst = match name {
+                "nrm" | "pow" if vs3 => d % 8 + 8,
+                "nrm" | "pow" => d % 4 + 8,
+                _ => d % 8,
             };
             let m: String = (0..4)
                 .filter(|c| mask >> c & 1 != 0)
                 .map(|c| ['x', 'y', 'z', 'w'][c])
                 .collect();
-            let sat = if sat && !matches!(name, "frc") {
+            let sat = if vs3 && sat && !matches!(name, "frc") {
                 "_sat"
             } else {
                 ""
@@ -125,17 +166,20 @@ fn arb_shader() -> impl Strategy<Value = String> {
 }
 
 /// Random lines under uniform flow only (what the compiled tier covers): a `rep` loop, an
-/// `if b#`, predication, `c[a0.x + n]` reads with indices in and out of the file, `sincos`.
+/// `if b#`, predication, `c[a0.x + n]` reads with indices in and out of the file, `sincos`,
+/// and `texldl` into part of an output register (instructions.md §6).
 fn arb_uniform_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..16),
         prop::collection::vec(arb_line(), 0..5),
         prop::collection::vec(arb_line(), 0..4),
         0u8..6,
+        (1u8..16, any::<u8>(), 0u8..16),
     )
-        .prop_map(|(body, looped, branch, cmp)| {
+        .prop_map(|(body, looped, branch, cmp, (tmask, tswz, treg))| {
             let mut s = String::from(
-                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n",
+                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+                 dcl_texcoord2 o3\ndcl_2d s0\n",
             );
             for r in 0..16 {
                 s.push_str(&format!("mov r{r}, v{}\n", r % 2));
@@ -156,6 +200,11 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
             s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r9.xw, r6\n"));
             s.push_str("mul r10, r7, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
             s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\n");
+            let m: String = (0..4)
+                .filter(|c| tmask >> c & 1 != 0)
+                .map(|c| ['x', 'y', 'z', 'w'][c])
+                .collect();
+            s.push_str(&format!("texldl o3.{m}, r{treg}, s0.{}\n", swz(tswz)));
             s.push_str("mov o0, r0\nmov o1, r13\nadd r9.yz, r9, r12\nadd o2, r2, r9\n");
             s
         })
@@ -204,9 +253,11 @@ proptest! {
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
         reps in 0i32..4,
         b0 in any::<bool>(),
+        linear in any::<bool>(),
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+        bind_mipmapped_texture(&mut dev, linear);
         dev.set_constant_f(0, &consts).unwrap();
         dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
         dev.set_constant_b(0, &[b0]).unwrap();
@@ -302,6 +353,137 @@ proptest! {
             prop_assert_eq!(dev.last_draw_fused(), avx512);
             let first = first.get_or_insert_with(|| out.clone());
             prop_assert_eq!(&out, &*first, "{:?}: {:?}", way, elements);
+        }
+    }
+}
+
+/// A 4x4 texture with a 2x2 mip level at s0 (every texel different), filtered by points or
+/// linearly, between its levels too.
+fn bind_mipmapped_texture(dev: &mut dxso_vm::Device, linear: bool) {
+    use dxso_vm::{Format, SamplerState, Texture, TextureFilter, TextureKind};
+    let level = |n: usize, base: f32| -> Vec<u8> {
+        (0..n * n * 4)
+            .flat_map(|k| (base + k as f32 * 0.25).to_le_bytes())
+            .collect()
+    };
+    let levels = [level(4, 0.0), level(2, -8.0)];
+    let t = Texture::new(TextureKind::TwoD, Format::A32B32G32R32F, 4, 4, 1, &levels).unwrap();
+    dev.set_texture(0, Some(std::sync::Arc::new(t))).unwrap();
+    let f = if linear {
+        TextureFilter::Linear
+    } else {
+        TextureFilter::Point
+    };
+    let state = SamplerState {
+        mag_filter: f,
+        min_filter: f,
+        mip_filter: f,
+        ..SamplerState::default()
+    };
+    dev.set_sampler_state(0, state).unwrap();
+}
+
+/// Random vs_1_1 .. vs_2_x programs with what those versions do differently (C2, C11):
+/// `mov a0.x` from random values (floored in vs_1_1, rounded as `mova` later) indexing
+/// constants in and out of the file; oD0 written in part or not at all, under `if b0`, and
+/// (vs_2_x) predicated, next to oD1, oT#, oFog.
+fn arb_old_shader() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(Version::Vs11),
+        Just(Version::Vs20),
+        Just(Version::Vs2x)
+    ]
+    .prop_flat_map(|version| {
+        (
+            Just(version),
+            prop::collection::vec(arb_line_for(version), 1..14),
+            (0u8..8, 0u8..4, any::<bool>()),
+            prop::array::uniform4(0u8..16),
+            prop::array::uniform4(0u8..8),
+        )
+    })
+    .prop_map(|(version, body, (areg, acomp, mova), masks, regs)| {
+        let mut s = format!("{}\ndcl_texcoord0 v0\ndcl_texcoord1 v1\n", version.name());
+        for r in 0..12 {
+            s.push_str(&format!("mov r{r}, v{}\n", r % 2));
+        }
+        for line in &body {
+            s.push_str(line);
+            s.push('\n');
+        }
+        let mask = |m: u8| -> String {
+            (0..4)
+                .filter(|c| m >> c & 1 != 0)
+                .map(|c| ['x', 'y', 'z', 'w'][c])
+                .collect()
+        };
+        let c = ['x', 'y', 'z', 'w'][acomp as usize];
+        let load = if mova && version != Version::Vs11 {
+            "mova"
+        } else {
+            "mov"
+        };
+        s.push_str(&format!(
+            "{load} a0.x, r{areg}.{c}\nmov oT0, c[a0.x + 4]\nadd oT1.xy, r1, c[a0.x + 2]\nmov oPos, r0\n"
+        ));
+        s.push_str(&format!("mov oFog.x, r{}.y\n", regs[3]));
+        // oD0 in part (a mask of 0: not here at all).
+        if masks[0] != 0 {
+            s.push_str(&format!("mov oD0.{}, r{}\n", mask(masks[0]), regs[0]));
+        }
+        if masks[1] != 0 {
+            s.push_str(&format!("mov oD1.{}, r{}\n", mask(masks[1]), regs[1]));
+        }
+        if version != Version::Vs11 && masks[2] != 0 {
+            s.push_str(&format!("if b0\nmov oD0.{}, -r{}\nendif\n", mask(masks[2]), regs[2]));
+        }
+        if version == Version::Vs2x && masks[3] != 0 {
+            s.push_str(&format!(
+                "setp_lt p0, r{}, r1\n(p0) mov oD0.{}, r2.wzyx\n",
+                regs[3],
+                mask(masks[3])
+            ));
+        }
+        s
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// [`arb_old_shader`]'s programs give the interpreter's bits in every way, and a vertex
+    /// alone in its batch what it gets in a full one.
+    #[test]
+    fn older_versions_give_the_interpreters_bits_in_every_way(
+        src in arb_old_shader(),
+        inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
+        consts in prop::collection::vec(prop::array::uniform4(arb_value()), 8),
+        b0 in any::<bool>(),
+    ) {
+        let (v0, v1) = inputs.split_at(70);
+        let setup = |v0: &[[f32; 4]], v1: &[[f32; 4]]| {
+            let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+            dev.set_constant_f(0, &consts).unwrap();
+            dev.set_constant_b(0, &[b0]).unwrap();
+            dev
+        };
+        let mut dev = setup(v0, v1);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut first = None;
+        for way in WAYS {
+            let out = bits(&draw_way(&mut dev, way, 70, true).data);
+            let first = first.get_or_insert_with(|| out.clone());
+            prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
+        }
+        let first = first.expect("ways ran");
+        let per_vertex = first.len() / 70;
+        for k in [0usize, 69] {
+            let mut one = setup(&v0[k..k + 1], &v1[k..k + 1]);
+            for way in WAYS {
+                set_way(&mut one, way);
+                let alone = bits(&one.draw(1, 1).unwrap().data);
+                prop_assert_eq!(&alone, &first[k * per_vertex..(k + 1) * per_vertex], "{:?}: {}", way, src);
+            }
         }
     }
 }
