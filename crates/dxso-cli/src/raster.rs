@@ -12,6 +12,30 @@ pub struct RasterVertex {
     pub color: [f32; 4],
 }
 
+/// A draw's output vertices as the rasteriser takes them: the register with the POSITION0
+/// semantic places them, the one with COLOR0 colours them; without a COLOR0 output they are
+/// white, as the components of vs_1_1 .. vs_2_x `oD0` a shader never writes are
+/// (../shared/spec/instructions.md C11; the executor starts that oD0 at (1, 1, 1, 1)).
+pub fn vertices(out: &dxso_vm::Outputs) -> anyhow::Result<Vec<RasterVertex>> {
+    let find = |sem: &str| {
+        out.registers
+            .iter()
+            .position(|r| r.semantic.split('+').any(|s| s == sem))
+    };
+    let pos = find("POSITION0").ok_or_else(|| anyhow::anyhow!("no POSITION0 output to draw"))?;
+    let color = find("COLOR0");
+    let reg = |v: &[f32], k: usize| [v[k * 4], v[k * 4 + 1], v[k * 4 + 2], v[k * 4 + 3]];
+    Ok((0..out.vertices)
+        .map(|i| {
+            let v = out.vertex(i);
+            RasterVertex {
+                pos: reg(v, pos),
+                color: color.map_or([1.0; 4], |c| reg(v, c)),
+            }
+        })
+        .collect())
+}
+
 pub struct Image {
     pub width: usize,
     pub height: usize,

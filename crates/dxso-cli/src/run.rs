@@ -73,7 +73,7 @@ pub fn run(
         .draw(scene.vertex_count, scene.instance_count)
         .map_err(|e| scene_error(path, e.into()))?;
     if let Some(png_path) = png_out {
-        picture(&scene, &out, png_path).map_err(|e| scene_error(path, e))?;
+        picture(&out, png_path).map_err(|e| scene_error(path, e))?;
         eprintln!(
             "{}: picture written to {}",
             path.display(),
@@ -101,31 +101,13 @@ pub fn run(
     Ok(())
 }
 
-/// Draw a scene's output as triangles (its indices, or the vertices as a list): the register
-/// with the POSITION0 semantic places them; COLOR0 colours them (white without it).
-fn picture(scene: &Scene, out: &Outputs, path: &Path) -> anyhow::Result<()> {
-    let find = |sem: &str| {
-        out.registers
-            .iter()
-            .position(|r| r.semantic.split('+').any(|s| s == sem))
-    };
-    let pos = find("POSITION0").ok_or_else(|| anyhow::anyhow!("--png needs a POSITION0 output"))?;
-    let color = find("COLOR0");
-    let verts: Vec<crate::raster::RasterVertex> = (0..out.vertices)
-        .map(|i| {
-            let v = out.vertex(i);
-            crate::raster::RasterVertex {
-                pos: [v[pos * 4], v[pos * 4 + 1], v[pos * 4 + 2], v[pos * 4 + 3]],
-                color: color.map_or([1.0; 4], |c| {
-                    [v[c * 4], v[c * 4 + 1], v[c * 4 + 2], v[c * 4 + 3]]
-                }),
-            }
-        })
-        .collect();
+/// Draw a scene's output as triangles (its indices, or the vertices as a list), placed and
+/// coloured as [`crate::raster::vertices`] says.
+fn picture(out: &Outputs, path: &Path) -> anyhow::Result<()> {
+    let verts = crate::raster::vertices(out).context("--png")?;
     let mut img = crate::raster::Image::new(800, 600, [24, 26, 34, 255]);
     // The draw's vertices are already in index order: draw them as a list.
     img.draw(&verts, None);
-    let _ = scene;
     img.write_png(path)
 }
 

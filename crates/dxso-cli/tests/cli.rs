@@ -247,7 +247,12 @@ fn run_csv_bin_instancing_and_non_finite_values() {
     );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "oPos.x,oPos.y,oPos.z,oPos.w,oT0.x,oT0.y,oT0.z,oT0.w\n1.0,2.0,0.0,1.0,10.0,inf,0.0,0.0\n3.0,4.0,0.0,1.0,10.0,inf,0.0,0.0\n1.0,2.0,0.0,1.0,20.0,inf,0.0,0.0\n3.0,4.0,0.0,1.0,20.0,inf,0.0,0.0\n"
+        // oD0 is there although the shader does not write it (C11).
+        "oPos.x,oPos.y,oPos.z,oPos.w,oD0.x,oD0.y,oD0.z,oD0.w,oT0.x,oT0.y,oT0.z,oT0.w\n\
+         1.0,2.0,0.0,1.0,1.0,1.0,1.0,1.0,10.0,inf,0.0,0.0\n\
+         3.0,4.0,0.0,1.0,1.0,1.0,1.0,1.0,10.0,inf,0.0,0.0\n\
+         1.0,2.0,0.0,1.0,1.0,1.0,1.0,1.0,20.0,inf,0.0,0.0\n\
+         3.0,4.0,0.0,1.0,1.0,1.0,1.0,1.0,20.0,inf,0.0,0.0\n"
     );
     let out = dxso(&["run", &data("instanced.json")], None);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -269,8 +274,10 @@ fn run_csv_bin_instancing_and_non_finite_values() {
         0,
     );
     let bytes = std::fs::read(&bin).unwrap();
-    assert_eq!(bytes.len(), 4 * 2 * 4 * 4);
-    assert_eq!(f32::from_le_bytes(bytes[16..20].try_into().unwrap()), 10.0);
+    // 4 vertices of 3 registers (oPos, oD0, oT0).
+    assert_eq!(bytes.len(), 4 * 3 * 4 * 4);
+    assert_eq!(f32::from_le_bytes(bytes[16..20].try_into().unwrap()), 1.0);
+    assert_eq!(f32::from_le_bytes(bytes[32..36].try_into().unwrap()), 10.0);
 }
 
 #[test]
@@ -566,6 +573,83 @@ fn run_png_draws_the_output_triangles() {
     assert_eq!(at(390, 590), [255, 0, 0, 255]);
     assert_eq!(at(410, 300), [24, 26, 34, 255]);
     assert_eq!(at(790, 10), [24, 26, 34, 255]);
+}
+
+/// What Windows does (instructions.md C2, C11): `dxso run` prints oD0 for every vs_1_1 ..
+/// vs_2_x shader, its unwritten components 1.0, and vs_1_1 `mov a0.x` floors.
+#[test]
+fn run_prints_diffuse_always_before_vs_3_0_and_floors_vs_1_1_addresses() {
+    let scene = |shader: &str| {
+        serde_json::json!({
+            "shader_asm": shader,
+            "vertex_count": 2,
+            "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}],
+            "streams": [{"stride": 16, "f32": [-0.4, 0, 0, 1, 1.6, 0, 0, 1]}],
+            "constants": {"c0": [0.5, 0, 0, 0], "c1": [1, 1, 1, 1], "c2": [2, 2, 2, 2],
+                          "c3": [3, 3, 3, 3], "c4": [4, 4, 4, 4]}
+        })
+        .to_string()
+    };
+    // oD0.x = 0.5 only: (0.5, 1, 1, 1); c[a0.x + 3] with a0.x = floor(-0.4) = -1, floor(1.6) = 1.
+    let p = temp(
+        "diffuse11.json",
+        scene("vs_1_1\ndcl_position v0\nmov a0.x, v0.x\nmov oPos, v0\nmov oD0.x, c0.x\nmov oT0, c[a0.x + 3]\n").as_bytes(),
+    );
+    let out = expect(&["run", p.to_str().unwrap()], None, 0);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"outputs\": {\"oPos\": \"POSITION0\", \"oD0\": \"COLOR0\", \"oT0\": \"TEXCOORD0\"},\n \"vertices\": [\n  \
+         {\"oPos\": [-0.4, 0.0, 0.0, 1.0], \"oD0\": [0.5, 1.0, 1.0, 1.0], \"oT0\": [2.0, 2.0, 2.0, 2.0]},\n  \
+         {\"oPos\": [1.6, 0.0, 0.0, 1.0], \"oD0\": [0.5, 1.0, 1.0, 1.0], \"oT0\": [4.0, 4.0, 4.0, 4.0]}\n ]}\n"
+    );
+    // vs_2_0: oD0 never written is still printed, (1, 1, 1, 1); `mov a0.x` rounds as mova
+    // does (-0.4 -> 0, 1.6 -> 2).
+    let p = temp(
+        "diffuse20.json",
+        scene("vs_2_0\ndcl_position v0\nmov a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 3]\n")
+            .as_bytes(),
+    );
+    let out = expect(&["run", p.to_str().unwrap(), "--format", "csv"], None, 0);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "oPos.x,oPos.y,oPos.z,oPos.w,oD0.x,oD0.y,oD0.z,oD0.w,oT0.x,oT0.y,oT0.z,oT0.w\n\
+         -0.4,0.0,0.0,1.0,1.0,1.0,1.0,1.0,3.0,3.0,3.0,3.0\n\
+         1.6,0.0,0.0,1.0,1.0,1.0,1.0,1.0,0.0,0.0,0.0,0.0\n"
+    );
+}
+
+/// `run --png` draws unwritten diffuse as white: a vs_2_0 shader that never writes oD0, and
+/// one that writes only oD0.x = 0 (cyan: red 0, green, blue and alpha 1).
+#[test]
+fn run_png_draws_unwritten_diffuse_white() {
+    for (write, want) in [
+        ("", [255, 255, 255, 255]),
+        ("mov oD0.x, c0.x\n", [0, 255, 255, 255]),
+    ] {
+        let scene = serde_json::json!({
+            "shader_asm": format!("vs_2_0\ndcl_position v0\nmov oPos, v0\n{write}"),
+            "vertex_count": 3,
+            "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}],
+            "streams": [{"stride": 16, "f32": [-1, -1, 0.5, 1, -1, 1, 0.5, 1, 1, 1, 0.5, 1]}]
+        });
+        let p = temp("white.json", scene.to_string().as_bytes());
+        let png_path = std::env::temp_dir().join(format!("dxso-white-{}.png", std::process::id()));
+        expect(
+            &[
+                "run",
+                p.to_str().unwrap(),
+                "--png",
+                png_path.to_str().unwrap(),
+            ],
+            None,
+            0,
+        );
+        let (w, _, px) = read_png(&png_path);
+        let at = |x: usize, y: usize| px[(y * w + x) * 4..(y * w + x) * 4 + 4].to_vec();
+        // The upper-left half is the triangle; the lower-right corner is background.
+        assert_eq!(at(10, 10), want, "{write}");
+        assert_eq!(at(790, 590), [24, 26, 34, 255], "{write}");
+    }
 }
 
 #[test]

@@ -50,7 +50,11 @@ fn unwritten_diffuse_components_are_one_before_vs_3_0() {
         let v0: Vec<[f32; 4]> = (0..N).map(|i| [i as f32, -1.5, 2.0, 0.25]).collect();
         let mut dev = device(&src, std::slice::from_ref(&v0));
         dev.set_constant_f(0, &[[0.5, 7.0, 7.0, 7.0]]).unwrap();
-        assert_eq!(names(&dev), ["oPos", "oFog", "oD0", "oD1", "oT0"], "{version}");
+        assert_eq!(
+            names(&dev),
+            ["oPos", "oFog", "oD0", "oD1", "oT0"],
+            "{version}"
+        );
         for (way, out) in every_way(&mut dev, N) {
             for (i, o) in out.iter().enumerate() {
                 let f = i as f32;
@@ -67,7 +71,11 @@ fn unwritten_diffuse_components_are_one_before_vs_3_0() {
         for (way, out) in every_way(&mut dev, N) {
             for (i, o) in out.iter().enumerate() {
                 assert_eq!(o[1], [1.0; 4], "{version} {way:?} {i} oD0");
-                assert_eq!(o[2], [-(i as f32), 1.5, -2.0, -0.25], "{version} {way:?} {i}");
+                assert_eq!(
+                    o[2],
+                    [-(i as f32), 1.5, -2.0, -0.25],
+                    "{version} {way:?} {i}"
+                );
             }
         }
     }
@@ -109,7 +117,8 @@ fn diffuse_writes_that_do_not_happen_leave_one() {
 /// keeps 0 in the other components.
 #[test]
 fn vs_3_0_colour_outputs_still_start_at_zero() {
-    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_color o1\nmov o0, v0\nmov o1.x, c0.x\n";
+    let src =
+        "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_color o1\nmov o0, v0\nmov o1.x, c0.x\n";
     let v0: Vec<[f32; 4]> = (0..N).map(|i| [i as f32, 1.0, 2.0, 3.0]).collect();
     let mut dev = device(src, &[v0]);
     dev.set_constant_f(0, &[[0.5; 4]]).unwrap();
@@ -127,7 +136,18 @@ fn vs_3_0_colour_outputs_still_start_at_zero() {
 #[test]
 fn vs_1_1_mov_a0_floors_and_later_versions_round() {
     let xs = [
-        -2.4f32, -0.4, 1.6, 2.5, -2.5, 0.0, -0.0, 3.0, -3.0, 0.999_999_9, -1e-30, 1.5,
+        -2.4f32,
+        -0.4,
+        1.6,
+        2.5,
+        -2.5,
+        0.0,
+        -0.0,
+        3.0,
+        -3.0,
+        0.999_999_9,
+        -1e-30,
+        1.5,
     ];
     let floor = [-3, -1, 1, 2, -3, 0, 0, 3, -3, 0, -1, 1];
     let nearest = [-2, 0, 2, 2, -2, 0, 0, 3, -3, 1, 0, 2];
@@ -139,9 +159,18 @@ fn vs_1_1_mov_a0_floors_and_later_versions_round() {
         .collect();
     let v0: Vec<[f32; 4]> = (0..N).map(|i| [xs[i % xs.len()], 0.0, 0.0, 1.0]).collect();
     for (src, want) in [
-        ("vs_1_1\ndcl_texcoord0 v0\nmov a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 10]\n", floor),
-        ("vs_2_0\ndcl_texcoord0 v0\nmov a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 10]\n", nearest),
-        ("vs_2_0\ndcl_texcoord0 v0\nmova a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 10]\n", nearest),
+        (
+            "vs_1_1\ndcl_texcoord0 v0\nmov a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 10]\n",
+            floor,
+        ),
+        (
+            "vs_2_0\ndcl_texcoord0 v0\nmov a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 10]\n",
+            nearest,
+        ),
+        (
+            "vs_2_0\ndcl_texcoord0 v0\nmova a0.x, v0.x\nmov oPos, v0\nmov oT0, c[a0.x + 10]\n",
+            nearest,
+        ),
     ] {
         let mut dev = device(src, std::slice::from_ref(&v0));
         dev.set_constant_f(0, &consts).unwrap();
@@ -149,7 +178,12 @@ fn vs_1_1_mov_a0_floors_and_later_versions_round() {
             for (i, o) in out.iter().enumerate() {
                 let k = want[i % xs.len()] as f32;
                 // Outputs: oPos, oD0, oT0.
-                assert_eq!(o[2], [k, 2.0 * k, 0.5, 1.0], "{way:?} x = {}\n{src}", xs[i % xs.len()]);
+                assert_eq!(
+                    o[2],
+                    [k, 2.0 * k, 0.5, 1.0],
+                    "{way:?} x = {}\n{src}",
+                    xs[i % xs.len()]
+                );
             }
         }
     }
@@ -161,7 +195,11 @@ fn the_trace_shows_the_floored_address() {
     let src = "vs_1_1\ndcl_texcoord0 v0\nmov a0.x, v0.x\nmov oPos, c[a0.x + 1]\n";
     let dev = device(src, &[vec![[-0.4, 0.0, 0.0, 0.0]]]);
     let t = dev.trace(0, 1, 1).unwrap();
-    let step = t.steps.iter().find(|s| s.text.contains("a0.x, v0")).unwrap();
+    let step = t
+        .steps
+        .iter()
+        .find(|s| s.text.contains("a0.x, v0"))
+        .unwrap();
     assert!(step.effect.starts_with("a0 = (-1,"), "{}", step.effect);
     // Outputs oPos = c0, oD0 untouched.
     assert_eq!(t.outputs, [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]);

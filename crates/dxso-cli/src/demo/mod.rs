@@ -1,7 +1,7 @@
 //! `dxso demo`: a terrain grid displaced by a height map through `texldl` and lit per vertex,
 //! run by the real executor, drawn into a PNG by the small rasteriser.
 
-use crate::raster::{Image, RasterVertex};
+use crate::raster::Image;
 use crate::{Failure, stdout};
 use anyhow::anyhow;
 use dxso::ir::Usage;
@@ -173,15 +173,7 @@ pub fn demo(out: &Path) -> Result<(), Failure> {
         outputs = Some(o);
     }
     let outputs = outputs.expect("drawn");
-    let verts: Vec<RasterVertex> = (0..n)
-        .map(|i| {
-            let v = outputs.vertex(i);
-            RasterVertex {
-                pos: [v[0], v[1], v[2], v[3]],
-                color: [v[4], v[5], v[6], v[7]],
-            }
-        })
-        .collect();
+    let verts = crate::raster::vertices(&outputs).map_err(Failure::Io)?;
     let t = Instant::now();
     let mut img = Image::new(WIDTH, HEIGHT, [24, 26, 34, 255]);
     let tris = img.draw(&verts, Some(&indices));
