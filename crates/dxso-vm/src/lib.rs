@@ -5,6 +5,11 @@
 //! batches of [`LANES`] vertices in structure-of-arrays form, with execution masks for
 //! dynamic flow control and predication, spread over threads with rayon.
 //!
+//! Where D3D9 on Windows does other than its reference pages say, dxso does what Windows does
+//! (`../shared/spec/instructions.md`): vs_1_1 `mov a0.x` floors (C2); vs_1_1 .. vs_2_x `oD0`
+//! starts each vertex as (1, 1, 1, 1) and is always among the outputs (C11); `texldl` may
+//! write an output register (§6).
+//!
 //! ```
 //! use dxso::validate::{validate, Caps};
 //! use dxso_vm::{Device, DeclType, Frequency, StreamSource, VertexElement};
