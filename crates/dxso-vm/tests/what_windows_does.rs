@@ -15,8 +15,11 @@ const EVERY_WAY: [(Tier, Isa); 4] = [WAYS[0], WAYS[1], WAYS[2], (Tier::Interpret
 /// Vertices per draw: a full batch of 64 (fused code where there is some) and 6 more.
 const N: usize = 70;
 
-/// Draw `n` vertices in every way; each way's outputs, by vertex and register.
-fn every_way(dev: &mut Device, n: usize) -> Vec<((Tier, Isa), Vec<Vec<[f32; 4]>>)> {
+/// A draw's outputs by vertex and register.
+type Vertices = Vec<Vec<[f32; 4]>>;
+
+/// Draw `n` vertices in every way; each way's outputs.
+fn every_way(dev: &mut Device, n: usize) -> Vec<((Tier, Isa), Vertices)> {
     EVERY_WAY
         .into_iter()
         .map(|way| {
