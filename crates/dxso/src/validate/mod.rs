@@ -6,7 +6,7 @@
 //!   swizzle and use `.x`, as the rcp/rsq pages say; other non-replicate swizzles are errors
 //!   [V032]. A multi-component write mask is a warning [V035] (choice C9).
 //! - `mov a0` in vs_2_0+ is a warning [V039] (choice C2).
-//! - `texldl` may write a vs_3_0 output register as well as a temporary [V030]: the
+//! - `texldl` may write a vs_3_0 output register as well as a temporary (V030): the
 //!   reference page says a temporary, but the Windows runtime accepts and runs `o#`
 //!   (instructions.md §6, from Wine's d3d9 visual tests, which pass on Windows).
 //! - read ports are checked for vertex shaders only (the spec gives no pixel-shader numbers);
