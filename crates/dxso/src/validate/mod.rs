@@ -116,15 +116,8 @@ fn is_output(kind: RegisterKind) -> bool {
 }
 
 fn is_matrix(op: Opcode) -> Option<(u32, u8)> {
-    // (registers read from src1, channels produced)
-    match op {
-        Opcode::M4x4 => Some((4, 0xF)),
-        Opcode::M4x3 => Some((3, 0x7)),
-        Opcode::M3x4 => Some((4, 0xF)),
-        Opcode::M3x3 => Some((3, 0x7)),
-        Opcode::M3x2 => Some((2, 0x3)),
-        _ => None,
-    }
+    // (registers read from src1, channels produced: as many as the registers)
+    op.matrix_rows().map(|rows| (rows, (1u8 << rows) - 1))
 }
 
 fn is_scalar(op: Opcode) -> bool {
