@@ -6,7 +6,7 @@
 //!   swizzle and use `.x`, as the rcp/rsq pages say; other non-replicate swizzles are errors
 //!   [V032]. A multi-component write mask is a warning [V035] (choice C9).
 //! - `mov a0` in vs_2_0+ is a warning [V039] (choice C2).
-//! - read ports [V007] and reads per instruction [V008] follow the register tables
+//! - read ports (V007) and reads per instruction (V008) follow the register tables
 //!   ([`crate::registers::read_ports`]: registers.md §2-§5 and §8, and Microsoft's
 //!   "ps_1_1__ps_1_2__ps_1_3__ps_1_4", "ps_2_0", "ps_2_x" and "ps_3_0 Registers" pages for
 //!   pixel shaders); `c#` reads per instruction: 2 in vs_2_0/vs_2_x, unlimited in vs_3_0
