@@ -119,8 +119,9 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
 
 /// The text with every `/* ... */` comment replaced by spaces (its line breaks kept), so that
 /// later positions keep their line and column. As in the C preprocessor Microsoft's assembler
-/// runs, `/*` inside a `//` comment starts nothing. A `/*` without its `*/` is an error at its
-/// position (the rest of the text is comment).
+/// runs, `/*` inside a `//` comment starts nothing, while one after `;` (no comment to the
+/// preprocessor) does. A `/*` without its `*/` is an error at its position (the rest of the
+/// text is comment).
 fn blank_block_comments(source: &str) -> (String, Option<ParseError>) {
     if !source.contains("/*") {
         return (source.to_string(), None);

@@ -1,4 +1,4 @@
-//! What the Unity 4 era listings (346 files of `../shared/corpus/dx9-asm`: Dreamfall Chapters,
+//! What the Unity 4 era listings (315 files of `../shared/corpus/dx9-asm`: Dreamfall Chapters,
 //! Pineview Drive, The Last Tinker, Oddworld, Legends of Aethereus, ...) spell differently from
 //! Microsoft's disassembler. Swizzles, masks of instructions and every mnemonic are the same;
 //! three things differ:
@@ -8,8 +8,8 @@
 //!   `99999996802856925000000000000000000000.00000000`), except that a zero component no
 //!   instruction reads prints as `0`: Unity's compiler filled the unused components of a
 //!   constant with a plain `0` (`def c10, 0.50000000, 0, 0, 0`). A value that eight decimals
-//!   cannot carry back to its bits (`1.538e-05` would be `0.00001538`) prints as Microsoft's
-//!   disassembler prints it (`1.53799995e-005`), so that the listing stays loss-free.
+//!   cannot carry back to its bits (`0.0333333351` would be `0.03333334`, one bit off) prints
+//!   as Microsoft's disassembler prints it, so that the listing stays loss-free.
 //! - a `dcl` with a usage always writes its usage index (`dcl_texcoord0`, `dcl_position0 v0`),
 //!   except a vertex shader's position output (`dcl_position o0`, beside `dcl_texcoord0 o1`).
 //! - a pixel shader's input `dcl` always writes its mask (`dcl_texcoord0 v0.xyzw`).
@@ -181,6 +181,13 @@ mod tests {
         assert_eq!(defs[1], ["0.00000000", "1.00000000", "0.00000000", "0"]);
         // m3x2 reads .xyz of c12 and c13: c12's w is unread.
         assert_eq!(defs[2], ["0.00000000", "0.00000000", "0.00000000", "0"]);
+    }
+
+    #[test]
+    fn values_eight_decimals_cannot_carry_print_as_microsoft_does() {
+        // 0x3d088889 is 0.0333333351; `0.03333334` would read back as 0x3d08888a.
+        let values = ConstReads::default().def_values(0, &[0x3d08_8889, 0x3d08_888a, 0, 0]);
+        assert_eq!(values, ["0.0333333351", "0.03333334", "0", "0"]);
     }
 
     /// Two listings written as Unity 4's tools write them print back the same, and the
