@@ -46,11 +46,15 @@ enum Command {
     },
     /// Print the assembly text of a bytecode file (binary tokens or hex tokens).
     #[command(
-        after_help = "Examples:\n  dxso dis skin.vso\n  dxso asm skin.asm --hex | dxso dis -"
+        after_help = "Examples:\n  dxso dis skin.vso\n  dxso asm skin.asm --hex | dxso dis -\n  dxso dis skin.vso --style unity"
     )]
     Dis {
         /// Bytecode: binary little-endian tokens, or hex tokens one per line; `-` reads stdin.
         file: PathBuf,
+        /// Whose listings to look like: Microsoft's disassembler (`def c0, 0.5, 1, 0, 0`) or
+        /// the Unity 4 era tools (`def c0, 0.50000000, 1.00000000, 0, 0`, `dcl_texcoord0`).
+        #[arg(long, value_enum, default_value_t = Style::Microsoft)]
+        style: Style,
     },
     /// Validate shaders (text or bytecode) against their version's rules and device caps.
     #[command(
@@ -133,6 +137,22 @@ enum Command {
     },
 }
 
+/// `dis --style`: [`dxso::text::Style`] by name.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Style {
+    Microsoft,
+    Unity,
+}
+
+impl From<Style> for dxso::text::Style {
+    fn from(s: Style) -> Self {
+        match s {
+            Style::Microsoft => dxso::text::Style::Microsoft,
+            Style::Unity => dxso::text::Style::Unity,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
     Text,
@@ -164,7 +184,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Asm { file, output, hex } => asm(&file, output.as_deref(), hex),
-        Command::Dis { file } => dis(&file),
+        Command::Dis { file, style } => dis(&file, style.into()),
         Command::Check { rules: true, .. } => list_rules(),
         Command::Check {
             files,
@@ -286,9 +306,9 @@ fn asm(file: &Path, output: Option<&Path>, hex: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-fn dis(file: &Path) -> Result<(), Failure> {
+fn dis(file: &Path, style: dxso::text::Style) -> Result<(), Failure> {
     let bytes = read_input(file)?;
     let shader = input::read_bytecode(&bytes)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
-    stdout(&dxso::text::print(&shader))
+    stdout(&dxso::text::print_styled(&shader, style))
 }

@@ -94,6 +94,30 @@ fn dis_reads_hex_tokens() {
 }
 
 #[test]
+fn dis_prints_either_style_and_both_reassemble() {
+    let src = b"ps_3_0\ndef c0, 0.5, 1, 0, 0\ndcl_texcoord v0\ndcl_texcoord1 v1.xy\n\
+                mad r0, v0, c0.x, v1.y\nmov oC0, r0\n";
+    let hex = String::from_utf8(expect(&["asm", "-", "--hex"], Some(src), 0).stdout).unwrap();
+    let microsoft = "    ps_3_0\n    def c0, 0.5, 1, 0, 0\n    dcl_texcoord v0\n    \
+                     dcl_texcoord1 v1.xy\n    mad r0, v0, c0.x, v1.y\n    mov oC0, r0\n";
+    let unity = "    ps_3_0\n    def c0, 0.50000000, 1.00000000, 0, 0\n    dcl_texcoord0 v0.xyzw\n    \
+                 dcl_texcoord1 v1.xy\n    mad r0, v0, c0.x, v1.y\n    mov oC0, r0\n";
+    for (args, want) in [
+        (&["dis", "-"][..], microsoft),
+        (&["dis", "-", "--style", "microsoft"][..], microsoft),
+        (&["dis", "-", "--style", "unity"][..], unity),
+    ] {
+        let out = expect(args, Some(hex.as_bytes()), 0);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text, want, "{args:?}");
+        let again = expect(&["asm", "-", "--hex"], Some(text.as_bytes()), 0);
+        assert_eq!(String::from_utf8(again.stdout).unwrap(), hex, "{args:?}");
+    }
+    let out = expect(&["dis", "-", "--style", "fancy"], Some(hex.as_bytes()), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unity"));
+}
+
+#[test]
 fn asm_errors_point_at_the_line_and_exit_1() {
     let out = expect(
         &["asm", "-"],

@@ -324,6 +324,16 @@ impl Opcode {
             .iter()
             .any(|i| i.comparison && i.mnemonic.eq_ignore_ascii_case(stem))
     }
+    /// For a matrix macro (`m4x4`, `m4x3`, `m3x4`, `m3x3`, `m3x2`), how many consecutive
+    /// registers its second source reads, which is also how many channels it writes.
+    pub fn matrix_rows(self) -> Option<u32> {
+        match self {
+            Opcode::M4x4 | Opcode::M3x4 => Some(4),
+            Opcode::M4x3 | Opcode::M3x3 => Some(3),
+            Opcode::M3x2 => Some(2),
+            _ => None,
+        }
+    }
     /// Instruction slots in a vertex shader of `version` (vs_2_0 / vs_2_x / vs_3_0 columns).
     pub fn vs_slots(self, version: Version) -> Option<u8> {
         let col = match version.number() {

@@ -80,6 +80,78 @@ pub fn file_size(version: Version, kind: RegisterKind) -> Option<u32> {
     Some(size)
 }
 
+/// How many source operands of one instruction may read a register file: `ports` different
+/// registers of it (the same register again costs no port), and at most `reads` operands
+/// naming it (`None`: unlimited).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadPorts {
+    pub ports: usize,
+    pub reads: Option<usize>,
+}
+
+/// The read-port limits of `kind` in `version` (the "# Read ports" and "# Reads/inst" columns
+/// of the register tables), or `None` where the tables give none (no instruction reads the
+/// file, or the software versions, which have no limits). `vPos` and `vFace` are two files of
+/// one port each.
+pub fn read_ports(version: Version, kind: RegisterKind) -> Option<ReadPorts> {
+    use RegisterKind::*;
+    let n = version.number();
+    let limit = |ports, reads| Some(ReadPorts { ports, reads });
+    if version.minor == 0xFF {
+        return None;
+    }
+    if version.is_vertex() {
+        // registers.md §3 (vs_2_0; vs_1_1 as vs_2_0), §4 (vs_2_x: the vs_2_0 rows), §5 (vs_3_0).
+        let sm3 = n >= 0x300;
+        return match kind {
+            Temp => limit(3, None),                       // r#: 3 ports, unlimited
+            Input => limit(1, None),                      // v#: 1 port, unlimited
+            Const | Addr | Loop if sm3 => limit(1, None), // c#, a0, aL: 1, unlimited (§5)
+            Const | Addr | Loop => limit(1, Some(2)),     // c#, a0, aL: 1 port, 2 reads (§3)
+            ConstBool | ConstInt | Predicate | Sampler => limit(1, Some(1)), // b#, i#, p0, s#: 1, 1
+            _ => None,
+        };
+    }
+    match n {
+        // "ps_1_1__ps_1_2__ps_1_3__ps_1_4 Registers", table "Read Port Limit" (different
+        // registers per instruction; the page gives no per-instruction read count).
+        0x101..0x105 => match kind {
+            Const => limit(2, None),                 // c#: 2 in every 1_x
+            Temp if n == 0x104 => limit(3, None),    // r#: 3 in 1_4
+            Temp => limit(2, None),                  // r#: 2 in 1_1..1_3
+            Texture if n == 0x101 => limit(2, None), // t#: 2 in 1_1
+            Texture if n == 0x104 => limit(1, None), // t#: 1 in 1_4
+            Texture => limit(3, None),               // t#: 3 in 1_2, 1_3
+            Input => limit(2, None),                 // v#: 2 (1_4: in phase 2)
+            _ => None,
+        },
+        // "ps_2_0 Registers" and "ps_2_x Registers", table "Input Register Types" (the two
+        // tables have the same rows).
+        0x200..0x300 => match kind {
+            Input => limit(1, None),    // v#: 1 port, unlimited
+            Temp => limit(3, None),     // r#: 3 ports, unlimited
+            Const => limit(1, Some(2)), // c#: 1 port, 2 reads
+            ConstInt | ConstBool | Predicate => limit(1, Some(1)), // i#, b#, p0: 1, 1
+            Sampler => limit(1, Some(1)), // s#: 1, 1
+            // t#: the row says 1 port and 1 read, but Microsoft's compiler writes
+            // `dp3 r0.w, t0, t0` and `lrp r2.z, r0.x, t2.w, t2.z` (18 ps_2_0/ps_2_x shaders of
+            // the corpus, which D3D9 takes): only the port limit holds, as for v#.
+            Texture => limit(1, None),
+            _ => None,
+        },
+        // "ps_3_0 Registers", table "Input Register Types"; registers.md §8 for v#, vPos,
+        // vFace and aL.
+        _ => match kind {
+            Input => limit(1, None), // v#: 1 port, unlimited
+            Temp => limit(3, None),  // r#: 3 ports, unlimited
+            Const => limit(1, None), // c#: 1 port, unlimited
+            ConstInt | ConstBool | Predicate | Sampler => limit(1, Some(1)), // i#, b#, p0, s#
+            MiscType | Loop => limit(1, None), // vPos, vFace, aL: 1, unlimited
+            _ => None,
+        },
+    }
+}
+
 /// The assembler name of a register (`r3`, `oPos`, `vFace`, `aL`, ...).
 pub fn register_name(kind: RegisterKind, number: u32) -> String {
     use RegisterKind::*;

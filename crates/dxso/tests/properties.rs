@@ -88,6 +88,11 @@ proptest! {
     }
 
     #[test]
+    fn assembler_never_panics_on_random_text_with_block_comments(s in "([ -~\t\n]|/\\*|\\*/){0,100}") {
+        let _ = text::parse(&format!("vs_3_0\n{s}"));
+    }
+
+    #[test]
     fn assembler_never_panics_on_random_text(s in "[ -~\t\n]{0,200}") {
         let _ = text::parse(&s);
         let _ = text::parse(&format!("vs_3_0\n{s}"));
@@ -97,9 +102,11 @@ proptest! {
     fn valid_ir_round_trips(shader in arb_shader()) {
         let tokens = binary::write(&shader).expect("valid IR encodes");
         prop_assert_eq!(&binary::read(&tokens).expect("decodes"), &shader);
-        let listing = text::print(&shader);
-        let parsed = text::parse(&listing).map_err(|e| TestCaseError::fail(format!("{e}\n{listing}")))?;
-        prop_assert_eq!(&parsed, &shader, "{}", listing);
+        for style in [text::Style::Microsoft, text::Style::Unity] {
+            let listing = text::print_styled(&shader, style);
+            let parsed = text::parse(&listing).map_err(|e| TestCaseError::fail(format!("{e}\n{listing}")))?;
+            prop_assert_eq!(&parsed, &shader, "{:?}\n{}", style, listing);
+        }
     }
 }
 

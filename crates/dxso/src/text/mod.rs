@@ -1,7 +1,8 @@
-//! Assembly text: [`parse`] (text -> IR) and [`print`] (IR -> text).
+//! Assembly text: [`parse`] (text -> IR) and [`print`] / [`print_styled`] (IR -> text).
 
 mod parse;
 mod print;
+mod unity;
 
 pub use parse::{ParseError, ParseErrors, Span, parse, parse_with_spans};
-pub use print::{COMMENT_DIRECTIVE, float, print, print_instruction, swizzle};
+pub use print::{COMMENT_DIRECTIVE, Style, float, print, print_instruction, print_styled, swizzle};

@@ -1,6 +1,7 @@
 //! Assembly text -> IR: the syntax Microsoft's assembler accepts.
 //!
-//! One statement per line. `//` and `;` start comments. A small preprocessor handles
+//! One statement per line. `//` and `;` start comments; `/* ... */` block comments may stand
+//! wherever white space may, on one line or across lines. A small preprocessor handles
 //! object-like `#define`, `#undef`, `#line` (ignored) and `\` line continuation. The text
 //! ends at a NUL byte. The assembler also makes the checks an assembler makes (registers that
 //! exist in the version, modifiers the version has, operand counts); the validator makes the
@@ -78,6 +79,8 @@ pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
 /// Assemble `source` into IR, with the position of each instruction (for diagnostics).
 pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors> {
     let source = source.split('\0').next().unwrap_or("");
+    let (source, unterminated) = blank_block_comments(source);
+    let source = source.as_str();
     let mut p = Parser {
         version: None,
         instructions: Vec::new(),
@@ -87,6 +90,9 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
     };
     for (number, text) in logical_lines(source) {
         p.line(number, &text);
+    }
+    if let Some(e) = unterminated {
+        p.errors.push(e);
     }
     let Some(version) = p.version else {
         if p.errors.is_empty() {
@@ -109,6 +115,64 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
         },
         p.spans,
     ))
+}
+
+/// The text with every `/* ... */` comment replaced by spaces (its line breaks kept), so that
+/// later positions keep their line and column. As in the C preprocessor Microsoft's assembler
+/// runs, `/*` inside a `//` comment starts nothing, while one after `;` (no comment to the
+/// preprocessor) does. A `/*` without its `*/` is an error at its position (the rest of the
+/// text is comment).
+fn blank_block_comments(source: &str) -> (String, Option<ParseError>) {
+    if !source.contains("/*") {
+        return (source.to_string(), None);
+    }
+    let bytes = source.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1)) {
+            (b'/', Some(b'/')) => {
+                let end = source[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                out.extend_from_slice(&bytes[i..end]);
+                i = end;
+            }
+            (b'/', Some(b'*')) => {
+                let Some(len) = source[i + 2..].find("*/") else {
+                    let line = source[..i].matches('\n').count() + 1;
+                    let line_start = source[..i].rfind('\n').map_or(0, |n| n + 1);
+                    let line_end = source[i..].find('\n').map_or(source.len(), |n| i + n);
+                    let error = ParseError {
+                        line,
+                        col: i - line_start + 1,
+                        message: "unterminated /* comment (no */ follows)".into(),
+                        line_text: source[line_start..line_end].trim_end().to_string(),
+                    };
+                    out.extend(bytes[i..].iter().map(|&b| blank(b)));
+                    return (into_string(out), Some(error));
+                };
+                let end = i + 2 + len + 2;
+                out.extend(bytes[i..end].iter().map(|&b| blank(b)));
+                i = end;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    (into_string(out), None)
+}
+
+/// A comment's byte as a space; line breaks stay. A multi-byte character becomes one space
+/// per byte, which keeps byte offsets (columns count bytes on the lines of a listing).
+fn blank(b: u8) -> u8 {
+    if matches!(b, b'\n' | b'\r') { b } else { b' ' }
+}
+
+fn into_string(bytes: Vec<u8>) -> String {
+    // Only whole comments (which start and end at ASCII bytes) were blanked, so the text is
+    // still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Physical lines joined at `\` continuations, each with its 1-based first line number.
@@ -1144,5 +1208,55 @@ mod tests {
         );
         assert_eq!(t[3], 0x80E40001);
         assert_eq!(t[6], 0xA0E40002);
+    }
+
+    #[test]
+    fn block_comments_stand_where_white_space_may() {
+        let plain = tokens("vs_2_0\nmov r0, c1\nadd r1, r0, c2\n");
+        // Between two instructions, across lines.
+        assert_eq!(
+            tokens("vs_2_0\nmov r0, c1\n/* one\n   two\n*/\nadd r1, r0, c2\n"),
+            plain
+        );
+        // Inside one line, between operands and around the comma.
+        assert_eq!(
+            tokens("vs_2_0 /* v */\nmov /*a*/ r0 /*b*/, /*c*/c1/*d*/\nadd r1,r0/**/,c2\n"),
+            plain
+        );
+        // Starting inside an instruction line and ending inside the next one.
+        assert_eq!(
+            tokens("vs_2_0\nmov r0, c1 /* from here\n to here */ add r1, r0, c2\n"),
+            plain
+        );
+        // `/*` inside a line comment starts nothing; `//` inside a block comment is comment.
+        assert_eq!(
+            tokens("vs_2_0\nmov r0, c1 // not /* a block\n/* // */ add r1, r0, c2\n"),
+            plain
+        );
+        // A comment in a #define body.
+        assert_eq!(
+            tokens("#define SRC /* the constant */ c1\nvs_2_0\nmov r0, SRC\nadd r1, r0, c2\n"),
+            plain
+        );
+    }
+
+    #[test]
+    fn block_comments_keep_later_positions() {
+        // Two lines of comment before the bad register: still line 4, column 9.
+        let e = parse("vs_3_0\n/* a\n b */ mov r0, c0\nmov r0, v17 /* x */\n").unwrap_err();
+        assert_eq!((e.0[0].line, e.0[0].col), (4, 9), "{e}");
+        // A comment earlier on the same line keeps the column of what follows.
+        let e = parse("vs_3_0\n/* comment */ mov r0, v17\n").unwrap_err();
+        assert_eq!((e.0[0].line, e.0[0].col), (2, 23), "{e}");
+    }
+
+    #[test]
+    fn an_unterminated_block_comment_is_an_error_at_its_start() {
+        let e = parse("vs_3_0\nmov r0, c0\n  add r0, r0, c1 /* never closed\nmov r1, c0\n")
+            .unwrap_err();
+        assert_eq!(e.0.len(), 1, "{e}");
+        assert_eq!((e.0[0].line, e.0[0].col), (3, 18));
+        assert!(e.0[0].message.contains("unterminated"), "{e}");
+        assert_eq!(e.0[0].line_text, "  add r0, r0, c1 /* never closed");
     }
 }

@@ -9,7 +9,11 @@
 //! value prints as its bit pattern (`0x7fc00000`), and a comment block of the token stream
 //! prints as a `// @comment` line listing its DWORDs, which dxso's assembler turns back into
 //! the same block (other assemblers see a comment).
+//!
+//! [`print_styled`] with [`Style::Unity`] prints the spelling of the Unity 4 era listings
+//! instead (see `unity.rs`); either style reassembles to the same tokens.
 
+use super::unity::ConstReads;
 use crate::ir::*;
 use crate::opcodes::{Layout, Opcode};
 use crate::registers::register_name;
@@ -18,8 +22,26 @@ use std::fmt::Write;
 /// Marker of a comment line that carries a token-stream comment block.
 pub const COMMENT_DIRECTIVE: &str = "// @comment";
 
-/// Print a whole shader.
+/// Whose listings a printed shader looks like.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Style {
+    /// Microsoft's disassembler: `def c0, 0.5, 1, 0, 0`, `dcl_texcoord v0` (the default).
+    #[default]
+    Microsoft,
+    /// The Unity 4 era listings: `def c0, 0.50000000, 1.00000000, 0, 0` (a zero component no
+    /// instruction reads as `0`), `dcl_texcoord0 v0.xyzw` (the usage index always, and in a
+    /// pixel shader the input's mask always).
+    Unity,
+}
+
+/// Print a whole shader as Microsoft's disassembler does.
 pub fn print(shader: &Shader) -> String {
+    print_styled(shader, Style::Microsoft)
+}
+
+/// Print a whole shader in `style`.
+pub fn print_styled(shader: &Shader, style: Style) -> String {
+    let unity = (style == Style::Unity).then(|| ConstReads::of(shader));
     let mut out = String::new();
     let _ = writeln!(out, "    {}", shader.version);
     for inst in &shader.instructions {
@@ -36,7 +58,7 @@ pub fn print(shader: &Shader) -> String {
             continue;
         }
         out.push_str("    ");
-        out.push_str(&print_instruction(inst, shader.version));
+        out.push_str(&instruction(inst, shader.version, unity.as_ref()));
         out.push('\n');
     }
     out
@@ -50,8 +72,13 @@ fn fourcc(payload: &[u32]) -> Option<String> {
         .then(|| bytes.iter().map(|&b| b as char).collect())
 }
 
-/// Print one instruction (no indentation, no newline).
+/// Print one instruction as Microsoft's disassembler does (no indentation, no newline).
 pub fn print_instruction(inst: &Instruction, version: Version) -> String {
+    instruction(inst, version, None)
+}
+
+/// One instruction; in the Unity style (`unity` given: the constants' components read).
+fn instruction(inst: &Instruction, version: Version, unity: Option<&ConstReads>) -> String {
     let mut s = String::new();
     if inst.coissue {
         s.push('+');
@@ -61,7 +88,12 @@ pub fn print_instruction(inst: &Instruction, version: Version) -> String {
     }
     let layout = inst.opcode.info().layout;
     if let Some(d) = inst.decl.filter(|_| layout == Layout::Dcl) {
-        s.push_str(&dcl_mnemonic(d, inst.dst.as_ref(), version));
+        s.push_str(&dcl_mnemonic(
+            d,
+            inst.dst.as_ref(),
+            version,
+            unity.is_some(),
+        ));
     } else {
         s.push_str(&inst.opcode.mnemonic(inst.control, version));
     }
@@ -70,10 +102,21 @@ pub fn print_instruction(inst: &Instruction, version: Version) -> String {
     }
     let mut ops: Vec<String> = Vec::new();
     if let Some(d) = &inst.dst {
-        ops.push(dst(d, version));
+        let mut text = dst(d, version);
+        if unity.is_some() && layout == Layout::Dcl && is_pixel_input(d, version) {
+            text = format!(
+                "{}.{}",
+                reg_with_index(d.reg, d.relative),
+                mask_letters(d.mask)
+            );
+        }
+        ops.push(text);
     }
     match layout {
-        Layout::Def => ops.extend(inst.imm.iter().map(|&b| float(f32::from_bits(b)))),
+        Layout::Def => match (unity, &inst.dst) {
+            (Some(reads), Some(d)) => ops.extend(reads.def_values(d.reg.number, &inst.imm)),
+            _ => ops.extend(inst.imm.iter().map(|&b| float(f32::from_bits(b)))),
+        },
         Layout::DefI => ops.extend(inst.imm.iter().map(|&b| (b as i32).to_string())),
         Layout::DefB => ops.extend(inst.imm.iter().map(|&b| match b {
             0 => "false".to_string(),
@@ -90,7 +133,14 @@ pub fn print_instruction(inst: &Instruction, version: Version) -> String {
     s
 }
 
-fn dcl_mnemonic(d: Decl, dst: Option<&Dst>, version: Version) -> String {
+/// Whether a `dcl` declares a pixel shader's input register (`v#`, `t#`).
+fn is_pixel_input(d: &Dst, version: Version) -> bool {
+    version.is_pixel() && matches!(d.reg.kind, RegisterKind::Input | RegisterKind::Texture)
+}
+
+/// `dcl`, `dcl_2d`, `dcl_texcoord1`, ...; `index0` writes a usage index of 0 too, except on
+/// `dcl_position` of an output.
+fn dcl_mnemonic(d: Decl, dst: Option<&Dst>, version: Version, index0: bool) -> String {
     let reg = dst.map(|d| d.reg.kind);
     if reg == Some(RegisterKind::Sampler) || d.texture_type != 0 {
         return match TextureType::from_u32(d.texture_type as u32) {
@@ -104,7 +154,11 @@ fn dcl_mnemonic(d: Decl, dst: Option<&Dst>, version: Version) -> String {
         return "dcl".into();
     }
     match Usage::from_u32(d.usage as u32) {
-        Some(u) if d.usage_index == 0 => format!("dcl_{}", u.name()),
+        // The Unity listings keep `dcl_position o0` for a vertex shader's position output.
+        Some(Usage::Position) if d.usage_index == 0 && reg == Some(RegisterKind::Output) => {
+            "dcl_position".into()
+        }
+        Some(u) if d.usage_index == 0 && !index0 => format!("dcl_{}", u.name()),
         Some(u) => format!("dcl_{}{}", u.name(), d.usage_index),
         None => format!("dcl_{}", raw_usage(d)),
     }
@@ -144,9 +198,11 @@ fn mask(m: WriteMask) -> String {
     if m == WriteMask::ALL {
         return String::new();
     }
-    let mut s = String::from(".");
-    s.extend((0..4).filter(|&c| m.has(c)).map(|c| LETTERS[c]));
-    s
+    format!(".{}", mask_letters(m))
+}
+
+fn mask_letters(m: WriteMask) -> String {
+    (0..4).filter(|&c| m.has(c)).map(|c| LETTERS[c]).collect()
 }
 
 /// `.xyzw` omitted, a replicate printed as one letter, anything else as four.

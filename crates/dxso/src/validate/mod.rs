@@ -9,9 +9,12 @@
 //! - `texldl` may write a vs_3_0 output register as well as a temporary (V030): the
 //!   reference page says a temporary, but the Windows runtime accepts and runs `o#`
 //!   (instructions.md §6, from Wine's d3d9 visual tests, which pass on Windows).
-//! - read ports are checked for vertex shaders only (the spec gives no pixel-shader numbers);
-//!   `c#` reads per instruction: 2 in vs_2_0/vs_2_x, unlimited in vs_3_0 (interpretation in
-//!   registers.md §2). sincos's two constant operands are the documented exception.
+//! - read ports (V007) and reads per instruction (V008) follow the register tables
+//!   ([`crate::registers::read_ports`]: registers.md §2-§5 and §8, and Microsoft's
+//!   "ps_1_1__ps_1_2__ps_1_3__ps_1_4", "ps_2_0", "ps_2_x" and "ps_3_0 Registers" pages for
+//!   pixel shaders); `c#` reads per instruction: 2 in vs_2_0/vs_2_x, unlimited in vs_3_0
+//!   (interpretation in registers.md §2). sincos's two constant operands are the documented
+//!   exception. The software versions (vs_2_sw, ps_2_sw, ...) have no limits.
 //! - `_abs` on `c#` is checked per instruction [V042] (choice C10).
 //! - `def*` after code is a warning [V018] (choice C13).
 //! - read-before-write [V040] follows program order; a subroutine sees every write of the
@@ -28,7 +31,7 @@ pub use rules::{RULES, Rule};
 
 use crate::ir::{self, *};
 use crate::opcodes::{Layout, Opcode};
-use crate::registers::{file_size, register_name};
+use crate::registers::{file_size, read_ports, register_name};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How bad a finding is.
@@ -119,15 +122,8 @@ fn is_output(kind: RegisterKind) -> bool {
 }
 
 fn is_matrix(op: Opcode) -> Option<(u32, u8)> {
-    // (registers read from src1, channels produced)
-    match op {
-        Opcode::M4x4 => Some((4, 0xF)),
-        Opcode::M4x3 => Some((3, 0x7)),
-        Opcode::M3x4 => Some((4, 0xF)),
-        Opcode::M3x3 => Some((3, 0x7)),
-        Opcode::M3x2 => Some((2, 0x3)),
-        _ => None,
-    }
+    // (registers read from src1, channels produced: as many as the registers)
+    op.matrix_rows().map(|rows| (rows, (1u8 << rows) - 1))
 }
 
 fn is_scalar(op: Opcode) -> bool {
@@ -289,9 +285,7 @@ impl Validator<'_> {
         self.result_modifiers(i, inst);
         self.source_modifiers(i, inst);
         self.operands(i, inst);
-        if self.vs() && !self.sw() {
-            self.read_ports(i, inst);
-        }
+        self.read_ports(i, inst);
     }
 
     fn caps_features(&mut self, i: usize, inst: &Instruction) {
@@ -909,49 +903,53 @@ impl Validator<'_> {
 
     fn read_ports(&mut self, i: usize, inst: &Instruction) {
         use RegisterKind::*;
-        let n = self.n();
-        let sm3 = n >= 0x300;
         let srcs: &[Src] = match inst.opcode {
             Opcode::SinCos if inst.srcs.len() == 3 => &inst.srcs[..1],
             Opcode::Sgn if inst.srcs.len() == 3 => &inst.srcs[..1],
             _ => &inst.srcs,
         };
-        // Per file: the distinct registers read, and how many operands read the file.
+        // Per file (vPos and vFace are a file each): the distinct registers read, and how
+        // many operands read the file.
         type Reads = (HashSet<(u32, Option<Relative>)>, usize);
-        let mut by_file: BTreeMap<RegisterKind, Reads> = BTreeMap::new();
+        let mut by_file: BTreeMap<(RegisterKind, u32), Reads> = BTreeMap::new();
         for s in srcs {
             if s.reg.kind == Label {
                 continue;
             }
-            let e = by_file.entry(s.reg.kind).or_default();
+            let misc = if s.reg.kind == MiscType {
+                s.reg.number
+            } else {
+                0
+            };
+            let e = by_file.entry((s.reg.kind, misc)).or_default();
             e.0.insert((s.reg.number, s.relative));
             e.1 += 1;
         }
-        for (kind, (distinct, reads)) in by_file {
-            let (ports, max_reads) = match kind {
-                Temp => (3, usize::MAX),
-                Input => (1, usize::MAX),
-                Const => (1, if sm3 { usize::MAX } else { 2 }),
-                Loop => (1, if sm3 { usize::MAX } else { 2 }),
-                _ => (1, 1),
+        for ((kind, misc), (distinct, reads)) in by_file {
+            let Some(limit) = read_ports(self.v, kind) else {
+                continue;
             };
-            let file = crate::registers::prefix(kind);
-            if distinct.len() > ports {
+            let file = match kind {
+                MiscType => register_name(kind, misc),
+                _ => format!("{}#", crate::registers::prefix(kind)),
+            };
+            if distinct.len() > limit.ports {
                 self.err(
                     Rule::ReadPorts,
                     i,
                     format!(
-                        "{} different {file}# registers in one instruction; {} allows {ports}",
+                        "{} different {file} registers in one instruction; {} allows {}",
                         distinct.len(),
-                        self.v
+                        self.v,
+                        limit.ports
                     ),
                 );
-            } else if reads > max_reads {
+            } else if let Some(max) = limit.reads.filter(|&max| reads > max) {
                 self.err(
                     Rule::ReadsPerInstruction,
                     i,
                     format!(
-                        "{reads} {file}# operands in one instruction; {} allows {max_reads}",
+                        "{reads} {file} operands in one instruction; {} allows {max}",
                         self.v
                     ),
                 );

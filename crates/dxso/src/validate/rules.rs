@@ -20,8 +20,8 @@ rules! {
     RegisterRange = "V004", "the register number is outside the file (NumTemps, MaxVertexShaderConst, labels, ...)", "registers.md §3-§5, §9";
     ReadOnly = "V005", "a read-only register (v#, c#, i#, b#, s#, aL) is written", "registers.md §3, §5";
     WriteOnly = "V006", "an output register is read", "registers.md §3, §5";
-    ReadPorts = "V007", "more distinct registers of one file than its read ports (1 v#, 1 c#, 3 r# per instruction)", "registers.md §2";
-    ReadsPerInstruction = "V008", "more source operands from one file than the version allows (c# twice in vs_2_x, b#/i#/p0/s# once)", "registers.md §2 (interpretation)";
+    ReadPorts = "V007", "more distinct registers of one file than its read ports (vs: 1 v#, 1 c#, 3 r#; ps_3_0: 1 v#; ps_1_x: 2 v#, 2 c#, ...)", "registers.md §2-§5, §8; ps_1_x/ps_2_0/ps_2_x/ps_3_0 Registers pages";
+    ReadsPerInstruction = "V008", "more source operands from one file than the version allows (c# twice in vs_2_x/ps_2_x, b#/i#/p0/s# once, t# once in ps_2_x)", "registers.md §2 (interpretation); ps_2_0/ps_2_x Registers pages";
     ScalarOutput = "V009", "oFog and oPts are scalar: write them with one component (or no mask)", "registers.md §7";
     RelativeAddressing = "V010", "relative addressing of a file that cannot be indexed, or with the wrong index register", "registers.md §6; bytecode.md §7";
     InputNotDeclared = "V011", "an input register is read but not declared with dcl", "registers.md §3, §5, §8";

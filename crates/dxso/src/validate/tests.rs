@@ -267,3 +267,77 @@ fn caps_presets_are_within_d3d9_ranges() {
     bad.vs20.num_temps = 40;
     assert_eq!(bad.problems().len(), 1);
 }
+
+/// Pixel-shader read ports, version by version, with the numbers of each version's register
+/// table (`crate::registers::read_ports`): at each limit an instruction passes; one register
+/// (or read) more is V007 (V008). Where an instruction cannot exceed a limit (r# has 3 ports
+/// and no instruction 4 sources), the limit itself is shown to pass.
+#[test]
+fn pixel_shader_read_ports_follow_each_versions_table() {
+    let port_rules = |src: &str| -> Vec<&'static str> {
+        errors(src)
+            .into_iter()
+            .filter(|r| matches!(*r, "V007" | "V008"))
+            .collect()
+    };
+    let ps1 = "def c0, 0, 0, 0, 0\ndef c1, 1, 1, 1, 1\ndef c2, 0.5, 0.5, 0.5, 0.5\n\
+               tex t0\ntex t1\ntex t2\nmov r1, c0\n";
+    let ps2 = "dcl v0\ndcl v1\ndcl t0\ndcl t1\nmov r1, c0\nmov r2, c0\nmov r3, c0\n";
+    let ps3 = "dcl_color v0\ndcl_color1 v1\ndcl vPos.xy\ndcl vFace\nmov r1, c0\nmov r2, c0\n\
+               mov r3, c0\n";
+    #[rustfmt::skip]
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        // ps_1_1..ps_1_3: c# 2, r# 2, t# 2 / 3 / 3, v# 2 ports ("Read Port Limit" table).
+        ("ps_1_1", ps1, "mad r0, c0, c1, v0", &[]),
+        ("ps_1_1", ps1, "mad r0, c0, c1, c2", &["V007"]),
+        ("ps_1_1", ps1, "mad r0, r0, r1, r0", &[]),
+        ("ps_1_1", ps1, "add r0, v0, v1", &[]),
+        ("ps_1_1", ps1, "add r0, t0, t1", &[]),
+        ("ps_1_1", ps1, "mad r0, t0, t1, t2", &["V007"]),
+        ("ps_1_2", ps1, "mad r0, t0, t1, t2", &[]),
+        ("ps_1_2", ps1, "mad r0, c0, c1, c2", &["V007"]),
+        ("ps_1_3", ps1, "mad r0, t0, t1, t2", &[]),
+        ("ps_1_3", ps1, "mad r0, c2, c1, c0", &["V007"]),
+        // ps_1_4: c# 2, r# 3, t# 1, v# 2.
+        ("ps_1_4", "def c0, 0, 0, 0, 0\ndef c1, 1, 1, 1, 1\ndef c2, 0, 1, 0, 1\n\
+                    texld r1, t0\ntexld r2, t1\ntexld r3, t2\n", "mad r0, r1, r2, r3", &[]),
+        ("ps_1_4", "def c0, 0, 0, 0, 0\ndef c1, 1, 1, 1, 1\ndef c2, 0, 1, 0, 1\n",
+                   "mad r0, c0, c1, c2", &["V007"]),
+        ("ps_1_4", "def c0, 0, 0, 0, 0\ndef c1, 1, 1, 1, 1\n", "mad r0, c0, c1, c0", &[]),
+        // ps_2_0 and ps_2_x: v# 1, r# 3, c# 1 port and 2 reads, t# 1 port.
+        ("ps_2_0", ps2, "add r0, v0, v1", &["V007"]),
+        ("ps_2_0", ps2, "mad r0, v0, v0.x, v0.y", &[]),
+        ("ps_2_0", ps2, "mad r0, r1, r2, r3", &[]),
+        ("ps_2_0", ps2, "add r0, c0, c1", &["V007"]),
+        ("ps_2_0", ps2, "add r0, c0, c0.x", &[]),
+        ("ps_2_0", ps2, "mad r0, c0, c0, c0", &["V008"]),
+        ("ps_2_0", ps2, "add r0, t0, t1", &["V007"]),
+        ("ps_2_0", ps2, "dp3 r0, t0, t0", &[]),
+        ("ps_2_x", ps2, "add r0, v0, v1", &["V007"]),
+        ("ps_2_x", ps2, "add r0, c0, c1", &["V007"]),
+        ("ps_2_x", ps2, "mad r0, c0, c0, c0", &["V008"]),
+        ("ps_2_x", ps2, "add r0, t0, t1", &["V007"]),
+        ("ps_2_x", ps2, "mad r0, r1, r2, r3", &[]),
+        // ps_3_0: v# 1, r# 3, c# 1 port and unlimited reads; vPos and vFace a port each.
+        ("ps_3_0", ps3, "add r0, v0, v1", &["V007"]),
+        ("ps_3_0", ps3, "add r0, v0, v0.x", &[]),
+        ("ps_3_0", ps3, "mad r0, r1, r2, r3", &[]),
+        ("ps_3_0", ps3, "add r0, c0, c1", &["V007"]),
+        ("ps_3_0", ps3, "mad r0, c0, c0, c0", &[]),
+        ("ps_3_0", ps3, "add r0, vPos.x, v0", &[]),
+        ("ps_3_0", ps3, "if_lt vFace, vPos.x\nendif", &[]),
+    ];
+    for (version, setup, line, want) in cases {
+        let src = format!("{version}\n{setup}{line}\nmov oC0, r0\n");
+        let src = if version.starts_with("ps_1") {
+            src.replace("mov oC0, r0\n", "")
+        } else {
+            src
+        };
+        assert_eq!(port_rules(&src), *want, "{version}: {line}\n{src}");
+    }
+    // The brief's example: ps_3_0's v# has one read port.
+    assert!(
+        errors("ps_3_0\ndcl_texcoord v0\ndcl_texcoord1 v1\nadd oC0, v0, v1\n").contains(&"V007")
+    );
+}
