@@ -45,8 +45,9 @@ pub use exec::Isa;
 pub use fetch::DeclType;
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
-    Format, SamplerState, Storage, Texture, TextureAddress, TextureError, TextureFilter,
-    TextureKind, VERTEX_TEXTURE_FILTER_CAPS, check_vertex_texture_format, sample,
+    Format, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,
+    TextureError, TextureFilter, TextureKind, VERTEX_TEXTURE_FILTER_CAPS,
+    check_vertex_texture_format, sample,
 };
 pub use trace::{Trace, TraceStep};
 
