@@ -70,3 +70,25 @@ fn scene_numbers_use_checked_arithmetic() {
     // A multi-byte character in "hex" was sliced through.
     refuses(&["run"], "hex_multibyte.json", "is not a hex digit");
 }
+
+#[test]
+fn repeated_diagnostics_are_summarised() {
+    // 40 nested `if b#`: one V053 for each of the 16 levels past 24; 10 are shown.
+    let out = Command::new(env!("CARGO_BIN_EXE_dxso"))
+        .arg("check")
+        .arg(hostile("nested_if.asm"))
+        .output()
+        .expect("dxso runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("error[V053]").count(), 10, "{err}");
+    assert!(err.contains("nested_if.asm:28:1: error[V053]"), "{err}");
+    assert!(
+        err.contains(
+            "nested_if.asm: note: 6 more [V053] diagnostics not shown (at most 10 per rule)"
+        ),
+        "{err}"
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("(16 errors, 0 warnings)"), "{summary}");
+}
