@@ -622,7 +622,7 @@ impl Device {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
                 let mut m = Machine::new(program, &uniforms);
-                return ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace);
+                return caught(|| ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace));
             }
             data.par_chunks_mut(task_vertices * regs * 4)
                 .enumerate()
@@ -630,7 +630,7 @@ impl Device {
                     || Machine::new(program, &uniforms),
                     |m, (t, chunk)| {
                         let n = chunk.len() / (regs * 4);
-                        ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace)
+                        caught(|| ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace))
                     },
                 )
         };
@@ -643,6 +643,19 @@ impl Device {
         out.unbound_inputs = prep.unbound.iter().map(|u| u.1.clone()).collect();
         Ok(())
     }
+}
+
+/// A draw's work on a (rayon worker) thread, a panic in it turned into an error of the draw
+/// instead of unwinding out of the worker into the caller.
+fn caught(work: impl FnOnce() -> Result<(), VmError>) -> Result<(), VmError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(VmError::Panicked(format!("a draw: {what}")))
+    })
 }
 
 struct Prepared {
@@ -796,7 +809,11 @@ impl DrawContext<'_> {
                 let at = b.stream.offset + b.element.offset as usize + element * b.stream.stride;
                 io.inputs[b.reg as usize] = b.stream.data[at..].as_ptr();
             }
-            if !fused.run(&mut m.rows, self.program, self.uniforms, &io) {
+            let within = fused.run(&mut m.rows, self.program, self.uniforms, &io);
+            if let Some(name) = crate::jit::take_callback_panic() {
+                return Err(VmError::Panicked(name.into()));
+            }
+            if !within {
                 return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
             }
             return Ok(());
@@ -854,7 +871,11 @@ impl DrawContext<'_> {
         }
         match compiled {
             Some(jit) => {
-                if !jit.run(&mut m.rows, self.program, self.uniforms) {
+                let within = jit.run(&mut m.rows, self.program, self.uniforms);
+                if let Some(name) = crate::jit::take_callback_panic() {
+                    return Err(VmError::Panicked(name.into()));
+                }
+                if !within {
                     return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
                 }
             }

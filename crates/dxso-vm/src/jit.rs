@@ -58,13 +58,15 @@ pub(crate) extern "C" fn texldl<const N: usize>(
 ) {
     // SAFETY: the compiled code passes the draw's sampling state and its 4 * N float slot.
     let (sampling, io) = unsafe { (&*sampling, std::slice::from_raw_parts_mut(io, 4 * N)) };
-    for l in 0..N {
-        let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
-        let t = sampling.sample_lane(sampler as u8, coords);
-        for (c, x) in t.into_iter().enumerate() {
-            io[c * N + l] = x;
+    callback("texldl", io, |io| {
+        for l in 0..N {
+            let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
+            let t = sampling.sample_lane(sampler as u8, coords);
+            for (c, x) in t.into_iter().enumerate() {
+                io[c * N + l] = x;
+            }
         }
-    }
+    });
 }
 
 /// `sincos` on `N` lanes: `io[0..N]` = x on entry; cos x in `io[0..N]`, sin x in
@@ -72,11 +74,36 @@ pub(crate) extern "C" fn texldl<const N: usize>(
 pub(crate) extern "C" fn sincos<const N: usize>(io: *mut f32) {
     // SAFETY: the compiled code passes its 4 * N float slot.
     let io = unsafe { std::slice::from_raw_parts_mut(io, 4 * N) };
-    for l in 0..N {
-        let x = io[l];
-        io[l] = x.cos();
-        io[N + l] = x.sin();
+    callback("sincos", io, |io| {
+        for l in 0..N {
+            let x = io[l];
+            io[l] = x.cos();
+            io[N + l] = x.sin();
+        }
+    });
+}
+
+thread_local! {
+    /// The callback that panicked during the batch this thread runs, if one did.
+    static CALLBACK_PANIC: std::cell::Cell<Option<&'static str>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A callback's body, run so that a panic never unwinds into generated code (which has no
+/// unwind tables; from an `extern "C"` function it would abort the process): it is caught
+/// here, the results are zeros, and the panic is recorded for [`take_callback_panic`], which
+/// the draw calls after the batch and turns into an error.
+fn callback(name: &'static str, io: &mut [f32], body: impl FnOnce(&mut [f32])) {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *io)));
+    if caught.is_err() {
+        io.fill(0.0);
+        CALLBACK_PANIC.with(|p| p.set(Some(name)));
     }
+}
+
+/// The callback that panicked during this thread's last batch of compiled code (cleared).
+pub(crate) fn take_callback_panic() -> Option<&'static str> {
+    CALLBACK_PANIC.with(|p| p.take())
 }
 
 /// A program compiled to machine code: by Cranelift, or by the AVX-512 code generator

@@ -33,6 +33,8 @@ mod exec;
 mod fetch;
 mod jit;
 mod program;
+#[cfg(test)]
+mod safety_tests;
 mod texture;
 mod trace;
 pub mod workloads;
@@ -93,4 +95,7 @@ pub enum VmError {
     Threads(String),
     #[error("sampler {0}")]
     Sampler(String),
+    /// A panic inside the draw (a defect in dxso): caught, never an abort.
+    #[error("internal error in {0} (a panic, caught); please report it")]
+    Panicked(String),
 }

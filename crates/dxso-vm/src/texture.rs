@@ -607,6 +607,11 @@ impl Sampling<'_> {
 
 /// One `texldl` lookup.
 pub fn sample(tex: &Texture, st: &SamplerState, src: [f32; 4]) -> [f32; 4] {
+    // Test hook: a coordinate with these bits stands for a defect in the sampler.
+    #[cfg(test)]
+    if src[0].to_bits() == crate::safety_tests::PANIC_BITS {
+        panic!("test: a panic inside the sampler");
+    }
     let last = tex.levels.len() - 1;
     let lod = src[3] + st.mip_lod_bias;
     // A NaN LOD magnifies (it is not > 0).
