@@ -67,6 +67,8 @@ fn scene_numbers_use_checked_arithmetic() {
         "reads past the end of the stream",
     );
     refuses(&["run", "--trace", "0"], "stream_offset.json", "reads past");
+    // A glTF index of 2^32 - 1 in a second primitive wrapped when offset to its vertices.
+    refuses(&["run"], "index_wrap.json", "exceeds 2^32 - 1");
     // A multi-byte character in "hex" was sliced through.
     refuses(&["run"], "hex_multibyte.json", "is not a hex digit");
 }
