@@ -50,8 +50,8 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
             b.set_message(name.clone());
             b.inc(1);
         }
-        let bytes = read_input(Path::new(file))?;
-        let loaded = match load_shader(&name, &bytes) {
+        // Peak memory: the file's bytes are let go once the shader is loaded.
+        let loaded = match load_shader(&name, &read_input(Path::new(file))?) {
             Ok(l) => l,
             Err(msg) => {
                 invalid += 1;

@@ -7,7 +7,10 @@ use dxso::text::Span;
 /// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
 /// space (what `dxso asm --hex` prints; an optional `0x` prefix is accepted).
 pub fn read_bytecode(bytes: &[u8]) -> Result<Shader, ReadError> {
-    read_bytecode_with_offsets(bytes).map(|(s, _)| s)
+    match hex_tokens(bytes) {
+        Some(tokens) => binary::read(&tokens),
+        None => binary::read_bytes(bytes),
+    }
 }
 
 fn read_bytecode_with_offsets(bytes: &[u8]) -> Result<(Shader, Vec<usize>), ReadError> {

@@ -655,6 +655,10 @@ fn statement(cur: &mut Cursor, version: Version) -> LineResult<Instruction> {
             }
         }
     }
+    // Peak memory: a listing's IR holds every instruction; its sources get an allocation of
+    // their size (a `Vec` grows to four at its first push, and shrinking it in place would
+    // leave the rest of its block unused).
+    inst.srcs = inst.srcs.to_vec();
     Ok(inst)
 }
 
