@@ -4,5 +4,8 @@ mod parse;
 mod print;
 mod unity;
 
-pub use parse::{ParseError, ParseErrors, Span, parse, parse_with_spans};
+pub use parse::{
+    MAX_MACRO_DEPTH, MAX_MACRO_EXPANSION, MAX_PARSE_ERRORS, ParseError, ParseErrors, Span, parse,
+    parse_with_spans,
+};
 pub use print::{COMMENT_DIRECTIVE, Style, float, print, print_instruction, print_styled, swizzle};

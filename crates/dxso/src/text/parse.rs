@@ -11,8 +11,21 @@ use super::print::COMMENT_DIRECTIVE;
 use crate::ir::*;
 use crate::opcodes::{Layout, Opcode};
 use crate::registers::{file_size, parse_register_name, register_name};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+
+/// The most macros one `#define` expansion may nest (a macro whose body uses a macro whose
+/// body uses a macro ...); deeper is an error.
+pub const MAX_MACRO_DEPTH: usize = 16;
+
+/// The most errors one text reports; past it the rest are counted in one last error
+/// ("N more errors not shown").
+pub const MAX_PARSE_ERRORS: usize = 100;
+
+/// The most bytes one line may grow to by `#define` expansion; longer is an error. (Bodies
+/// that use a macro several times grow exponentially with the nesting; this bounds the work.)
+pub const MAX_MACRO_EXPANSION: usize = 64 * 1024;
 
 /// One problem in the text, at a 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +64,9 @@ impl ParseErrors {
                 "{file}:{}:{}: error: {}\n",
                 e.line, e.col, e.message
             ));
+            if e.line_text.is_empty() {
+                continue;
+            }
             out.push_str(&format!("    {}\n", e.line_text));
             let pad: String = e
                 .line_text
@@ -80,19 +96,32 @@ pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
 pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors> {
     let source = source.split('\0').next().unwrap_or("");
     let (source, unterminated) = blank_block_comments(source);
-    let source = source.as_str();
+    let source = &*source;
     let mut p = Parser {
         version: None,
         instructions: Vec::new(),
         spans: Vec::new(),
         errors: Vec::new(),
         macros: HashMap::new(),
+        not_shown: 0,
     };
     for (number, text) in logical_lines(source) {
         p.line(number, &text);
     }
     if let Some(e) = unterminated {
         p.errors.push(e);
+    }
+    if p.not_shown > 0 {
+        let line = p.errors.last().map_or(1, |e| e.line);
+        p.errors.push(ParseError {
+            line,
+            col: 1,
+            message: format!(
+                "{} more errors not shown (limit MAX_PARSE_ERRORS = {MAX_PARSE_ERRORS})",
+                p.not_shown
+            ),
+            line_text: String::new(),
+        });
     }
     let Some(version) = p.version else {
         if p.errors.is_empty() {
@@ -122,9 +151,9 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
 /// runs, `/*` inside a `//` comment starts nothing, while one after `;` (no comment to the
 /// preprocessor) does. A `/*` without its `*/` is an error at its position (the rest of the
 /// text is comment).
-fn blank_block_comments(source: &str) -> (String, Option<ParseError>) {
+fn blank_block_comments(source: &str) -> (Cow<'_, str>, Option<ParseError>) {
     if !source.contains("/*") {
-        return (source.to_string(), None);
+        return (Cow::Borrowed(source), None);
     }
     let bytes = source.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -148,7 +177,7 @@ fn blank_block_comments(source: &str) -> (String, Option<ParseError>) {
                         line_text: source[line_start..line_end].trim_end().to_string(),
                     };
                     out.extend(bytes[i..].iter().map(|&b| blank(b)));
-                    return (into_string(out), Some(error));
+                    return (Cow::Owned(into_string(out)), Some(error));
                 };
                 let end = i + 2 + len + 2;
                 out.extend(bytes[i..end].iter().map(|&b| blank(b)));
@@ -160,7 +189,7 @@ fn blank_block_comments(source: &str) -> (String, Option<ParseError>) {
             }
         }
     }
-    (into_string(out), None)
+    (Cow::Owned(into_string(out)), None)
 }
 
 /// A comment's byte as a space; line breaks stay. A multi-byte character becomes one space
@@ -176,24 +205,29 @@ fn into_string(bytes: Vec<u8>) -> String {
 }
 
 /// Physical lines joined at `\` continuations, each with its 1-based first line number.
-fn logical_lines(source: &str) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
-    let mut pending: Option<(usize, String)> = None;
-    for (i, raw) in source.split('\n').enumerate() {
+fn logical_lines(source: &str) -> impl Iterator<Item = (usize, Cow<'_, str>)> {
+    // Lazily, borrowing each line that has no continuation: a listing is not copied line by
+    // line before it is parsed.
+    let mut physical = source.split('\n').enumerate();
+    std::iter::from_fn(move || {
+        let (i, raw) = physical.next()?;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        let (start, mut text) = pending.take().unwrap_or((i + 1, String::new()));
-        if let Some(stripped) = raw.strip_suffix('\\') {
-            text.push_str(stripped);
-            pending = Some((start, text));
-        } else {
-            text.push_str(raw);
-            out.push((start, text));
+        let Some(first) = raw.strip_suffix('\\') else {
+            return Some((i + 1, Cow::Borrowed(raw)));
+        };
+        let mut text = first.to_string();
+        for (_, raw) in physical.by_ref() {
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            match raw.strip_suffix('\\') {
+                Some(more) => text.push_str(more),
+                None => {
+                    text.push_str(raw);
+                    break;
+                }
+            }
         }
-    }
-    if let Some(p) = pending {
-        out.push(p);
-    }
-    out
+        Some((i + 1, Cow::Owned(text)))
+    })
 }
 
 struct Parser {
@@ -202,6 +236,8 @@ struct Parser {
     spans: Vec<Span>,
     errors: Vec<ParseError>,
     macros: HashMap<String, String>,
+    /// Errors past [`MAX_PARSE_ERRORS`], counted only.
+    not_shown: usize,
 }
 
 type LineResult<T> = Result<T, (usize, String)>;
@@ -224,7 +260,10 @@ impl Parser {
         if code.trim().is_empty() {
             return;
         }
-        let text = self.expand(code);
+        let text = match self.expand(code) {
+            Ok(text) => text,
+            Err((col, message)) => return self.error(number, col, message, code),
+        };
         let mut cur = Cursor::new(&text);
         let result = match self.version {
             None => parse_version(&mut cur).map(|v| {
@@ -242,6 +281,10 @@ impl Parser {
     }
 
     fn error(&mut self, line: usize, col: usize, message: String, text: &str) {
+        if self.errors.len() >= MAX_PARSE_ERRORS {
+            self.not_shown += 1;
+            return;
+        }
         self.errors.push(ParseError {
             line,
             col: col + 1,
@@ -280,43 +323,93 @@ impl Parser {
         Ok(())
     }
 
-    /// Replace macro names, repeatedly for macros that use macros (at most 16 rounds).
-    fn expand(&self, code: &str) -> String {
-        let mut text = code.to_string();
+    /// Replace macro names as a C preprocessor does: a body is expanded again (macros that use
+    /// macros), except for names already being expanded (`#define R R` gives `R`). The work
+    /// is bounded: at most [`MAX_MACRO_DEPTH`] macros inside one another and at most
+    /// [`MAX_MACRO_EXPANSION`] bytes of expanded text per line, otherwise an error at the
+    /// column of the outermost macro name.
+    fn expand(&self, code: &str) -> LineResult<String> {
         if self.macros.is_empty() {
-            return text;
+            return Ok(code.to_string());
         }
-        for _ in 0..16 {
-            let mut out = String::with_capacity(text.len());
-            let mut changed = false;
-            let bytes = text.as_bytes();
-            let mut i = 0;
-            while i < bytes.len() {
-                if is_ident_start(bytes[i]) {
-                    let start = i;
-                    while i < bytes.len() && is_ident(bytes[i]) {
-                        i += 1;
-                    }
-                    let word = &text[start..i];
-                    match self.macros.get(word) {
-                        Some(body) => {
-                            out.push_str(body);
-                            changed = true;
-                        }
-                        None => out.push_str(word),
-                    }
-                } else {
-                    let ch = text[i..].chars().next().expect("in bounds");
-                    out.push(ch);
-                    i += ch.len_utf8();
+        let mut out = String::with_capacity(code.len());
+        let mut active = Vec::new();
+        self.expand_into(code, &mut active, &mut out)
+            .map_err(|(at, message)| (at.unwrap_or(0), message))?;
+        Ok(out)
+    }
+
+    /// Append `text` with its macros expanded to `out`; `active` holds the macros being
+    /// expanded. An error carries the byte offset of the name in `text` when `active` is
+    /// empty (the caller's column), `None` when it comes from inside a body.
+    fn expand_into<'m>(
+        &'m self,
+        text: &str,
+        active: &mut Vec<&'m str>,
+        out: &mut String,
+    ) -> Result<(), (Option<usize>, String)> {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut copied = 0;
+        while i < bytes.len() {
+            if !is_ident_start(bytes[i]) {
+                // Skip digits glued to letters (`1e5`, `c12`) as one word too.
+                let start = i;
+                while i < bytes.len() && is_ident(bytes[i]) {
+                    i += 1;
                 }
+                if i == start {
+                    i += 1;
+                }
+                continue;
             }
-            text = out;
-            if !changed {
-                break;
+            let start = i;
+            while i < bytes.len() && is_ident(bytes[i]) {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let Some((name, body)) = self.macros.get_key_value(word) else {
+                continue;
+            };
+            if active.contains(&name.as_str()) {
+                continue;
+            }
+            out.push_str(&text[copied..start]);
+            copied = i;
+            let at = active.is_empty().then_some(start);
+            if active.len() >= MAX_MACRO_DEPTH {
+                return Err((
+                    at,
+                    format!(
+                        "macro '{word}' nests deeper than {MAX_MACRO_DEPTH} macros \
+                         (limit MAX_MACRO_DEPTH)"
+                    ),
+                ));
+            }
+            active.push(name);
+            let nested = self.expand_into(body, active, out);
+            active.pop();
+            nested.map_err(|(_, message)| (at, message))?;
+            if out.len() > MAX_MACRO_EXPANSION {
+                return Err((
+                    at,
+                    format!(
+                        "macro '{word}' expands the line past {MAX_MACRO_EXPANSION} bytes \
+                         (limit MAX_MACRO_EXPANSION)"
+                    ),
+                ));
             }
         }
-        text
+        out.push_str(&text[copied..]);
+        if out.len() > MAX_MACRO_EXPANSION {
+            return Err((
+                None,
+                format!(
+                    "the line expands past {MAX_MACRO_EXPANSION} bytes (limit MAX_MACRO_EXPANSION)"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn comment_block(&mut self, number: usize, raw: &str, words: &str) {
@@ -626,6 +719,10 @@ fn statement(cur: &mut Cursor, version: Version) -> LineResult<Instruction> {
             }
         }
     }
+    // Peak memory: a listing's IR holds every instruction; its sources get an allocation of
+    // their size (a `Vec` grows to four at its first push, and shrinking it in place would
+    // leave the rest of its block unused).
+    inst.srcs = inst.srcs.to_vec();
     Ok(inst)
 }
 
@@ -1258,5 +1355,79 @@ mod tests {
         assert_eq!((e.0[0].line, e.0[0].col), (3, 18));
         assert!(e.0[0].message.contains("unterminated"), "{e}");
         assert_eq!(e.0[0].line_text, "  add r0, r0, c1 /* never closed");
+    }
+
+    #[test]
+    fn macros_expand_as_in_c_with_bounded_work() {
+        // Macros use macros; a name is not expanded inside its own expansion.
+        let t = tokens("#define S T\n#define T r2\nvs_2_0\nmov r0, S\n");
+        assert_eq!(t[3], 0x80E40002);
+        let e = parse("#define R R\nvs_2_0\nmov R, r1\n").unwrap_err();
+        assert!(
+            e.0[0].message.contains("R") && !e.0[0].message.contains("MAX_"),
+            "{e}"
+        );
+        // Digits glued to letters are one word (`1e2` is a number, not `1` then `e2`).
+        let t = tokens("#define e2 junk\nvs_2_0\ndef c0, 1e2, 0, 0, 0\n");
+        assert_eq!(t[3], 100f32.to_bits());
+
+        // A chain of MAX_MACRO_DEPTH macros expands; one more is an error at the name.
+        let chain = |n: usize| {
+            let mut src = "#define m0 r3\n".to_string();
+            for k in 1..n {
+                src.push_str(&format!("#define m{k} m{}\n", k - 1));
+            }
+            src + &format!("vs_2_0\nmov r0, m{}\n", n - 1)
+        };
+        assert_eq!(tokens(&chain(MAX_MACRO_DEPTH))[3], 0x80E40003);
+        let e = parse(&chain(MAX_MACRO_DEPTH + 1)).unwrap_err();
+        assert_eq!(e.0.len(), 1);
+        assert_eq!((e.0[0].line, e.0[0].col), (MAX_MACRO_DEPTH + 3, 9));
+        assert!(e.0[0].message.contains("MAX_MACRO_DEPTH"), "{e}");
+
+        // Each level quadruples the text: 12 levels are 4^12 * 3 bytes, past the limit.
+        // (This shape of source, 35 bytes of it, once made the assembler allocate gigabytes.)
+        let grow = |levels: usize| {
+            let mut src = "#define x0 r0 \n".to_string();
+            for k in 1..=levels {
+                let p = format!("x{} ", k - 1);
+                src.push_str(&format!("#define x{k} {}\n", p.repeat(4)));
+            }
+            src + &format!("vs_2_0\nmov r0, x{levels}\n")
+        };
+        let e = parse(&grow(12)).unwrap_err();
+        assert_eq!(e.0.len(), 1);
+        assert_eq!((e.0[0].line, e.0[0].col), (15, 9));
+        assert!(e.0[0].message.contains("MAX_MACRO_EXPANSION"), "{e}");
+        assert!(
+            e.0[0].line_text.len() < 100,
+            "the error shows the line as written"
+        );
+        // Below the limit the expansion happens (and the statement is then wrong).
+        let e = parse(&grow(4)).unwrap_err();
+        assert!(!e.0[0].message.contains("MAX_MACRO"), "{e}");
+    }
+
+    #[test]
+    fn errors_past_the_cap_are_counted_in_one() {
+        let src = format!("vs_2_0\n{}", "foo\n".repeat(MAX_PARSE_ERRORS + 50));
+        let e = parse(&src).unwrap_err();
+        assert_eq!(e.0.len(), MAX_PARSE_ERRORS + 1);
+        let last = e.0.last().unwrap();
+        assert_eq!(
+            last.line,
+            MAX_PARSE_ERRORS + 1,
+            "the line of the last error shown"
+        );
+        assert_eq!(
+            last.message,
+            "50 more errors not shown (limit MAX_PARSE_ERRORS = 100)"
+        );
+        assert!(e.render("x").ends_with(
+            "x:101:1: error: 50 more errors not shown (limit MAX_PARSE_ERRORS = 100)\n"
+        ));
+        // Continued lines are joined and numbered from their first line.
+        let e = parse("vs_2_0\nmov r0, \\\r\n  v99\nfoo\n").unwrap_err();
+        assert_eq!((e.0[0].line, e.0[1].line), (2, 4), "{e}");
     }
 }
