@@ -1584,6 +1584,10 @@ impl<'a> Gen<'a> {
         self.a.vpsubd(ZMM[last], ZMM[last], one)?;
         self.a.vpcmpud(k1, ZMM[i], ZMM[last], 1)?;
         self.a.vmovdqa32(ZMM[last].k1(), ZMM[i])?;
+        if crate::guard::broken_gather() != 0 {
+            let k = self.kb(crate::guard::broken_gather() as u32);
+            self.a.vpaddd(ZMM[last], ZMM[last], k)?;
+        }
         // Each lane's register whole (16 bytes), then a transpose: cheaper than four
         // 16-lane gathers.
         self.a.vpslld(ZMM[last], ZMM[last], 4)?;

@@ -4,6 +4,7 @@
 
 use crate::exec::{Machine, NoTrace, Uniforms};
 use crate::fetch::{DeclType, transpose4};
+use crate::guard::{Buf, GuardedBuf};
 use crate::program::{INPUT_BASE, LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
 use crate::{LANES, VmError};
@@ -117,6 +118,8 @@ pub struct Device {
     fused: std::sync::Mutex<Option<FusedCache>>,
     /// Whether the last draw had fused code for its layout.
     last_fused: std::sync::atomic::AtomicBool,
+    /// Guard-page test mode (see the `guard` module).
+    guard_pages: bool,
 }
 
 type FusedCache = (crate::avx512::Layout, Option<Arc<crate::avx512::Fused>>);
@@ -169,6 +172,7 @@ impl Device {
             jit: std::sync::OnceLock::new(),
             fused: std::sync::Mutex::new(None),
             last_fused: std::sync::atomic::AtomicBool::new(false),
+            guard_pages: crate::guard::from_env(),
         }
     }
 
@@ -326,6 +330,20 @@ impl Device {
         self.tier = tier;
     }
 
+    /// Guard-page test mode, off by default or what `DXSO_GUARD_PAGES=1` in the environment
+    /// says: each draw copies its batch arenas, constant file, streams, index buffer and
+    /// output records into mappings that end (and start) at inaccessible pages, so that
+    /// compiled code reading or writing past one of them faults (SIGSEGV) instead of passing
+    /// silently. Results are identical; draws are slower (the copies). For tests.
+    pub fn set_guard_pages(&mut self, on: bool) {
+        self.guard_pages = on;
+    }
+
+    /// Whether the guard-page test mode is on.
+    pub fn guard_pages(&self) -> bool {
+        self.guard_pages
+    }
+
     /// Whether draws of the bound program run compiled code (compiling it now if needed).
     pub fn jit_active(&self) -> bool {
         self.compiled().is_some()
@@ -458,6 +476,7 @@ impl Device {
                     let b = Binding {
                         reg,
                         element: *e,
+                        data: Buf::Shared(stream.data.clone()),
                         stream,
                     };
                     b.check_bounds(vertex_count, instances, self.indices.as_deref())?;
@@ -508,7 +527,8 @@ impl Device {
         Ok(Prepared {
             bindings,
             unbound,
-            consts,
+            consts: Buf::Heap(consts),
+            indices: None,
             ints,
             bools,
         })
@@ -565,7 +585,7 @@ impl Device {
             uniforms,
             bindings: &prep.bindings,
             unbound: &prep.unbound,
-            indices: self.indices.as_deref(),
+            indices: prep.indices.as_deref().or(self.indices.as_deref()),
             vertex_count,
         }
     }
@@ -601,7 +621,10 @@ impl Device {
         if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
             return Err(VmError::TooLarge(floats.saturating_mul(4)));
         }
-        let prep = self.prepare(program, vertex_count, instances)?;
+        let mut prep = self.prepare(program, vertex_count, instances)?;
+        if self.guard_pages {
+            prep.guard(self.indices.as_deref(), vertex_count);
+        }
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
 
@@ -618,16 +641,30 @@ impl Device {
         self.last_fused
             .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
         let ctx = self.context(program, &prep, &uniforms, vertex_count, fused.as_deref());
+        let guard = self.guard_pages;
+        let machine = || {
+            let mut m = Machine::new(program, &uniforms);
+            if guard {
+                m.rows.guard();
+            }
+            m
+        };
+        let mut guarded_out = None;
+        let records: &mut [f32] = match GuardedBuf::zeroed(floats).filter(|_| guard) {
+            Some(g) => guarded_out.insert(g),
+            None => &mut data[..],
+        };
         let mut run = || -> Result<(), VmError> {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
-                let mut m = Machine::new(program, &uniforms);
+                let mut m = machine();
                 return caught(|| ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace));
             }
-            data.par_chunks_mut(task_vertices * regs * 4)
+            records
+                .par_chunks_mut(task_vertices * regs * 4)
                 .enumerate()
                 .try_for_each_init(
-                    || Machine::new(program, &uniforms),
+                    machine,
                     |m, (t, chunk)| {
                         let n = chunk.len() / (regs * 4);
                         caught(|| ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace))
@@ -637,6 +674,9 @@ impl Device {
         match &self.pool {
             Some(pool) => pool.install(run)?,
             None => run()?,
+        }
+        if let Some(g) = guarded_out {
+            out.data.copy_from_slice(&g);
         }
         out.registers = program.outputs.clone();
         out.vertices = total;
@@ -661,12 +701,28 @@ fn caught(work: impl FnOnce() -> Result<(), VmError>) -> Result<(), VmError> {
 struct Prepared {
     bindings: Vec<Binding>,
     unbound: Vec<(u8, String)>,
-    consts: Vec<[f32; 4]>,
+    consts: Buf<[f32; 4]>,
+    /// Guard-page mode: the draw's indices, guarded (otherwise the device's are used).
+    indices: Option<Buf<u32>>,
     ints: [[i32; 4]; 16],
     bools: [bool; 16],
 }
 
 impl Prepared {
+    /// Guard-page mode: the constant file, every binding's stream and the draw's
+    /// `vertex_count` indices into guarded copies.
+    fn guard(&mut self, indices: Option<&[u32]>, vertex_count: usize) {
+        self.consts.guard();
+        for b in &mut self.bindings {
+            b.data.guard();
+        }
+        self.indices = indices.map(|ix| {
+            let mut ix = Buf::Heap(ix[..vertex_count].to_vec());
+            ix.guard();
+            ix
+        });
+    }
+
     fn uniforms<'a>(&'a self, sampling: &'a Sampling<'a>, max_instructions: u64) -> Uniforms<'a> {
         Uniforms {
             consts: &self.consts[CONST_PAD..self.consts.len() - CONST_PAD],
@@ -682,6 +738,8 @@ impl Prepared {
 struct Binding {
     reg: u8,
     element: VertexElement,
+    /// The stream's data (guarded in guard-page mode).
+    data: Buf<u8>,
     stream: StreamSource,
 }
 
@@ -807,7 +865,7 @@ impl DrawContext<'_> {
                     _ => first,
                 };
                 let at = b.stream.offset + b.element.offset as usize + element * b.stream.stride;
-                io.inputs[b.reg as usize] = b.stream.data[at..].as_ptr();
+                io.inputs[b.reg as usize] = b.data[at..].as_ptr();
             }
             let within = fused.run(&mut m.rows, self.program, self.uniforms, &io);
             if let Some(name) = crate::jit::take_callback_panic() {
@@ -837,7 +895,7 @@ impl DrawContext<'_> {
         for b in self.bindings {
             let base = INPUT_BASE as usize + b.reg as usize * 4;
             let e = &b.element;
-            let data = &b.stream.data[..];
+            let data = &b.data[..];
             let first = b.stream.offset + e.offset as usize;
             let stride = b.stream.stride;
             let mut at = [0usize; LANES];

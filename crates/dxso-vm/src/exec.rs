@@ -165,7 +165,7 @@ enum Frame {
 
 /// The register arena and execution state of one batch; reused across batches.
 pub(crate) struct Machine {
-    pub rows: Vec<Row>,
+    pub rows: crate::guard::Arena,
     a0: [[i32; LANES]; 4],
     p0: [Mask; 4],
     exec: Mask,
@@ -194,7 +194,7 @@ fn any(m: &Mask) -> bool {
 impl Machine {
     pub fn new(program: &Program, uniforms: &Uniforms) -> Machine {
         let mut m = Machine {
-            rows: vec![[0.0; LANES]; program.rows],
+            rows: crate::guard::Arena::new(program.rows),
             a0: [[0; LANES]; 4],
             p0: [[0; LANES]; 4],
             exec: ALL,

@@ -836,7 +836,10 @@ impl<'a> Emitter<'a> {
             let a = self.b.ins().sextend(types::I64, a);
             let i = self.b.ins().iadd_imm_s(a, base as i64);
             let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, last);
-            let at = self.b.ins().select(ok, i, last);
+            let mut at = self.b.ins().select(ok, i, last);
+            if crate::guard::broken_gather() != 0 {
+                at = self.b.ins().iadd_imm_s(at, crate::guard::broken_gather() as i64);
+            }
             let off = self.b.ins().imul_imm_s(at, 16);
             let addr = self.b.ins().iadd(self.consts, off);
             self.b.ins().load(F4, mem(), addr, 0)

@@ -36,6 +36,9 @@ mod avx512;
 mod device;
 mod exec;
 mod fetch;
+mod guard;
+#[cfg(test)]
+mod guard_tests;
 mod jit;
 mod program;
 #[cfg(test)]
