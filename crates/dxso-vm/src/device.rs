@@ -663,13 +663,10 @@ impl Device {
             records
                 .par_chunks_mut(task_vertices * regs * 4)
                 .enumerate()
-                .try_for_each_init(
-                    machine,
-                    |m, (t, chunk)| {
-                        let n = chunk.len() / (regs * 4);
-                        caught(|| ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace))
-                    },
-                )
+                .try_for_each_init(machine, |m, (t, chunk)| {
+                    let n = chunk.len() / (regs * 4);
+                    caught(|| ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace))
+                })
         };
         match &self.pool {
             Some(pool) => pool.install(run)?,

@@ -83,9 +83,19 @@ fn child(generator: &str, guard: bool, broken: bool) -> (ExitStatus, Option<bool
     let out = Command::new(std::env::current_exe().expect("the test binary"))
         .args(["--exact", "guard_tests::child_draw", "--nocapture"])
         .args(["--test-threads", "1"])
-        .env(CHILD, format!("{generator},{}", if guard { "on" } else { "off" }))
+        .env(
+            CHILD,
+            format!("{generator},{}", if guard { "on" } else { "off" }),
+        )
         .env("DXSO_TEST_BREAK_GATHER", if broken { "1" } else { "0" })
-        .env("DXSO_FUSE", if generator == "avx512-unfused" { "0" } else { "1" })
+        .env(
+            "DXSO_FUSE",
+            if generator == "avx512-unfused" {
+                "0"
+            } else {
+                "1"
+            },
+        )
         .output()
         .expect("runs the child");
     let text = String::from_utf8_lossy(&out.stdout);

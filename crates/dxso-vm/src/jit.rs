@@ -60,6 +60,17 @@
 //! [`crate::VmError::Panicked`] after the batch. A panic elsewhere in a draw's worker (the
 //! interpreter, fetch) is caught around the worker's batches and is the same error.
 //!
+//! Tested, not only argued: in the guard-page test mode (`DXSO_GUARD_PAGES=1`,
+//! [`crate::Device::set_guard_pages`]; see the `guard` module) a draw's batch arenas, padded
+//! constant file, streams, index buffer and output records each end at an inaccessible
+//! page, so an access past one by generated code faults. A test build can compile a
+//! deliberately broken `c[a0.x]` gather (one register past the padded file); the
+//! `guard_tests` show the mode turning it into SIGSEGV for both generators, and the
+//! `tests/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
+//! covered: the stack frame and the callbacks' slot, the integer and boolean files, and an
+//! access that lands inside another buffer of the same draw (a record of another batch in
+//! the output slice, before the start of a buffer by less than its slack to the page).
+//!
 //! `DXSO_JIT_DUMP=1` prints each program Cranelift compiles as machine code to stderr (the
 //! AVX-512 generator writes it to a file: see there); `DXSO_JIT_WHY=1` prints why a program
 //! is not compiled.
@@ -838,7 +849,10 @@ impl<'a> Emitter<'a> {
             let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, last);
             let mut at = self.b.ins().select(ok, i, last);
             if crate::guard::broken_gather() != 0 {
-                at = self.b.ins().iadd_imm_s(at, crate::guard::broken_gather() as i64);
+                at = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(at, crate::guard::broken_gather() as i64);
             }
             let off = self.b.ins().imul_imm_s(at, 16);
             let addr = self.b.ins().iadd(self.consts, off);

@@ -54,7 +54,7 @@ fn noise(len: usize, mut seed: u32) -> Vec<u8> {
 fn the_workloads_give_the_same_bits_guarded() {
     for w in dxso_vm::workloads::builtin(300).unwrap().iter_mut() {
         assert!(w.device.jit_active(), "{}", w.name);
-        same_guarded(&mut w.device, w.vertices, 1, &w.name);
+        same_guarded(&mut w.device, w.vertices, 1, w.name);
     }
 }
 
