@@ -1,4 +1,4 @@
-//! Assembly text: [`parse`] (text -> IR) and [`print`] / [`print_styled`] (IR -> text).
+//! Assembly text: [`parse`] (text -> IR) and [`print`](fn@print) / [`print_styled`] (IR -> text).
 
 mod parse;
 mod print;

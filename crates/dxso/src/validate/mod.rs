@@ -4,8 +4,8 @@
 //! Choices where `../shared/spec` says "(unverified)" (ids in brackets):
 //! - scalar instructions (`rcp`, `rsq`, `exp`, `log`, `expp`, `logp`) accept an identity
 //!   swizzle and use `.x`, as the rcp/rsq pages say; other non-replicate swizzles are errors
-//!   [V032]. A multi-component write mask is a warning [V035] (choice C9).
-//! - `mov a0` in vs_2_0+ is a warning [V039] (choice C2).
+//!   (V032). A multi-component write mask is a warning (V035) (choice C9).
+//! - `mov a0` in vs_2_0+ is a warning (V039) (choice C2).
 //! - `texldl` may write a vs_3_0 output register as well as a temporary (V030): the
 //!   reference page says a temporary, but the Windows runtime accepts and runs `o#`
 //!   (instructions.md §6, from Wine's d3d9 visual tests, which pass on Windows).
@@ -15,9 +15,9 @@
 //!   pixel shaders); `c#` reads per instruction: 2 in vs_2_0/vs_2_x, unlimited in vs_3_0
 //!   (interpretation in registers.md §2). sincos's two constant operands are the documented
 //!   exception. The software versions (vs_2_sw, ps_2_sw, ...) have no limits.
-//! - `_abs` on `c#` is checked per instruction [V042] (choice C10).
-//! - `def*` after code is a warning [V018] (choice C13).
-//! - read-before-write [V040] follows program order; a subroutine sees every write of the
+//! - `_abs` on `c#` is checked per instruction (V042) (choice C10).
+//! - `def*` after code is a warning (V018) (choice C13).
+//! - read-before-write (V040) follows program order; a subroutine sees every write of the
 //!   main program, and a call makes the callee's writes visible after it.
 //! - vs_3_0 `v#` may be indexed by `a0` or `aL`; `o#` only by `aL` (registers.md §11).
 //! - pixel-shader instruction slots: one per instruction (the spec has no PS slot table);
