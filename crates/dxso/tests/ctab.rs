@@ -426,3 +426,49 @@ fn malformed_tables_name_the_word() {
     let e = ConstantTable::read(&words).expect_err("bad register set");
     assert_eq!((e.offset, e.kind), (8, CtabErrorKind::RegisterSet(9)));
 }
+
+mod fuzz {
+    use super::light_table;
+    use dxso::ctab::ConstantTable;
+    use proptest::prelude::*;
+
+    /// Everything a caller may do with a table that reads: no panic, whatever the words.
+    fn exercise(words: &[u32]) {
+        if let Ok(t) = ConstantTable::read(words) {
+            for p in t.paths().iter().take(64) {
+                if let Some(d) = t.find(p) {
+                    let _ = d.slots();
+                }
+            }
+            let _ = t.register_names();
+            let mut s = String::new();
+            dxso::text::print_header(&t, &mut s);
+            let _ = t.to_words();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn random_words_never_panic(words in proptest::collection::vec(any::<u32>(), 0..96)) {
+            exercise(&words);
+        }
+
+        #[test]
+        fn mutated_tables_never_panic(
+            edits in proptest::collection::vec((any::<usize>(), any::<u32>()), 1..6),
+            small in any::<bool>(),
+            cut in any::<usize>(),
+        ) {
+            let mut words = light_table().to_words();
+            for (at, v) in edits {
+                let n = words.len();
+                // Small values hit offsets, counts and enum fields; large ones anything.
+                words[at % n] = if small { v % 512 } else { v };
+            }
+            let keep = words.len() - cut % 8;
+            exercise(&words[..keep]);
+        }
+    }
+}

@@ -8,6 +8,7 @@
 //! place in the parent's.
 
 use super::*;
+use std::collections::BTreeMap;
 
 /// [`ConstantDesc::slots`] gives nothing for types of more values than this (no shader's
 /// constant file holds them; only a broken table describes one).
@@ -153,6 +154,42 @@ impl ConstantTable {
         let mut out = Vec::new();
         for c in &self.constants {
             walk(c.name.clone(), &c.ty, &mut out);
+        }
+        out
+    }
+}
+
+impl ConstantTable {
+    /// For each register a constant occupies, the most specific name covering it:
+    /// `cLightInfo[1].pos` for a member's register, `cViewProj` for each register of a matrix,
+    /// `offsets[2]` for an array element.
+    pub fn register_names(&self) -> BTreeMap<(RegisterSet, u32), String> {
+        fn walk(d: &ConstantDesc, path: String, out: &mut BTreeMap<(RegisterSet, u32), String>) {
+            if d.register_count == 0 {
+                return;
+            }
+            if d.ty.elements > 1 {
+                for i in 0..d.ty.elements as u32 {
+                    match d.element(i) {
+                        Some(e) if e.register_count > 0 => walk(&e, format!("{path}[{i}]"), out),
+                        _ => break,
+                    }
+                }
+            } else if d.ty.class == Class::Struct {
+                for m in &d.ty.members {
+                    if let Some(sub) = d.member(&m.name) {
+                        walk(&sub, format!("{path}.{}", m.name), out);
+                    }
+                }
+            } else {
+                for r in d.register_index..d.register_index + d.register_count {
+                    out.insert((d.register_set, r), path.clone());
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        for c in &self.constants {
+            walk(&ConstantDesc::top(c), c.name.clone(), &mut out);
         }
         out
     }

@@ -331,6 +331,16 @@ impl Shader {
             .position(|i| i.opcode == Opcode::Comment && ctab_data(&i.imm).is_some())
     }
 
+    /// Put `table` in as the shader's CTAB comment block: in place of the first one, or right
+    /// after the version token (where compilers put it) when there is none.
+    pub fn set_constant_table(&mut self, table: &ConstantTable) {
+        let block = table.to_comment();
+        match self.constant_table_index() {
+            Some(i) => self.instructions[i] = block,
+            None => self.instructions.insert(0, block),
+        }
+    }
+
     /// The shader's constant table: `Ok(None)` when it has no CTAB comment block; an error
     /// (with the word offset inside the CTAB data) when the block is malformed.
     pub fn constant_table(&self) -> Result<Option<ConstantTable>, CtabError> {
