@@ -753,3 +753,25 @@ fn scene_constants_by_name_equal_constants_by_register() {
     assert!(trace.contains("[c25 = lights[1].pos]"), "{trace}");
     assert!(trace.contains("[c32 = offsets[2]]"), "{trace}");
 }
+
+/// A malformed CTAB block: `dis` says where (word offset in the table) and prints no header;
+/// the block's words stay in their `// @comment` line, so the text reassembles the same.
+#[test]
+fn dis_warns_about_a_malformed_constant_table() {
+    let src = b"vs_2_0\n// @comment 42415443 0000001c 00000000\nmov oPos, c0\n";
+    let hex = expect(&["asm", "-", "--hex"], Some(src), 0);
+    let out = expect(&["dis", "-"], Some(&hex.stdout), 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("<stdin>: warning: constant table word 2: the table is 2 DWORDs long"),
+        "{err}"
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("// Parameters:"), "{text}");
+    assert!(
+        text.contains("// @comment 42415443 0000001c 00000000"),
+        "{text}"
+    );
+    let again = expect(&["asm", "-", "--hex"], Some(text.as_bytes()), 0);
+    assert_eq!(again.stdout, hex.stdout);
+}

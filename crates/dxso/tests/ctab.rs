@@ -85,11 +85,10 @@ fn check_desc(
         .constant(path.split(['.', '[']).next().unwrap_or(path))
         .expect("top-level constant of a found path");
     match want.get("default_value") {
-        Some(Value::Null) => {
-            if constant.default_value.is_some() {
-                failures.push(format!("{path}: default value should be NULL"));
-            }
+        Some(Value::Null) if constant.default_value.is_some() => {
+            failures.push(format!("{path}: default value should be NULL"));
         }
+        Some(Value::Null) => {}
         Some(_) => {
             let bits: Vec<u32> = want["default_value_bits"]
                 .as_array()
@@ -197,10 +196,10 @@ fn every_wine_case_decodes_to_d3dx9s_values() {
                 continue;
             }
         };
-        if let Some(want) = case.get("ctab_data_token_offset").and_then(Value::as_u64) {
-            if at != want as usize {
-                failures.push(format!("{name}: CTAB data at word {at}, want {want}"));
-            }
+        if let Some(want) = case.get("ctab_data_token_offset").and_then(Value::as_u64)
+            && at != want as usize
+        {
+            failures.push(format!("{name}: CTAB data at word {at}, want {want}"));
         }
         for (field, got) in [
             ("creator", table.creator.clone()),

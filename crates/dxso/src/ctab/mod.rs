@@ -7,7 +7,7 @@
 //! module reads it into a typed [`ConstantTable`] ([`ConstantTable::read`],
 //! [`crate::Shader::constant_table`]), writes one back ([`ConstantTable::to_words`]), resolves
 //! names such as `"cLightInfo[1].pos"` to registers ([`ConstantTable::find`]) and lays a value
-//! list out over those registers ([`ConstantTable::slots`]) the way D3DX's
+//! list out over those registers ([`ConstantDesc::slots`]) the way D3DX's
 //! `ID3DXConstantTable` does.
 //!
 //! Names and numbers follow D3DX: [`RegisterSet`] is `D3DXREGISTER_SET`, [`Class`] is

@@ -6,8 +6,9 @@
 //! like C's `%.9g` with a three-digit exponent (`1.5e-005`), which reads back to the same bits.
 //!
 //! A shader with a constant table (CTAB) gets the header Microsoft's disassembler prints from
-//! it above the listing (`// Parameters:`, `// Registers:`; see [`super::header`]); the
-//! table's exact bytes stay in its `// @comment` line below.
+//! it above the listing (`// Parameters:`, `// Registers:`; see
+//! [`crate::text::print_header`]); the table's exact bytes stay in its `// @comment` line
+//! below.
 //!
 //! Two extensions keep the text loss-free, both invisible to other tools: a non-finite `def`
 //! value prints as its bit pattern (`0x7fc00000`), and a comment block of the token stream
