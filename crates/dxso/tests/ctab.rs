@@ -8,6 +8,7 @@ use dxso::ctab::{
     Class, Constant, ConstantDesc, ConstantTable, CtabErrorKind, Member, ParamType, RegisterSet,
     TypeInfo, ctab_data,
 };
+use dxso::text;
 use serde_json::Value;
 
 fn hex(v: &Value) -> u32 {
@@ -316,6 +317,31 @@ fn every_wine_case_decodes_to_d3dx9s_values() {
                         "{name}: SetDefaults {key} {got:08x?}, want {want:08x?}"
                     ));
                 }
+            }
+        }
+        // The header printed from the table reads back to the same constants (names,
+        // registers, types; default values print with 6 digits, so they are left out).
+        if !table.constants.is_empty() {
+            let mut header = String::new();
+            dxso::text::print_header(&table, &mut header);
+            header.push_str("\nvs_3_0\n");
+            let key = |t: &ConstantTable| -> Vec<_> {
+                t.constants
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.name.clone(),
+                            c.register_set,
+                            c.register_index,
+                            c.register_count,
+                            c.ty.clone(),
+                        )
+                    })
+                    .collect()
+            };
+            match text::parse_header(&header, dxso::Version::vs(3, 0)) {
+                Ok(Some(back)) if key(&back) == key(&table) => {}
+                other => failures.push(format!("{name}: header reads back as {other:?}\n{header}")),
             }
         }
         // A table read back from its own encoding is the same table.
