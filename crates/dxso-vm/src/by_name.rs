@@ -96,6 +96,42 @@ impl Device {
         self.set_values(name, values.len(), |i| Value::B(values[i]))
     }
 
+    /// `ID3DXConstantTable::SetDefaults`: every constant's default value from the table into
+    /// its registers (`c#` and `i#` get the stored DWORDs, `b#` true for non-zero).
+    pub fn set_constant_defaults(&mut self) -> Result<(), VmError> {
+        let table = match self.constant_table() {
+            Ok(Some(t)) => t.clone(),
+            Ok(None) => return Ok(()),
+            Err(e) => return Err(VmError::NoConstantTable(e.to_string())),
+        };
+        for c in &table.constants {
+            let Some(value) = &c.default_value else {
+                continue;
+            };
+            let first = c.register_index as u32;
+            match c.register_set {
+                RegisterSet::Float4 => {
+                    for (k, reg) in value.chunks_exact(4).enumerate() {
+                        let v = [0, 1, 2, 3].map(|i| f32::from_bits(reg[i]));
+                        self.set_constant_f(first + k as u32, &[v])?;
+                    }
+                }
+                RegisterSet::Int4 => {
+                    for (k, reg) in value.chunks_exact(4).enumerate() {
+                        let v = [0, 1, 2, 3].map(|i| reg[i] as i32);
+                        self.set_constant_i(first + k as u32, &[v])?;
+                    }
+                }
+                RegisterSet::Bool => {
+                    let v: Vec<bool> = value.iter().map(|&w| w != 0).collect();
+                    self.set_constant_b(first, &v)?;
+                }
+                RegisterSet::Sampler => {}
+            }
+        }
+        Ok(())
+    }
+
     fn set_values(
         &mut self,
         name: &str,

@@ -224,3 +224,24 @@ fn unknown_names_list_the_table() {
         Err(VmError::NoConstantTable(_))
     ));
 }
+
+#[test]
+fn set_defaults_writes_each_default_value() {
+    let mut t = table();
+    let bits = |v: [f32; 4]| v.map(f32::to_bits).to_vec();
+    t.constants[3].default_value = Some([bits([1.0, 2.0, 3.0, 4.0]), bits([0.5; 4])].concat());
+    t.constants[0].default_value = Some(vec![7, 0, 1, 0]);
+    t.constants[1].default_value = Some(vec![1]);
+    let mut dev = device();
+    dev.set_constant_table(Some(t));
+    dev.set_constant_defaults().unwrap();
+    assert_eq!(dev.constant_f(30), Some([1.0, 2.0, 3.0, 4.0]));
+    assert_eq!(dev.constant_f(31), Some([0.5; 4]));
+    assert_eq!(
+        dev.constant_f(32),
+        Some([0.0; 4]),
+        "only the registers the value covers"
+    );
+    assert_eq!(dev.constant_i(0), Some([7, 0, 1, 0]));
+    assert_eq!(dev.constant_b(3), Some(true));
+}
