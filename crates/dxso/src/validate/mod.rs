@@ -18,6 +18,7 @@
 //!   ps_2_0 counts 64 arithmetic + 32 texture instructions.
 
 mod caps;
+mod encoding;
 mod rules;
 
 pub use caps::*;
@@ -242,6 +243,7 @@ impl Validator<'_> {
             );
             return;
         }
+        self.encoding(i, inst);
         if info.comparison && inst.comparison().is_none() {
             self.err(
                 Rule::OperandCount,
