@@ -13,6 +13,14 @@ use crate::registers::{file_size, parse_register_name, register_name};
 use std::collections::HashMap;
 use std::fmt;
 
+/// The most macros one `#define` expansion may nest (a macro whose body uses a macro whose
+/// body uses a macro ...); deeper is an error.
+pub const MAX_MACRO_DEPTH: usize = 16;
+
+/// The most bytes one line may grow to by `#define` expansion; longer is an error. (Bodies
+/// that use a macro several times grow exponentially with the nesting; this bounds the work.)
+pub const MAX_MACRO_EXPANSION: usize = 64 * 1024;
+
 /// One problem in the text, at a 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -160,7 +168,10 @@ impl Parser {
         if code.trim().is_empty() {
             return;
         }
-        let text = self.expand(code);
+        let text = match self.expand(code) {
+            Ok(text) => text,
+            Err((col, message)) => return self.error(number, col, message, code),
+        };
         let mut cur = Cursor::new(&text);
         let result = match self.version {
             None => parse_version(&mut cur).map(|v| {
@@ -216,43 +227,93 @@ impl Parser {
         Ok(())
     }
 
-    /// Replace macro names, repeatedly for macros that use macros (at most 16 rounds).
-    fn expand(&self, code: &str) -> String {
-        let mut text = code.to_string();
+    /// Replace macro names as a C preprocessor does: a body is expanded again (macros that use
+    /// macros), except for names already being expanded (`#define R R` gives `R`). The work
+    /// is bounded: at most [`MAX_MACRO_DEPTH`] macros inside one another and at most
+    /// [`MAX_MACRO_EXPANSION`] bytes of expanded text per line, otherwise an error at the
+    /// column of the outermost macro name.
+    fn expand(&self, code: &str) -> LineResult<String> {
         if self.macros.is_empty() {
-            return text;
+            return Ok(code.to_string());
         }
-        for _ in 0..16 {
-            let mut out = String::with_capacity(text.len());
-            let mut changed = false;
-            let bytes = text.as_bytes();
-            let mut i = 0;
-            while i < bytes.len() {
-                if is_ident_start(bytes[i]) {
-                    let start = i;
-                    while i < bytes.len() && is_ident(bytes[i]) {
-                        i += 1;
-                    }
-                    let word = &text[start..i];
-                    match self.macros.get(word) {
-                        Some(body) => {
-                            out.push_str(body);
-                            changed = true;
-                        }
-                        None => out.push_str(word),
-                    }
-                } else {
-                    let ch = text[i..].chars().next().expect("in bounds");
-                    out.push(ch);
-                    i += ch.len_utf8();
+        let mut out = String::with_capacity(code.len());
+        let mut active = Vec::new();
+        self.expand_into(code, &mut active, &mut out)
+            .map_err(|(at, message)| (at.unwrap_or(0), message))?;
+        Ok(out)
+    }
+
+    /// Append `text` with its macros expanded to `out`; `active` holds the macros being
+    /// expanded. An error carries the byte offset of the name in `text` when `active` is
+    /// empty (the caller's column), `None` when it comes from inside a body.
+    fn expand_into<'m>(
+        &'m self,
+        text: &str,
+        active: &mut Vec<&'m str>,
+        out: &mut String,
+    ) -> Result<(), (Option<usize>, String)> {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut copied = 0;
+        while i < bytes.len() {
+            if !is_ident_start(bytes[i]) {
+                // Skip digits glued to letters (`1e5`, `c12`) as one word too.
+                let start = i;
+                while i < bytes.len() && is_ident(bytes[i]) {
+                    i += 1;
                 }
+                if i == start {
+                    i += 1;
+                }
+                continue;
             }
-            text = out;
-            if !changed {
-                break;
+            let start = i;
+            while i < bytes.len() && is_ident(bytes[i]) {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let Some((name, body)) = self.macros.get_key_value(word) else {
+                continue;
+            };
+            if active.contains(&name.as_str()) {
+                continue;
+            }
+            out.push_str(&text[copied..start]);
+            copied = i;
+            let at = active.is_empty().then_some(start);
+            if active.len() >= MAX_MACRO_DEPTH {
+                return Err((
+                    at,
+                    format!(
+                        "macro '{word}' nests deeper than {MAX_MACRO_DEPTH} macros \
+                         (limit MAX_MACRO_DEPTH)"
+                    ),
+                ));
+            }
+            active.push(name);
+            let nested = self.expand_into(body, active, out);
+            active.pop();
+            nested.map_err(|(_, message)| (at, message))?;
+            if out.len() > MAX_MACRO_EXPANSION {
+                return Err((
+                    at,
+                    format!(
+                        "macro '{word}' expands the line past {MAX_MACRO_EXPANSION} bytes \
+                         (limit MAX_MACRO_EXPANSION)"
+                    ),
+                ));
             }
         }
-        text
+        out.push_str(&text[copied..]);
+        if out.len() > MAX_MACRO_EXPANSION {
+            return Err((
+                None,
+                format!(
+                    "the line expands past {MAX_MACRO_EXPANSION} bytes (limit MAX_MACRO_EXPANSION)"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn comment_block(&mut self, number: usize, raw: &str, words: &str) {
@@ -1144,5 +1205,56 @@ mod tests {
         );
         assert_eq!(t[3], 0x80E40001);
         assert_eq!(t[6], 0xA0E40002);
+    }
+
+    #[test]
+    fn macros_expand_as_in_c_with_bounded_work() {
+        // Macros use macros; a name is not expanded inside its own expansion.
+        let t = tokens("#define S T\n#define T r2\nvs_2_0\nmov r0, S\n");
+        assert_eq!(t[3], 0x80E40002);
+        let e = parse("#define R R\nvs_2_0\nmov R, r1\n").unwrap_err();
+        assert!(
+            e.0[0].message.contains("R") && !e.0[0].message.contains("MAX_"),
+            "{e}"
+        );
+        // Digits glued to letters are one word (`1e2` is a number, not `1` then `e2`).
+        let t = tokens("#define e2 junk\nvs_2_0\ndef c0, 1e2, 0, 0, 0\n");
+        assert_eq!(t[3], 100f32.to_bits());
+
+        // A chain of MAX_MACRO_DEPTH macros expands; one more is an error at the name.
+        let chain = |n: usize| {
+            let mut src = "#define m0 r3\n".to_string();
+            for k in 1..n {
+                src.push_str(&format!("#define m{k} m{}\n", k - 1));
+            }
+            src + &format!("vs_2_0\nmov r0, m{}\n", n - 1)
+        };
+        assert_eq!(tokens(&chain(MAX_MACRO_DEPTH))[3], 0x80E40003);
+        let e = parse(&chain(MAX_MACRO_DEPTH + 1)).unwrap_err();
+        assert_eq!(e.0.len(), 1);
+        assert_eq!((e.0[0].line, e.0[0].col), (MAX_MACRO_DEPTH + 3, 9));
+        assert!(e.0[0].message.contains("MAX_MACRO_DEPTH"), "{e}");
+
+        // Each level quadruples the text: 12 levels are 4^12 * 3 bytes, past the limit.
+        // (This shape of source, 35 bytes of it, once made the assembler allocate gigabytes.)
+        let grow = |levels: usize| {
+            let mut src = "#define x0 r0 \n".to_string();
+            for k in 1..=levels {
+                let p = format!("x{} ", k - 1);
+                src.push_str(&format!("#define x{k} {}\n", p.repeat(4)));
+            }
+            src + &format!("vs_2_0\nmov r0, x{levels}\n")
+        };
+        let e = parse(&grow(12)).unwrap_err();
+        assert_eq!(e.0.len(), 1);
+        assert_eq!((e.0[0].line, e.0[0].col), (15, 9));
+        assert!(e.0[0].message.contains("MAX_MACRO_EXPANSION"), "{e}");
+        assert!(
+            e.0[0].line_text.len() < 100,
+            "the error shows the line as written"
+        );
+        // Below the limit the expansion happens (and the statement is then wrong).
+        let e = parse(&grow(4)).unwrap_err();
+        assert!(!e.0[0].message.contains("MAX_MACRO"), "{e}");
     }
 }
