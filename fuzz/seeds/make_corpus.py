@@ -49,3 +49,17 @@ for f in glob.glob(root + '/crates/dxso-cli/tests/data/*.obj'):
 for f in glob.glob(root + '/crates/dxso-cli/tests/data/*.gl*'):
     put('gltf', open(f, 'rb').read())
 print({t: len(os.listdir(os.path.join(out, t))) for t in os.listdir(out)})
+# CTAB data: the words after the FourCC of each CTAB comment block in the Wine vectors.
+for c in json.load(open(shared + '/conformance/wine-ctab-cases.json')):
+    words = [int(w, 16) for w in c['tokens']]
+    i = 1
+    while i < len(words) and words[i] != 0xFFFF:
+        if words[i] & 0xFFFF == 0xFFFE:
+            n = (words[i] >> 16) & 0x7FFF
+            block = words[i + 1:i + 1 + n]
+            if block and block[0] == 0x42415443:
+                put('ctab', struct.pack('<%dI' % (len(block) - 1), *block[1:]))
+            i += 1 + n
+        else:
+            break
+print('ctab', len(os.listdir(os.path.join(out, 'ctab'))))

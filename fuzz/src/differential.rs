@@ -182,7 +182,9 @@ fn setup(inputs: &[(u8, Usage, u8)], data: &mut Data) -> Setup {
     }
     let stride = offset.max(4);
     let words = (stride * VERTICES).div_ceil(4);
-    let stream = (0..words).flat_map(|_| data.float().to_le_bytes()).collect();
+    let stream = (0..words)
+        .flat_map(|_| data.float().to_le_bytes())
+        .collect();
     let indices = (data.byte() & 1 == 1).then(|| {
         (0..VERTICES)
             .map(|_| data.byte() as u32 % VERTICES as u32)
@@ -191,7 +193,9 @@ fn setup(inputs: &[(u8, Usage, u8)], data: &mut Data) -> Setup {
     let consts = (0..256)
         .map(|_| std::array::from_fn(|_| f32::from_bits(data.float())))
         .collect();
-    let ints = (0..16).map(|_| std::array::from_fn(|_| data.int())).collect();
+    let ints = (0..16)
+        .map(|_| std::array::from_fn(|_| data.int()))
+        .collect();
     let bools = (0..16).map(|_| data.byte() & 1 == 1).collect();
     Setup {
         elements,
@@ -230,18 +234,25 @@ fn bits(r: Result<Outputs, dxso_vm::VmError>) -> Run {
     }
 }
 
-fn run(checked: &dxso::validate::Checked, s: &Setup, way: Way) -> Run {
+/// A device set up to run `checked` the way `way` says (the compiled tiers compile at the
+/// first draw).
+fn device(checked: &dxso::validate::Checked, way: Way) -> Option<Device> {
     let mut dev = Device::new();
-    if dev.set_vertex_shader(checked).is_err() {
-        return Run::Err("lowering".into());
-    }
+    dev.set_vertex_shader(checked).ok()?;
     // The smallest limit a device may have: fuzzed loops end quickly.
     dev.set_max_instructions(0);
     dev.set_isa(way.isa);
     dev.set_tier(way.tier);
-    dev.set_constant_f(0, &s.consts).expect("256 constants exist");
-    dev.set_constant_i(0, &s.ints).expect("16 integer constants");
-    dev.set_constant_b(0, &s.bools).expect("16 boolean constants");
+    Some(dev)
+}
+
+fn run(dev: &mut Device, s: &Setup, way: Way) -> Run {
+    dev.set_constant_f(0, &s.consts)
+        .expect("256 constants exist");
+    dev.set_constant_i(0, &s.ints)
+        .expect("16 integer constants");
+    dev.set_constant_b(0, &s.bools)
+        .expect("16 boolean constants");
     dev.set_declaration(s.elements.clone())
         .expect("the declaration is well formed");
     let frequency = if way.fusable {
@@ -263,6 +274,39 @@ fn run(checked: &dxso::validate::Checked, s: &Setup, way: Way) -> Run {
     bits(dev.draw(VERTICES, 1))
 }
 
+/// What a shader needs for a draw: the shader, its declared inputs, a device per way.
+struct Prepared {
+    tokens: Vec<u8>,
+    shader: dxso::Shader,
+    inputs: Vec<(u8, Usage, u8)>,
+    devices: Vec<Device>,
+}
+
+thread_local! {
+    /// The last shader prepared: inputs that change only the data (most of the fuzzer's
+    /// mutations) reuse its devices and their compiled code.
+    static LAST: std::cell::RefCell<Option<Prepared>> = const { std::cell::RefCell::new(None) };
+}
+
+fn prepare(tokens: &[u8]) -> Option<Prepared> {
+    let shader = dxso::binary::read_bytes(tokens).ok()?;
+    if !shader.version.is_vertex() {
+        return None;
+    }
+    let checked = validate(&shader, &Caps::max()).ok()?;
+    let inputs = dxso_vm::Program::lower(&checked).ok()?.inputs;
+    let devices = WAYS
+        .iter()
+        .map(|&w| device(&checked, w))
+        .collect::<Option<_>>()?;
+    Some(Prepared {
+        tokens: tokens.to_vec(),
+        shader,
+        inputs,
+        devices,
+    })
+}
+
 /// `differential`: see the module docs.
 pub fn differential(data: &[u8]) {
     let Some((len, rest)) = data.split_first_chunk::<2>() else {
@@ -270,33 +314,31 @@ pub fn differential(data: &[u8]) {
     };
     let len = (u16::from_le_bytes(*len) as usize).min(rest.len()) & !3;
     let (tokens, rest) = rest.split_at(len);
-    let Ok(shader) = dxso::binary::read_bytes(tokens) else {
-        return;
-    };
-    if !shader.version.is_vertex() {
-        return;
-    }
-    let Ok(checked) = validate(&shader, &Caps::max()) else {
-        return;
-    };
-    let Ok(program) = dxso_vm::Program::lower(&checked) else {
-        return;
-    };
-    let mut data = Data {
-        bytes: rest,
-        at: 0,
-    };
-    let s = setup(&program.inputs, &mut data);
-    let reference = run(&checked, &s, WAYS[0]);
-    for &way in &WAYS[1..] {
-        let got = run(&checked, &s, way);
+    LAST.with_borrow_mut(|last| {
+        if last.as_ref().is_none_or(|p| p.tokens != tokens) {
+            *last = prepare(tokens);
+        }
+        let Some(p) = last.as_mut() else {
+            return;
+        };
+        let mut data = Data { bytes: rest, at: 0 };
+        let s = setup(&p.inputs, &mut data);
+        compare(&p.shader, &s, &mut p.devices);
+    });
+}
+
+/// Run the draw `s` describes on each way's device; every result must be the first's.
+fn compare(shader: &dxso::Shader, s: &Setup, devices: &mut [Device]) {
+    let reference = run(&mut devices[0], s, WAYS[0]);
+    for (k, &way) in WAYS.iter().enumerate().skip(1) {
+        let got = run(&mut devices[k], s, way);
         if got != reference {
             panic!(
                 "{} differs from {}: {}\n{}",
                 way.name,
                 WAYS[0].name,
                 first_difference(&reference, &got),
-                dxso::text::print(&shader),
+                dxso::text::print(shader),
             );
         }
     }

@@ -1,8 +1,9 @@
-//! Format targets: the token reader (with the round-trip law), the assembler, the validator
-//! and the linker.
+//! Format targets: the token reader (with the round-trip law), the assembler, the validator,
+//! the linker and the constant-table reader.
 
 use dxso::Shader;
 use dxso::binary;
+use dxso::ctab::ConstantTable;
 use dxso::validate::{Caps, Severity, diagnostics, validate};
 
 /// The round-trip law: a shader that validates (under the most permissive caps) prints as
@@ -19,8 +20,7 @@ pub fn law(shader: &Shader, tokens: &[u32]) {
         panic!("round-trip law: the reassembled shader does not encode\n{text}\n{e}")
     });
     assert_eq!(
-        again,
-        tokens,
+        again, tokens,
         "round-trip law: the printed text reassembles to other tokens\n{text}"
     );
 }
@@ -29,14 +29,6 @@ fn words(data: &[u8]) -> Vec<u32> {
     data.chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
-}
-
-/// Skip text that defines macros: `#define` expansion is unbounded until the hardening
-/// branch's limits land (a known defect, fixed there).
-const SKIP_DEFINE: bool = true;
-
-fn skip(data: &[u8]) -> bool {
-    SKIP_DEFINE && data.windows(6).any(|w| w == b"define")
 }
 
 /// `reader`: little-endian tokens -> `binary::read`. What it accepts writes back to the same
@@ -58,9 +50,6 @@ pub fn reader(data: &[u8]) {
 /// `assembler`: text -> `text::parse` (as `dxso asm` reads it). A shader it accepts that
 /// encodes reads back to itself, and obeys the round-trip law when it validates.
 pub fn assembler(data: &[u8]) {
-    if skip(data) {
-        return;
-    }
     let source = String::from_utf8_lossy(data);
     let Ok(shader) = dxso::text::parse(&source) else {
         return;
@@ -76,40 +65,51 @@ pub fn assembler(data: &[u8]) {
     law(&shader, &tokens);
 }
 
-/// `validator`: a shader file of any kind (text, binary or hex tokens, as `dxso check`
-/// loads it) validated with the min and max caps; every diagnostic locates.
-pub fn validator(data: &[u8]) {
-    if skip(data) {
-        return;
+/// A shader file as `dxso check` takes it: tokens when it starts with a version token, else
+/// text; with where each instruction came from (a word offset, or a line and column).
+fn load(data: &[u8]) -> Option<(Shader, Vec<usize>)> {
+    if data.len() >= 4 && matches!(u16::from_le_bytes([data[2], data[3]]), 0xFFFE | 0xFFFF) {
+        if !data.len().is_multiple_of(4) {
+            return None;
+        }
+        return binary::read_with_offsets(&words(data)).ok();
     }
-    let Ok(loaded) = dxso_cli::input::load_shader("fuzz", data) else {
+    let source = String::from_utf8_lossy(data);
+    let (shader, spans) = dxso::text::parse_with_spans(&source).ok()?;
+    let at = spans.iter().map(|s| s.line).collect();
+    Some((shader, at))
+}
+
+/// `validator`: a shader file (text or tokens) validated with the min and max caps; every
+/// diagnostic names an instruction that exists and has a place in the file.
+pub fn validator(data: &[u8]) {
+    let Some((shader, at)) = load(data) else {
         return;
     };
-    let shader = &loaded.shader;
+    assert_eq!(
+        at.len(),
+        shader.instructions.len(),
+        "an instruction has no place"
+    );
     for caps in [Caps::min(), Caps::max()] {
-        let found = diagnostics(shader, &caps);
+        let found = diagnostics(&shader, &caps);
         for d in &found {
             let _ = d.rule.id();
             if let Some(i) = d.instruction {
                 assert!(i < shader.instructions.len(), "{d:?} names no instruction");
             }
-            let _ = loaded.locate("fuzz", d.instruction);
-            let _ = loaded.position(d.instruction);
         }
         let errors = found.iter().any(|d| d.severity == Severity::Error);
-        assert_eq!(validate(shader, &caps).is_err(), errors);
+        assert_eq!(validate(&shader, &caps).is_err(), errors);
     }
 }
 
 /// The separator between the vertex and the pixel shader in a `linker` input.
 pub const LINK_SEPARATOR: &[u8] = b"\n%%\n";
 
-/// `linker`: two shaders (vertex, then pixel, split at [`LINK_SEPARATOR`]), each loaded as
-/// `dxso link` loads it, linked validated or not, with and without software processing.
+/// `linker`: two shaders (vertex, then pixel, split at [`LINK_SEPARATOR`]), each text or
+/// tokens, linked validated or not, with and without software processing.
 pub fn linker(data: &[u8]) {
-    if skip(data) {
-        return;
-    }
     let Some(at) = data
         .windows(LINK_SEPARATOR.len())
         .position(|w| w == LINK_SEPARATOR)
@@ -117,17 +117,14 @@ pub fn linker(data: &[u8]) {
         return;
     };
     let (vs, ps) = (&data[..at], &data[at + LINK_SEPARATOR.len()..]);
-    let (Ok(vs), Ok(ps)) = (
-        dxso_cli::input::load_shader("vs", vs),
-        dxso_cli::input::load_shader("ps", ps),
-    ) else {
+    let (Some((vs, _)), Some((ps, _))) = (load(vs), load(ps)) else {
         return;
     };
     for software in [false, true] {
-        let _ = dxso::link::link_shaders(&vs.shader, &ps.shader, software);
+        let _ = dxso::link::link_shaders(&vs, &ps, software);
     }
     let caps = Caps::max();
-    if let (Ok(v), Ok(p)) = (validate(&vs.shader, &caps), validate(&ps.shader, &caps)) {
+    if let (Ok(v), Ok(p)) = (validate(&vs, &caps), validate(&ps, &caps)) {
         for software in [false, true] {
             if let Err(diags) = dxso::link::link(&v, &p, software) {
                 for d in diags {
@@ -140,5 +137,44 @@ pub fn linker(data: &[u8]) {
                 }
             }
         }
+    }
+}
+
+/// Paths of a constant table looked up per input (`paths` lists every one; a fuzzed table may
+/// have many).
+const MAX_PATHS: usize = 64;
+
+/// `ctab`: CTAB data (the words of a constant-table comment block after its FourCC) ->
+/// `ctab::ConstantTable::read`. A table it accepts writes back to data that reads as the
+/// same table (with several default values cut short by the end of the table, only the last
+/// can be cut the same: then the written table only has to read), and each of its paths resolves and
+/// lays out.
+pub fn ctab(data: &[u8]) {
+    let Ok(table) = ConstantTable::read(&words(data)) else {
+        return;
+    };
+    let again = ConstantTable::read(&table.to_words())
+        .unwrap_or_else(|e| panic!("to_words gives CTAB data read refuses: {e}\n{table:?}"));
+    // Default values the end of the table cut short: only one can end the written table.
+    let cut = table
+        .constants
+        .iter()
+        .filter(|c| {
+            c.default_value.as_ref().is_some_and(|v| {
+                v.len() < c.register_count as usize * c.register_set.words_per_register()
+            })
+        })
+        .count();
+    if cut <= 1 {
+        assert_eq!(again, table, "read(to_words(t)) differs from t");
+    } else {
+        ConstantTable::read(&again.to_words()).expect("a written table reads");
+    }
+    for path in table.paths().iter().take(MAX_PATHS) {
+        let desc = table
+            .find(path)
+            .unwrap_or_else(|| panic!("{path} is listed by paths but not found"));
+        let _ = desc.value_count();
+        let _ = desc.slots();
     }
 }

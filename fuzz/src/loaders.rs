@@ -42,12 +42,16 @@ fn file(name: &str, data: &[u8]) -> PathBuf {
 
 /// Draw what a loaded scene describes, when it is small, as `dxso run` and `--trace` do.
 fn draw(scene: &Scene) {
-    let n = scene.vertex_count.saturating_mul(scene.instance_count.max(1));
+    let n = scene
+        .vertex_count
+        .saturating_mul(scene.instance_count.max(1));
     if n == 0 || n > MAX_DRAW {
         return;
     }
     let _ = scene.device.draw(scene.vertex_count, scene.instance_count);
-    let _ = scene.device.trace(n - 1, scene.vertex_count, scene.instance_count);
+    let _ = scene
+        .device
+        .trace(n - 1, scene.vertex_count, scene.instance_count);
 }
 
 /// `scene`: scene JSON, loaded and (when small) drawn and traced.
@@ -93,6 +97,10 @@ pub fn obj(data: &[u8]) {
 
 /// `gltf`: a glTF mesh, as JSON (`.gltf`) or binary (`.glb`) by its first bytes.
 pub fn gltf(data: &[u8]) {
-    let name = if data.starts_with(b"glTF") { "m.glb" } else { "m.gltf" };
+    let name = if data.starts_with(b"glTF") {
+        "m.glb"
+    } else {
+        "m.gltf"
+    };
     mesh(name, data);
 }

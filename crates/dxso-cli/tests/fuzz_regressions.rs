@@ -46,6 +46,7 @@ targets!(
     assembler,
     validator,
     linker,
+    ctab,
     scene,
     dds,
     png,

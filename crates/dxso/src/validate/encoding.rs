@@ -12,6 +12,10 @@
 //! - the co-issue bit 30 [V062]: `+` exists in ps_1_x only.
 //! - a destination write mask of 0 [V031]: writes nothing, and `.` with no letters is not
 //!   text.
+//! - a shift in a vertex shader, or a shift value other than `_x2`/`_x4`/`_x8`/`_d2`/`_d4`/
+//!   `_d8` (4..=12) [V034] (checked with the other result modifiers).
+//! - a swizzle on an `aL` index [V010] (checked with relative addressing): `c[aL]` is the
+//!   only spelling.
 
 use super::{Rule, Validator};
 use crate::ir::Instruction;

@@ -284,6 +284,11 @@ fn fields_without_a_spelling_are_refused() {
         (PS2_TEXLD, 7, 1 << 30, 0, Some("V062")),
         // A destination write mask of 0.
         (VS3_MOV, 8, 0, 0x000F_0000, Some("V031")),
+        // A shift in vs_1_1 (the text has none for vertex shaders); in ps_1_1 one of the six
+        // defined shifts, not 5.
+        (VS11_MOV, 5, 0x0100_0000, 0, Some("V034")),
+        (PS11_MOV, 4, 0x0500_0000, 0, Some("V034")),
+        (PS11_MOV, 4, 0x0100_0000, 0, None),
     ];
     for &(src, at, set, clear, want) in cases {
         let mut tokens = crate::binary::write(&shader(src)).unwrap();
@@ -305,3 +310,5 @@ fn fields_without_a_spelling_are_refused() {
 const VS3_MOV: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n";
 const VS3_SETP: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\nsetp_gt p0, v0, v0\nmov o0, v0\n";
 const PS2_TEXLD: &str = "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n";
+const VS11_MOV: &str = "vs_1_1\ndcl_position v0\nmov oPos, v0\n";
+const PS11_MOV: &str = "ps_1_1\ntex t0\nmov r0, t0\n";
