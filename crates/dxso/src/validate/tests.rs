@@ -289,6 +289,11 @@ fn fields_without_a_spelling_are_refused() {
         (VS11_MOV, 5, 0x0100_0000, 0, Some("V034")),
         (PS11_MOV, 4, 0x0500_0000, 0, Some("V034")),
         (PS11_MOV, 4, 0x0100_0000, 0, None),
+        // _dz outside ps_1_4.
+        (PS11_MOV, 5, 0x0900_0000, 0, Some("V033")),
+        // An aL index with a swizzle (.xxxx instead of the identity `c[aL]` writes).
+        (VS3_LOOP, 22, 0, 0x00E4_0000, Some("V010")),
+        (VS3_LOOP, 22, 0, 0, None),
     ];
     for &(src, at, set, clear, want) in cases {
         let mut tokens = crate::binary::write(&shader(src)).unwrap();
@@ -312,3 +317,5 @@ const VS3_SETP: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\nsetp_gt p0, v0
 const PS2_TEXLD: &str = "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n";
 const VS11_MOV: &str = "vs_1_1\ndcl_position v0\nmov oPos, v0\n";
 const PS11_MOV: &str = "ps_1_1\ntex t0\nmov r0, t0\n";
+/// The relative token of `c0[aL]` is word 22.
+const VS3_LOOP: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\ndefi i0, 1, 0, 1, 0\nmov o0, v0\nloop aL, i0\nmov o0, c0[aL]\nendloop\n";
