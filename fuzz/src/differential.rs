@@ -16,7 +16,8 @@ pub struct Way {
     pub tier: Tier,
     pub isa: Isa,
     /// Whether the draw's layout lets the compiled code fuse fetch and store (when `false`
-    /// every stream is bound with the equivalent divider 1, which fused code does not take).
+    /// the stream is bound with the equivalent divider 1, which fused code does not take,
+    /// and an indexed draw is laid out in draw order).
     pub fusable: bool,
 }
 
@@ -255,37 +256,47 @@ fn run(dev: &mut Device, s: &Setup, way: Way) -> Run {
         .expect("16 boolean constants");
     dev.set_declaration(s.elements.clone())
         .expect("the declaration is well formed");
-    let frequency = if way.fusable {
-        Frequency::Vertex
-    } else {
-        Frequency::Divider(1)
+    // Unfused: a divider of 1 (which fused code does not take) reads the same elements as
+    // per-vertex data, but only in draw order, so an indexed draw becomes the stream of the
+    // elements its indices name.
+    let (frequency, data, indices) = match (&s.indices, way.fusable) {
+        (_, true) => (Frequency::Vertex, s.stream.clone(), s.indices.clone()),
+        (None, false) => (Frequency::Divider(1), s.stream.clone(), None),
+        (Some(ix), false) => {
+            let element = |i: u32| &s.stream[i as usize * s.stride..][..s.stride];
+            let data = ix.iter().flat_map(|&i| element(i).to_vec()).collect();
+            (Frequency::Divider(1), data, None)
+        }
     };
     dev.set_stream(
         0,
         Some(StreamSource {
-            data: s.stream.clone().into(),
+            data: data.into(),
             offset: 0,
             stride: s.stride,
             frequency,
         }),
     )
     .expect("stream 0");
-    dev.set_indices(s.indices.clone());
+    dev.set_indices(indices);
     bits(dev.draw(VERTICES, 1))
 }
 
 /// What a shader needs for a draw: the shader, its declared inputs, a device per way.
 struct Prepared {
-    tokens: Vec<u8>,
     shader: dxso::Shader,
     inputs: Vec<(u8, Usage, u8)>,
     devices: Vec<Device>,
 }
 
+/// Shaders prepared at most at once (each holds a device per way).
+const CACHED: usize = 2048;
+
 thread_local! {
-    /// The last shader prepared: inputs that change only the data (most of the fuzzer's
-    /// mutations) reuse its devices and their compiled code.
-    static LAST: std::cell::RefCell<Option<Prepared>> = const { std::cell::RefCell::new(None) };
+    /// Shaders prepared, by their tokens: inputs that differ only in the data (most of the
+    /// fuzzer's mutations of a corpus entry) reuse the devices and their compiled code.
+    static PREPARED: std::cell::RefCell<std::collections::HashMap<Vec<u8>, Prepared>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 fn prepare(tokens: &[u8]) -> Option<Prepared> {
@@ -300,7 +311,6 @@ fn prepare(tokens: &[u8]) -> Option<Prepared> {
         .map(|&w| device(&checked, w))
         .collect::<Option<_>>()?;
     Some(Prepared {
-        tokens: tokens.to_vec(),
         shader,
         inputs,
         devices,
@@ -314,13 +324,17 @@ pub fn differential(data: &[u8]) {
     };
     let len = (u16::from_le_bytes(*len) as usize).min(rest.len()) & !3;
     let (tokens, rest) = rest.split_at(len);
-    LAST.with_borrow_mut(|last| {
-        if last.as_ref().is_none_or(|p| p.tokens != tokens) {
-            *last = prepare(tokens);
+    PREPARED.with_borrow_mut(|cache| {
+        if !cache.contains_key(tokens) {
+            let Some(p) = prepare(tokens) else {
+                return;
+            };
+            if cache.len() >= CACHED {
+                cache.clear();
+            }
+            cache.insert(tokens.to_vec(), p);
         }
-        let Some(p) = last.as_mut() else {
-            return;
-        };
+        let p = cache.get_mut(tokens).expect("inserted above");
         let mut data = Data { bytes: rest, at: 0 };
         let s = setup(&p.inputs, &mut data);
         compare(&p.shader, &s, &mut p.devices);

@@ -9,9 +9,27 @@
 mod fuzz_targets;
 
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by the panic hook: libFuzzer's hook aborts on every panic, even one the library
+/// catches (a code generator's panic becomes a silent fallback), so the replay fails on
+/// those too.
+static PANICKED: AtomicBool = AtomicBool::new(false);
+/// One target replays at a time (the flag is global).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Run every input kept for `target`; returns how many ran.
 fn replay(target: &str, check: fn(&[u8])) -> usize {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICKED.store(true, Ordering::SeqCst);
+            default(info);
+        }));
+    });
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fuzz-regressions")
         .join(target);
@@ -26,7 +44,13 @@ fn replay(target: &str, check: fn(&[u8])) -> usize {
     for f in &files {
         let data = std::fs::read(f).expect("readable input");
         eprintln!("replaying {}", f.display());
+        PANICKED.store(false, Ordering::SeqCst);
         check(&data);
+        assert!(
+            !PANICKED.load(Ordering::SeqCst),
+            "{}: a panic inside the library (caught there)",
+            f.display()
+        );
     }
     files.len()
 }
