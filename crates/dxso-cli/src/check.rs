@@ -4,8 +4,14 @@ use crate::input::load_shader;
 use crate::{Failure, display_name, read_input, stdout};
 use anyhow::Context;
 use dxso::validate::{Caps, Severity, diagnostics};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+
+/// The most diagnostics of one rule shown for one file (text and JSON); the rest are counted
+/// in a note (`"not_shown"` in JSON). One problem can repeat per instruction (each level of
+/// nesting past a limit, say).
+pub const MAX_DIAGNOSTICS_PER_RULE: usize = 10;
 
 /// `min`, `max` or a JSON caps file.
 pub fn load_caps(spec: &str) -> anyhow::Result<Caps> {
@@ -44,8 +50,8 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
             b.set_message(name.clone());
             b.inc(1);
         }
-        let bytes = read_input(Path::new(file))?;
-        let loaded = match load_shader(&name, &bytes) {
+        // Peak memory: the file's bytes are let go once the shader is loaded.
+        let loaded = match load_shader(&name, &read_input(Path::new(file))?) {
             Ok(l) => l,
             Err(msg) => {
                 invalid += 1;
@@ -61,7 +67,18 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
         let found = diagnostics(&loaded.shader, &caps);
         let mut file_errors = 0;
         let mut items = Vec::new();
+        // Diagnostics of one rule past MAX_DIAGNOSTICS_PER_RULE are counted, not shown.
+        let mut per_rule: BTreeMap<&str, usize> = BTreeMap::new();
         for d in &found {
+            let seen = per_rule.entry(d.rule.id()).or_default();
+            *seen += 1;
+            if *seen > MAX_DIAGNOSTICS_PER_RULE {
+                match d.severity {
+                    Severity::Error => file_errors += 1,
+                    Severity::Warning => warnings += 1,
+                }
+                continue;
+            }
             let sev = match d.severity {
                 Severity::Error => {
                     file_errors += 1;
@@ -88,6 +105,17 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
             }
             items.push(item);
         }
+        let mut not_shown = serde_json::Map::new();
+        for (rule, n) in per_rule {
+            if n > MAX_DIAGNOSTICS_PER_RULE {
+                let more = n - MAX_DIAGNOSTICS_PER_RULE;
+                text_out.push_str(&format!(
+                    "{name}: note: {more} more [{rule}] diagnostics not shown \
+                     (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)\n"
+                ));
+                not_shown.insert(rule.to_string(), more.into());
+            }
+        }
         errors += file_errors;
         if file_errors == 0 {
             valid += 1;
@@ -98,6 +126,11 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
             "file": name, "version": loaded.shader.version.to_string(),
             "valid": file_errors == 0, "diagnostics": items,
         }));
+        if !not_shown.is_empty()
+            && let Some(obj) = json_files.last_mut().and_then(|f| f.as_object_mut())
+        {
+            obj.insert("not_shown".into(), not_shown.into());
+        }
     }
     if let Some(b) = bar {
         b.finish_and_clear();

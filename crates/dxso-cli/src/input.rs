@@ -7,7 +7,10 @@ use dxso::text::Span;
 /// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
 /// space (what `dxso asm --hex` prints; an optional `0x` prefix is accepted).
 pub fn read_bytecode(bytes: &[u8]) -> Result<Shader, ReadError> {
-    read_bytecode_with_offsets(bytes).map(|(s, _)| s)
+    match hex_tokens(bytes) {
+        Some(tokens) => binary::read(&tokens),
+        None => binary::read_bytes(bytes),
+    }
 }
 
 fn read_bytecode_with_offsets(bytes: &[u8]) -> Result<(Shader, Vec<usize>), ReadError> {
@@ -56,8 +59,16 @@ pub fn is_bytecode(bytes: &[u8]) -> bool {
 
 /// Where each instruction of a loaded shader came from.
 pub enum Origin {
-    Text { source: String, spans: Vec<Span> },
-    Binary { offsets: Vec<usize> },
+    Text {
+        source: String,
+        spans: Vec<Span>,
+        /// Where each line starts in `source`, found once at the first diagnostic (so that
+        /// locating many is linear, not a re-scan of the text each).
+        line_starts: std::sync::OnceLock<Vec<usize>>,
+    },
+    Binary {
+        offsets: Vec<usize>,
+    },
 }
 
 /// A shader loaded from a file of either kind.
@@ -80,7 +91,11 @@ pub fn load_shader(name: &str, bytes: &[u8]) -> Result<Loaded, String> {
     let (shader, spans) = dxso::text::parse_with_spans(&source).map_err(|e| e.render(name))?;
     Ok(Loaded {
         shader,
-        origin: Origin::Text { source, spans },
+        origin: Origin::Text {
+            source,
+            spans,
+            line_starts: std::sync::OnceLock::new(),
+        },
     })
 }
 
@@ -89,12 +104,26 @@ impl Loaded {
     /// source line and a caret for text.
     pub fn locate(&self, name: &str, i: Option<usize>) -> (String, Option<String>) {
         match (&self.origin, i) {
-            (Origin::Text { source, spans }, Some(i)) if i < spans.len() => {
+            (
+                Origin::Text {
+                    source,
+                    spans,
+                    line_starts,
+                },
+                Some(i),
+            ) if i < spans.len() => {
                 let sp = spans[i];
-                let line = source
-                    .split('\n')
-                    .nth(sp.line - 1)
-                    .unwrap_or("")
+                let starts = line_starts.get_or_init(|| {
+                    std::iter::once(0)
+                        .chain(source.match_indices('\n').map(|(k, _)| k + 1))
+                        .collect()
+                });
+                let line = starts
+                    .get(sp.line - 1)
+                    .map_or("", |&start| {
+                        let rest = &source[start..];
+                        &rest[..rest.find('\n').unwrap_or(rest.len())]
+                    })
                     .trim_end_matches('\r');
                 let pad: String = line
                     .chars()

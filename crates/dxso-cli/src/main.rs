@@ -263,14 +263,25 @@ fn display_name(file: &Path) -> String {
 
 fn asm(file: &Path, output: Option<&Path>, hex: bool) -> Result<(), Failure> {
     let bytes = read_input(file)?;
-    let text = String::from_utf8_lossy(&bytes);
-    let shader =
-        dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&display_name(file))))?;
+    let shader = {
+        let text = String::from_utf8_lossy(&bytes);
+        dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&display_name(file))))?
+    };
+    // Peak memory: the text and the IR are let go as soon as the next step has its own.
+    drop(bytes);
     let tokens = dxso::binary::write(&shader)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
+    drop(shader);
     if let Some(out) = output {
-        let data: Vec<u8> = tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
-        std::fs::write(out, data).with_context(|| format!("writing {}", out.display()))?;
+        // Written token by token through a buffer, not copied into bytes first.
+        let write = || -> std::io::Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+            for t in &tokens {
+                w.write_all(&t.to_le_bytes())?;
+            }
+            w.flush()
+        };
+        write().with_context(|| format!("writing {}", out.display()))?;
     }
     if hex {
         let mut s = String::with_capacity(tokens.len() * 9);
@@ -285,8 +296,8 @@ fn asm(file: &Path, output: Option<&Path>, hex: bool) -> Result<(), Failure> {
 }
 
 fn dis(file: &Path) -> Result<(), Failure> {
-    let bytes = read_input(file)?;
-    let shader = input::read_bytecode(&bytes)
+    // Peak memory: the file's bytes are let go once the shader is read.
+    let shader = input::read_bytecode(&read_input(file)?)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
     stdout(&dxso::text::print(&shader))
 }

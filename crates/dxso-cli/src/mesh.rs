@@ -125,7 +125,8 @@ fn obj(path: &Path) -> anyhow::Result<Mesh> {
     let mut mesh = Mesh::default();
     for m in models {
         let m = m.mesh;
-        let base = mesh.positions.len() as u32;
+        let base = u32::try_from(mesh.positions.len())
+            .map_err(|_| anyhow!("{}: more than 2^32 vertices", path.display()))?;
         let count = m.positions.len() / 3;
         mesh.positions
             .extend(m.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
@@ -137,7 +138,12 @@ fn obj(path: &Path) -> anyhow::Result<Mesh> {
             mesh.texcoords
                 .extend(m.texcoords.chunks_exact(2).map(|p| [p[0], p[1]]));
         }
-        mesh.indices.extend(m.indices.iter().map(|i| i + base));
+        for &i in &m.indices {
+            let i = i
+                .checked_add(base)
+                .ok_or_else(|| anyhow!("{}: an index exceeds 2^32 - 1", path.display()))?;
+            mesh.indices.push(i);
+        }
     }
     if mesh.positions.is_empty() {
         bail!("{}: no vertices", path.display());
@@ -176,7 +182,8 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
                 bail!("{}: only triangle primitives are read", path.display());
             }
             let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
-            let base = mesh.positions.len() as u32;
+            let base = u32::try_from(mesh.positions.len())
+                .map_err(|_| anyhow!("{}: more than 2^32 vertices", path.display()))?;
             let positions: Vec<[f32; 3]> = reader
                 .read_positions()
                 .ok_or_else(|| anyhow!("{}: a primitive has no positions", path.display()))?
@@ -195,9 +202,28 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
             if let Some(w) = reader.read_weights(0) {
                 mesh.weights.extend(w.into_f32());
             }
+            // Indices are the file's numbers: one past the u32 range once offset to this
+            // primitive's vertices is an error, not a wrap (`bind` then checks each index
+            // against the vertex count).
+            let past = || {
+                anyhow!(
+                    "{}: an index of a primitive exceeds 2^32 - 1",
+                    path.display()
+                )
+            };
             match reader.read_indices() {
-                Some(ix) => mesh.indices.extend(ix.into_u32().map(|i| i + base)),
-                None => mesh.indices.extend(base..base + count as u32),
+                Some(ix) => {
+                    for i in ix.into_u32() {
+                        mesh.indices.push(i.checked_add(base).ok_or_else(past)?);
+                    }
+                }
+                None => {
+                    let end = u32::try_from(count)
+                        .ok()
+                        .and_then(|c| base.checked_add(c))
+                        .ok_or_else(past)?;
+                    mesh.indices.extend(base..end);
+                }
             }
         }
     }

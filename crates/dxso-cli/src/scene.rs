@@ -328,6 +328,9 @@ fn stream_bytes(s: &StreamJson, dir: &Path) -> anyhow::Result<Vec<u8>> {
     }
     if let Some(h) = &s.hex {
         let digits: String = h.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
+            bail!("hex: {c:?} is not a hex digit");
+        }
         if !digits.len().is_multiple_of(2) {
             bail!("hex: an odd number of digits");
         }

@@ -10,7 +10,8 @@
 
 use anyhow::{Context, anyhow, bail};
 use dxso_vm::{
-    Device, Format, SamplerState, Storage, Texture, TextureAddress, TextureFilter, TextureKind,
+    Device, Format, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,
+    TextureFilter, TextureKind,
 };
 use half::f16;
 use serde_json::Value;
@@ -154,17 +155,28 @@ fn encode(storage: Storage, x: &Value, out: &mut Vec<u8>) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// The most bytes the PNG decoder may allocate (`png::Limits`): a largest texture
+/// ([`MAX_TEXTURE_TEXELS`]) at 16 bits for each of four channels.
+pub const PNG_DECODER_BYTES: usize = MAX_TEXTURE_TEXELS * 8;
+
 /// A PNG as one A8B8G8R8 (8-bit) or A16B16G16R16 (16-bit) level; grey images are expanded.
+/// The declared size is checked against the texture limits before anything is allocated.
 fn load_png(bytes: &[u8]) -> anyhow::Result<Texture> {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let limits = png::Limits {
+        bytes: PNG_DECODER_BYTES,
+    };
+    let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(bytes), limits);
     decoder.set_transformations(png::Transformations::EXPAND);
-    let mut reader = decoder.read_info().context("PNG")?;
-    let mut buf = vec![
-        0;
-        reader
-            .output_buffer_size()
-            .ok_or_else(|| anyhow!("PNG too large"))?
-    ];
+    let mut reader = decoder
+        .read_info()
+        .with_context(|| format!("PNG (decoder limit {PNG_DECODER_BYTES} bytes)"))?;
+    let (w, h) = reader.info().size();
+    Texture::check_size(TextureKind::TwoD, w as usize, h as usize, 1, 1).context("PNG")?;
+    let size = reader
+        .output_buffer_size()
+        .filter(|&n| n <= PNG_DECODER_BYTES)
+        .ok_or_else(|| anyhow!("PNG: decoded image exceeds {PNG_DECODER_BYTES} bytes"))?;
+    let mut buf = vec![0; size];
     let info = reader.next_frame(&mut buf).context("PNG")?;
     let (w, h) = (info.width as usize, info.height as usize);
     let data = &buf[..info.buffer_size()];
@@ -245,15 +257,18 @@ fn load_dds(bytes: &[u8]) -> anyhow::Result<Texture> {
         _ => TextureKind::TwoD,
     };
     let mips = dds.get_num_mipmap_levels().max(1) as usize;
+    // The header's numbers are the file's claim: check them against the limits before
+    // computing with them (then no product below can overflow) or allocating.
+    Texture::check_size(kind, w, h, d, mips).context("DDS")?;
     let tb = format.texel_bytes();
     let level_bytes = |k: usize| (w >> k).max(1) * (h >> k).max(1) * (d >> k).max(1) * tb;
-    let mut levels = vec![Vec::new(); mips];
-    for layer in 0..layers {
-        let data = dds.get_data(layer).map_err(|e| anyhow!("DDS: {e}"))?;
-        let mut at = 0;
+    let mut levels: Vec<Vec<u8>> = vec![Vec::new(); mips];
+    let mut at = 0;
+    for _layer in 0..layers {
         for (k, level) in levels.iter_mut().enumerate() {
             let n = level_bytes(k);
-            let chunk = data
+            let chunk = dds
+                .data
                 .get(at..at + n)
                 .ok_or_else(|| anyhow!("DDS: level {k} is cut short"))?;
             level.extend_from_slice(chunk);

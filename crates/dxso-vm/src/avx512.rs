@@ -17,7 +17,9 @@
 //! Every operation is the interpreter's formula again (the zero-product rule C8 as a masked
 //! multiply, unfused mad, the same exp2/log2 polynomials, the same instruction counting), so
 //! all tiers give the same bits; the tests compare them on random programs and the corpus.
-//! `texldl` and `sincos` call back into Rust, 16 lanes at a time.
+//! `texldl` and `sincos` call back into Rust, 16 lanes at a time. Why the code touches only
+//! memory the draw owns, how W^X holds and what happens to a panic in a callback: the
+//! `jit` module's docs.
 //!
 //! Draws whose inputs are elements of per-vertex or per-instance data (any declaration type
 //! but UNUSED), in order or through an index buffer, get a second compilation for their [`Layout`] with fetch

@@ -268,11 +268,17 @@ impl Device {
         if n >= 16 {
             return Err(VmError::Declaration(format!("stream {n} (0..15)")));
         }
-        if let Some(s) = &source
-            && n == 0
-            && matches!(s.frequency, Frequency::InstanceData(_))
-        {
-            return Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA));
+        if let Some(s) = &source {
+            if n == 0 && matches!(s.frequency, Frequency::InstanceData(_)) {
+                return Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA));
+            }
+            match s.frequency {
+                Frequency::InstanceData(0) => {
+                    return Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA));
+                }
+                Frequency::Divider(0) => return Err(VmError::BadFrequency(0)),
+                _ => {}
+            }
         }
         self.streams[n] = source;
         Ok(())
@@ -428,6 +434,14 @@ impl Device {
         vertex_count: usize,
         instances: usize,
     ) -> Result<Prepared, VmError> {
+        if let Some(ix) = &self.indices
+            && ix.len() < vertex_count
+        {
+            return Err(VmError::Indices(format!(
+                "{} indices for {vertex_count} vertices",
+                ix.len()
+            )));
+        }
         // Bind declared inputs to declaration elements by (usage, index).
         let mut bindings: Vec<Binding> = Vec::new();
         let mut unbound = Vec::new();
@@ -587,15 +601,6 @@ impl Device {
         if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
             return Err(VmError::TooLarge(floats.saturating_mul(4)));
         }
-        if let Some(ix) = &self.indices
-            && ix.len() < vertex_count
-        {
-            return Err(VmError::Indices(format!(
-                "{} indices for {vertex_count} vertices",
-                ix.len()
-            )));
-        }
-
         let prep = self.prepare(program, vertex_count, instances)?;
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
@@ -617,7 +622,7 @@ impl Device {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
                 let mut m = Machine::new(program, &uniforms);
-                return ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace);
+                return caught(|| ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace));
             }
             data.par_chunks_mut(task_vertices * regs * 4)
                 .enumerate()
@@ -625,7 +630,7 @@ impl Device {
                     || Machine::new(program, &uniforms),
                     |m, (t, chunk)| {
                         let n = chunk.len() / (regs * 4);
-                        ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace)
+                        caught(|| ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace))
                     },
                 )
         };
@@ -638,6 +643,19 @@ impl Device {
         out.unbound_inputs = prep.unbound.iter().map(|u| u.1.clone()).collect();
         Ok(())
     }
+}
+
+/// A draw's work on a (rayon worker) thread, a panic in it turned into an error of the draw
+/// instead of unwinding out of the worker into the caller.
+fn caught(work: impl FnOnce() -> Result<(), VmError>) -> Result<(), VmError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(VmError::Panicked(format!("a draw: {what}")))
+    })
 }
 
 struct Prepared {
@@ -677,17 +695,31 @@ impl Binding {
         if vc == 0 {
             return Ok(());
         }
+        // Every number here comes from the caller: checked arithmetic throughout, so that a
+        // sum that would wrap is an error rather than a bounds check that passes. (The
+        // fetch's own sums are each at most `end`.)
         let max_index = match self.stream.frequency {
-            Frequency::Vertex | Frequency::IndexedData(_) => indices.map_or(vc - 1, |ix| {
-                ix[..vc].iter().copied().max().unwrap_or(0) as usize
-            }),
-            Frequency::InstanceData(d) => (instances - 1) / d as usize,
-            Frequency::Divider(m) => (vc - 1) / m as usize,
+            Frequency::Vertex | Frequency::IndexedData(_) => match indices {
+                Some(ix) => ix.get(..vc).ok_or_else(|| {
+                    VmError::Indices(format!("{} indices for {vc} vertices", ix.len()))
+                })?,
+                None => &[],
+            }
+            .iter()
+            .max()
+            .map_or(vc - 1, |&i| i as usize),
+            Frequency::InstanceData(d) => (instances.saturating_sub(1))
+                .checked_div(d as usize)
+                .ok_or(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA))?,
+            Frequency::Divider(m) => (vc - 1)
+                .checked_div(m as usize)
+                .ok_or(VmError::BadFrequency(0))?,
         };
         let e = &self.element;
         let end = max_index
             .checked_mul(self.stream.stride)
-            .and_then(|x| x.checked_add(self.stream.offset + e.offset as usize + e.ty.size()));
+            .and_then(|x| x.checked_add(self.stream.offset))
+            .and_then(|x| x.checked_add(e.offset as usize + e.ty.size()));
         match end {
             Some(end) if end <= self.stream.data.len() => Ok(()),
             _ => Err(VmError::ReadsPastStream {
@@ -777,7 +809,11 @@ impl DrawContext<'_> {
                 let at = b.stream.offset + b.element.offset as usize + element * b.stream.stride;
                 io.inputs[b.reg as usize] = b.stream.data[at..].as_ptr();
             }
-            if !fused.run(&mut m.rows, self.program, self.uniforms, &io) {
+            let within = fused.run(&mut m.rows, self.program, self.uniforms, &io);
+            if let Some(name) = crate::jit::take_callback_panic() {
+                return Err(VmError::Panicked(name.into()));
+            }
+            if !within {
                 return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
             }
             return Ok(());
@@ -835,7 +871,11 @@ impl DrawContext<'_> {
         }
         match compiled {
             Some(jit) => {
-                if !jit.run(&mut m.rows, self.program, self.uniforms) {
+                let within = jit.run(&mut m.rows, self.program, self.uniforms);
+                if let Some(name) = crate::jit::take_callback_panic() {
+                    return Err(VmError::Panicked(name.into()));
+                }
+                if !within {
                     return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
                 }
             }

@@ -17,6 +17,49 @@
 //! there are already broadcast), outputs are written to it; temporaries, gathered operands,
 //! a0 and p0 are Cranelift variables.
 //!
+//! # What generated code touches, and why nothing else
+//!
+//! Machine code from either generator is `unsafe` to run; this is the argument that it stays
+//! inside memory the draw owns. It reads and writes only through the pointers of one call
+//! ([`Entry`], and for fused AVX-512 code its `BatchIo`), never through an address computed
+//! from shader data except as follows:
+//! - **The batch arena** (`rows`): every row the code addresses is a constant offset below
+//!   `program.rows` (lowering numbers them), and [`Args::new`] asserts that the arena holds
+//!   `program.rows` rows. Relative input reads (`v[aL]`, `v[a0]`) compare each index with
+//!   the 16 input registers (unsigned, so negative ones fail) and, outside, load from index
+//!   0 (Cranelift) or not at all (AVX-512 masks the load or gather off), giving zero.
+//! - **The constant file**: relative reads (`c[a0.x + n]`, `c[aL + n]`) clamp each lane's
+//!   index into the file or onto the zero register that follows it (unsigned compares, so
+//!   negative indices clamp too); the AVX-512 code then reads up to `device::CONST_PAD`
+//!   registers beyond a clamped index, which the draw's padded file provides (zeros on both
+//!   sides). Direct reads use register numbers the validator bounded by the caps, inside the
+//!   file the device sized from the same caps. Integer and boolean files are 16 entries,
+//!   addressed by register number (at most 15).
+//! - **Vertex streams** (fused code only): the element addresses of a batch are
+//!   `inputs[r] + lane * stride` (or `index * stride` through the index buffer), for vertex
+//!   or index numbers the draw checked before it ran (`Binding::check_bounds`: the largest
+//!   index times the stride plus the offset plus the element size is within the stream, all
+//!   in checked arithmetic); fused code runs only full batches of 64 vertices inside the
+//!   draw, reads 64 indices, and the next batch's addresses are used for prefetches only
+//!   (which do not fault).
+//! - **The output buffer** (fused code only): 64 records of `outputs * 16` bytes from the
+//!   batch's first record, the draw's output slice for exactly that batch.
+//! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`) with
+//!   a frame slot of `4 * N` floats they read and write.
+//!
+//! W^X: code is never writable and executable at once. The AVX-512 generator assembles into
+//! a buffer, copies it into an anonymous read-write mapping, and turns that mapping
+//! read-execute (`memmap2::MmapMut::make_exec`, an `mprotect`) before taking its address;
+//! the `Mmap` is never made writable again and is unmapped when the code is dropped.
+//! Cranelift's `JITModule` does the same at `finalize_definitions` (its pages become
+//! read-execute), and the module is only read afterwards.
+//!
+//! Panics: generated code has no unwind tables, and the callbacks are `extern "C"` (a panic
+//! leaving one would abort). Each callback's body runs under `catch_unwind`; a panic there
+//! gives zeros to the code, is recorded for the thread, and the draw returns
+//! [`crate::VmError::Panicked`] after the batch. A panic elsewhere in a draw's worker (the
+//! interpreter, fetch) is caught around the worker's batches and is the same error.
+//!
 //! `DXSO_JIT_DUMP=1` prints each program Cranelift compiles as machine code to stderr (the
 //! AVX-512 generator writes it to a file: see there); `DXSO_JIT_WHY=1` prints why a program
 //! is not compiled.
@@ -58,13 +101,15 @@ pub(crate) extern "C" fn texldl<const N: usize>(
 ) {
     // SAFETY: the compiled code passes the draw's sampling state and its 4 * N float slot.
     let (sampling, io) = unsafe { (&*sampling, std::slice::from_raw_parts_mut(io, 4 * N)) };
-    for l in 0..N {
-        let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
-        let t = sampling.sample_lane(sampler as u8, coords);
-        for (c, x) in t.into_iter().enumerate() {
-            io[c * N + l] = x;
+    callback("texldl", io, |io| {
+        for l in 0..N {
+            let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
+            let t = sampling.sample_lane(sampler as u8, coords);
+            for (c, x) in t.into_iter().enumerate() {
+                io[c * N + l] = x;
+            }
         }
-    }
+    });
 }
 
 /// `sincos` on `N` lanes: `io[0..N]` = x on entry; cos x in `io[0..N]`, sin x in
@@ -72,11 +117,36 @@ pub(crate) extern "C" fn texldl<const N: usize>(
 pub(crate) extern "C" fn sincos<const N: usize>(io: *mut f32) {
     // SAFETY: the compiled code passes its 4 * N float slot.
     let io = unsafe { std::slice::from_raw_parts_mut(io, 4 * N) };
-    for l in 0..N {
-        let x = io[l];
-        io[l] = x.cos();
-        io[N + l] = x.sin();
+    callback("sincos", io, |io| {
+        for l in 0..N {
+            let x = io[l];
+            io[l] = x.cos();
+            io[N + l] = x.sin();
+        }
+    });
+}
+
+thread_local! {
+    /// The callback that panicked during the batch this thread runs, if one did.
+    static CALLBACK_PANIC: std::cell::Cell<Option<&'static str>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A callback's body, run so that a panic never unwinds into generated code (which has no
+/// unwind tables; from an `extern "C"` function it would abort the process): it is caught
+/// here, the results are zeros, and the panic is recorded for [`take_callback_panic`], which
+/// the draw calls after the batch and turns into an error.
+fn callback(name: &'static str, io: &mut [f32], body: impl FnOnce(&mut [f32])) {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *io)));
+    if caught.is_err() {
+        io.fill(0.0);
+        CALLBACK_PANIC.with(|p| p.set(Some(name)));
     }
+}
+
+/// The callback that panicked during this thread's last batch of compiled code (cleared).
+pub(crate) fn take_callback_panic() -> Option<&'static str> {
+    CALLBACK_PANIC.with(|p| p.take())
 }
 
 /// A program compiled to machine code: by Cranelift, or by the AVX-512 code generator

@@ -33,6 +33,8 @@ mod exec;
 mod fetch;
 mod jit;
 mod program;
+#[cfg(test)]
+mod safety_tests;
 mod texture;
 mod trace;
 pub mod workloads;
@@ -45,8 +47,9 @@ pub use exec::Isa;
 pub use fetch::DeclType;
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
-    Format, SamplerState, Storage, Texture, TextureAddress, TextureError, TextureFilter,
-    TextureKind, VERTEX_TEXTURE_FILTER_CAPS, check_vertex_texture_format, sample,
+    Format, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,
+    TextureError, TextureFilter, TextureKind, VERTEX_TEXTURE_FILTER_CAPS,
+    check_vertex_texture_format, sample,
 };
 pub use trace::{Trace, TraceStep};
 
@@ -92,4 +95,7 @@ pub enum VmError {
     Threads(String),
     #[error("sampler {0}")]
     Sampler(String),
+    /// A panic inside the draw (a defect in dxso): caught, never an abort.
+    #[error("internal error in {0} (a panic, caught); please report it")]
+    Panicked(String),
 }

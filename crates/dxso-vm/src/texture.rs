@@ -254,10 +254,31 @@ pub struct Texture {
     levels: Vec<Level>,
 }
 
+/// The largest width, height or depth a texture may have (`MAX_TEXTURE_SIZE`); larger is
+/// [`TextureError::TooLarge`].
+pub const MAX_TEXTURE_SIZE: usize = 1 << 15;
+
+/// The most texels a texture may hold, all its levels, faces and slices together
+/// (`MAX_TEXTURE_TEXELS`, 2^26: 1 GiB once decoded to four floats a texel); more is
+/// [`TextureError::TooLarge`]. Decoders check a file's declared size against it (with
+/// [`Texture::check_size`]) before they allocate.
+pub const MAX_TEXTURE_TEXELS: usize = 1 << 26;
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 pub enum TextureError {
     #[error("a texture needs a size of at least 1x1x1, not {0}x{1}x{2}")]
     Size(usize, usize, usize),
+    #[error("a {width}x{height}x{depth} texture is too large: {what} {limit} ({max})")]
+    TooLarge {
+        width: usize,
+        height: usize,
+        depth: usize,
+        /// What exceeds the limit ("a dimension exceeds", "its texels exceed").
+        what: &'static str,
+        /// The limit's name (`MAX_TEXTURE_SIZE`, `MAX_TEXTURE_TEXELS`).
+        limit: &'static str,
+        max: usize,
+    },
     #[error("a texture needs at least one level")]
     NoLevels,
     #[error("level {level}: {got} bytes, {want} expected ({width}x{height}x{depth}{faces})")]
@@ -279,6 +300,63 @@ pub enum TextureError {
 }
 
 impl Texture {
+    /// Whether a texture of this kind, size and number of levels may be made: at least 1x1x1,
+    /// at most [`MAX_TEXTURE_SIZE`] in each dimension and [`MAX_TEXTURE_TEXELS`] texels in
+    /// all, depth 1 unless a volume, square if a cube, at least one level and no more than
+    /// the size has. Decoders call it with a file's declared size before they allocate.
+    pub fn check_size(
+        kind: TextureKind,
+        width: usize,
+        height: usize,
+        depth: usize,
+        levels: usize,
+    ) -> Result<(), TextureError> {
+        if width == 0 || height == 0 || depth == 0 {
+            return Err(TextureError::Size(width, height, depth));
+        }
+        let too_large = |what, limit, max| TextureError::TooLarge {
+            width,
+            height,
+            depth,
+            what,
+            limit,
+            max,
+        };
+        if width.max(height).max(depth) > MAX_TEXTURE_SIZE {
+            return Err(too_large(
+                "a dimension exceeds",
+                "MAX_TEXTURE_SIZE",
+                MAX_TEXTURE_SIZE,
+            ));
+        }
+        if kind != TextureKind::Volume && depth != 1 {
+            return Err(TextureError::Depth(kind, depth));
+        }
+        if kind == TextureKind::Cube && width != height {
+            return Err(TextureError::CubeNotSquare);
+        }
+        if levels == 0 {
+            return Err(TextureError::NoLevels);
+        }
+        let most = 1 + width.max(height).max(depth).ilog2() as usize;
+        if levels > most {
+            return Err(TextureError::TooManyLevels(levels, width, height, depth));
+        }
+        // Each dimension is at most 2^15 and there are at most 16 levels: no overflow.
+        let faces = if kind == TextureKind::Cube { 6 } else { 1 };
+        let texels: usize = (0..levels)
+            .map(|k| (width >> k).max(1) * (height >> k).max(1) * (depth >> k).max(1) * faces)
+            .sum();
+        if texels > MAX_TEXTURE_TEXELS {
+            return Err(too_large(
+                "its texels exceed",
+                "MAX_TEXTURE_TEXELS",
+                MAX_TEXTURE_TEXELS,
+            ));
+        }
+        Ok(())
+    }
+
     /// Build a texture from each level's bytes in the format's memory layout. Level `k` is
     /// `max(1, size >> k)` in each dimension; cube levels hold six faces, volume levels all
     /// their slices.
@@ -290,33 +368,7 @@ impl Texture {
         depth: usize,
         levels: &[Vec<u8>],
     ) -> Result<Texture, TextureError> {
-        if width == 0
-            || height == 0
-            || depth == 0
-            || width > 1 << 15
-            || height > 1 << 15
-            || depth > 1 << 15
-        {
-            return Err(TextureError::Size(width, height, depth));
-        }
-        if kind != TextureKind::Volume && depth != 1 {
-            return Err(TextureError::Depth(kind, depth));
-        }
-        if kind == TextureKind::Cube && width != height {
-            return Err(TextureError::CubeNotSquare);
-        }
-        if levels.is_empty() {
-            return Err(TextureError::NoLevels);
-        }
-        let most = 1 + width.max(height).max(depth).ilog2() as usize;
-        if levels.len() > most {
-            return Err(TextureError::TooManyLevels(
-                levels.len(),
-                width,
-                height,
-                depth,
-            ));
-        }
+        Texture::check_size(kind, width, height, depth, levels.len())?;
         let faces = if kind == TextureKind::Cube { 6 } else { 1 };
         let tb = format.texel_bytes();
         let mut out = Vec::with_capacity(levels.len());
@@ -555,6 +607,11 @@ impl Sampling<'_> {
 
 /// One `texldl` lookup.
 pub fn sample(tex: &Texture, st: &SamplerState, src: [f32; 4]) -> [f32; 4] {
+    // Test hook: a coordinate with these bits stands for a defect in the sampler.
+    #[cfg(test)]
+    if src[0].to_bits() == crate::safety_tests::PANIC_BITS {
+        panic!("test: a panic inside the sampler");
+    }
     let last = tex.levels.len() - 1;
     let lod = src[3] + st.mip_lod_bias;
     // A NaN LOD magnifies (it is not > 0).

@@ -355,6 +355,8 @@ impl Reader<'_> {
                 inst.srcs.push(s);
             }
         }
+        // Peak memory: sources get an allocation of their size (see `text::parse`).
+        inst.srcs = inst.srcs.to_vec();
         Ok(inst)
     }
 }

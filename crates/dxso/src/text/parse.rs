@@ -10,12 +10,17 @@ use super::print::COMMENT_DIRECTIVE;
 use crate::ir::*;
 use crate::opcodes::{Layout, Opcode};
 use crate::registers::{file_size, parse_register_name, register_name};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 /// The most macros one `#define` expansion may nest (a macro whose body uses a macro whose
 /// body uses a macro ...); deeper is an error.
 pub const MAX_MACRO_DEPTH: usize = 16;
+
+/// The most errors one text reports; past it the rest are counted in one last error
+/// ("N more errors not shown").
+pub const MAX_PARSE_ERRORS: usize = 100;
 
 /// The most bytes one line may grow to by `#define` expansion; longer is an error. (Bodies
 /// that use a macro several times grow exponentially with the nesting; this bounds the work.)
@@ -58,6 +63,9 @@ impl ParseErrors {
                 "{file}:{}:{}: error: {}\n",
                 e.line, e.col, e.message
             ));
+            if e.line_text.is_empty() {
+                continue;
+            }
             out.push_str(&format!("    {}\n", e.line_text));
             let pad: String = e
                 .line_text
@@ -92,9 +100,22 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
         spans: Vec::new(),
         errors: Vec::new(),
         macros: HashMap::new(),
+        not_shown: 0,
     };
     for (number, text) in logical_lines(source) {
         p.line(number, &text);
+    }
+    if p.not_shown > 0 {
+        let line = p.errors.last().map_or(1, |e| e.line);
+        p.errors.push(ParseError {
+            line,
+            col: 1,
+            message: format!(
+                "{} more errors not shown (limit MAX_PARSE_ERRORS = {MAX_PARSE_ERRORS})",
+                p.not_shown
+            ),
+            line_text: String::new(),
+        });
     }
     let Some(version) = p.version else {
         if p.errors.is_empty() {
@@ -120,24 +141,29 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
 }
 
 /// Physical lines joined at `\` continuations, each with its 1-based first line number.
-fn logical_lines(source: &str) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
-    let mut pending: Option<(usize, String)> = None;
-    for (i, raw) in source.split('\n').enumerate() {
+fn logical_lines(source: &str) -> impl Iterator<Item = (usize, Cow<'_, str>)> {
+    // Lazily, borrowing each line that has no continuation: a listing is not copied line by
+    // line before it is parsed.
+    let mut physical = source.split('\n').enumerate();
+    std::iter::from_fn(move || {
+        let (i, raw) = physical.next()?;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        let (start, mut text) = pending.take().unwrap_or((i + 1, String::new()));
-        if let Some(stripped) = raw.strip_suffix('\\') {
-            text.push_str(stripped);
-            pending = Some((start, text));
-        } else {
-            text.push_str(raw);
-            out.push((start, text));
+        let Some(first) = raw.strip_suffix('\\') else {
+            return Some((i + 1, Cow::Borrowed(raw)));
+        };
+        let mut text = first.to_string();
+        for (_, raw) in physical.by_ref() {
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            match raw.strip_suffix('\\') {
+                Some(more) => text.push_str(more),
+                None => {
+                    text.push_str(raw);
+                    break;
+                }
+            }
         }
-    }
-    if let Some(p) = pending {
-        out.push(p);
-    }
-    out
+        Some((i + 1, Cow::Owned(text)))
+    })
 }
 
 struct Parser {
@@ -146,6 +172,8 @@ struct Parser {
     spans: Vec<Span>,
     errors: Vec<ParseError>,
     macros: HashMap<String, String>,
+    /// Errors past [`MAX_PARSE_ERRORS`], counted only.
+    not_shown: usize,
 }
 
 type LineResult<T> = Result<T, (usize, String)>;
@@ -189,6 +217,10 @@ impl Parser {
     }
 
     fn error(&mut self, line: usize, col: usize, message: String, text: &str) {
+        if self.errors.len() >= MAX_PARSE_ERRORS {
+            self.not_shown += 1;
+            return;
+        }
         self.errors.push(ParseError {
             line,
             col: col + 1,
@@ -623,6 +655,10 @@ fn statement(cur: &mut Cursor, version: Version) -> LineResult<Instruction> {
             }
         }
     }
+    // Peak memory: a listing's IR holds every instruction; its sources get an allocation of
+    // their size (a `Vec` grows to four at its first push, and shrinking it in place would
+    // leave the rest of its block unused).
+    inst.srcs = inst.srcs.to_vec();
     Ok(inst)
 }
 
@@ -1256,5 +1292,28 @@ mod tests {
         // Below the limit the expansion happens (and the statement is then wrong).
         let e = parse(&grow(4)).unwrap_err();
         assert!(!e.0[0].message.contains("MAX_MACRO"), "{e}");
+    }
+
+    #[test]
+    fn errors_past_the_cap_are_counted_in_one() {
+        let src = format!("vs_2_0\n{}", "foo\n".repeat(MAX_PARSE_ERRORS + 50));
+        let e = parse(&src).unwrap_err();
+        assert_eq!(e.0.len(), MAX_PARSE_ERRORS + 1);
+        let last = e.0.last().unwrap();
+        assert_eq!(
+            last.line,
+            MAX_PARSE_ERRORS + 1,
+            "the line of the last error shown"
+        );
+        assert_eq!(
+            last.message,
+            "50 more errors not shown (limit MAX_PARSE_ERRORS = 100)"
+        );
+        assert!(e.render("x").ends_with(
+            "x:101:1: error: 50 more errors not shown (limit MAX_PARSE_ERRORS = 100)\n"
+        ));
+        // Continued lines are joined and numbered from their first line.
+        let e = parse("vs_2_0\nmov r0, \\\r\n  v99\nfoo\n").unwrap_err();
+        assert_eq!((e.0[0].line, e.0[1].line), (2, 4), "{e}");
     }
 }

@@ -1,0 +1,3 @@
+#define a a a a a a a
+vs_2_0
+mov a

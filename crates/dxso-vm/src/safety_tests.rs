@@ -1,0 +1,98 @@
+//! The compiled tier's safety, tested: a panic under generated code or in a rayon worker is
+//! an error of the draw, never an abort.
+
+use crate::{
+    CodeGenerator, DeclType, Device, Format, Frequency, StreamSource, Texture, TextureKind, Tier,
+    VertexElement, VmError,
+};
+use dxso::validate::{Caps, validate};
+use std::sync::Arc;
+
+/// A `texldl` coordinate with these bits makes the sampler panic (test builds only).
+pub(crate) const PANIC_BITS: u32 = 0x7FC0_0BAD;
+
+/// A device running `texldl r0, v0, s0` over `coords` (one vertex each), on `tier`.
+fn texldl_device(tier: Tier, coords: &[[f32; 4]]) -> Device {
+    let src =
+        "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_2d s0\ntexldl r0, v0, s0\nmov o0, r0\n";
+    let shader = dxso::text::parse(src).expect("assembles");
+    let checked = validate(&shader, &Caps::max()).expect("validates");
+    let mut dev = Device::new();
+    dev.set_tier(tier);
+    dev.set_vertex_shader(&checked).unwrap();
+    dev.set_declaration(vec![VertexElement {
+        stream: 0,
+        offset: 0,
+        ty: DeclType::Float4,
+        method: 0,
+        usage: dxso::ir::Usage::TexCoord,
+        usage_index: 0,
+    }])
+    .unwrap();
+    let data: Vec<u8> = coords
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    dev.set_stream(
+        0,
+        Some(StreamSource {
+            data: data.into(),
+            offset: 0,
+            stride: 16,
+            frequency: Frequency::Vertex,
+        }),
+    )
+    .unwrap();
+    let texel: Vec<u8> = [0.5f32; 4].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let tex = Texture::new(TextureKind::TwoD, Format::A32B32G32R32F, 1, 1, 1, &[texel]).unwrap();
+    dev.set_texture(0, Some(Arc::new(tex))).unwrap();
+    dev
+}
+
+fn coords(n: usize, bad: Option<usize>) -> Vec<[f32; 4]> {
+    (0..n)
+        .map(|i| match bad {
+            Some(b) if b == i => [f32::from_bits(PANIC_BITS), 0.0, 0.0, 0.0],
+            _ => [0.25, 0.25, 0.0, 0.0],
+        })
+        .collect()
+}
+
+#[test]
+fn a_panic_inside_a_callback_from_compiled_code_is_an_error() {
+    let n = 300;
+    let mut dev = texldl_device(Tier::Compiled, &coords(n, Some(150)));
+    if dev.code_generator().is_none() {
+        eprintln!("skipped: the compiled tier does not cover the shader here");
+        return;
+    }
+    // On every thread count; the fused and unfused AVX-512 code and Cranelift alike.
+    for threads in [Some(1), None] {
+        dev.set_threads(threads).unwrap();
+        assert_eq!(
+            dev.draw(n, 1).map(|_| ()),
+            Err(VmError::Panicked("texldl".into()))
+        );
+    }
+    dev.set_isa(crate::Isa::Avx2);
+    assert_eq!(dev.code_generator(), Some(CodeGenerator::Cranelift));
+    assert_eq!(
+        dev.draw(n, 1).map(|_| ()),
+        Err(VmError::Panicked("texldl".into()))
+    );
+    // The flag does not outlive the batch: a clean draw on the same threads succeeds.
+    let good = texldl_device(Tier::Compiled, &coords(n, None));
+    let out = good.draw(n, 1).unwrap();
+    assert_eq!(out.vertex(n - 1), &[0.5; 4]);
+}
+
+#[test]
+fn a_panic_in_a_rayon_worker_is_an_error() {
+    let n = 5000;
+    let dev = texldl_device(Tier::Interpreted, &coords(n, Some(4321)));
+    match dev.draw(n, 1) {
+        Err(VmError::Panicked(m)) => assert!(m.contains("inside the sampler"), "{m}"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
