@@ -5,6 +5,9 @@
 //! checks the fuzzer ran. Inputs live in `tests/fuzz-regressions/<target>/`, one file each,
 //! named after what they found; a target directory with no inputs replays nothing.
 
+// The fuzz crate's `engine` feature gates are for its own builds (here `test` turns them
+// on); `law` is used by the targets, not here.
+#[allow(unexpected_cfgs, unused_imports)]
 #[path = "../../../fuzz/src/lib.rs"]
 mod fuzz_targets;
 
