@@ -9,13 +9,11 @@ use std::process::ExitCode;
 
 mod check;
 mod demo;
-mod input;
 mod link;
-mod mesh;
 mod raster;
 mod run;
-mod scene;
-mod textures;
+
+use dxso_cli::{input, scene};
 
 #[derive(Parser)]
 #[command(

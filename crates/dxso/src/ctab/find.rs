@@ -127,8 +127,16 @@ impl ConstantTable {
     }
 
     /// Every path a scene or a caller may name: each constant, and inside it each element and
-    /// member, depth first (arrays of more than 16 elements list their first and last only).
+    /// member (of a struct), depth first (arrays of more than 16 elements list their first
+    /// and last only). Each resolves with [`ConstantTable::find`]; a name [`find`] cannot
+    /// spell (one holding `.`, `[` or `]`) or does not reach (a repeated name: it finds the
+    /// first) is left out with what lies below it.
+    ///
+    /// [`find`]: ConstantTable::find
     pub fn paths(&self) -> Vec<String> {
+        fn nameable(name: &str) -> bool {
+            !name.contains(['.', '[', ']'])
+        }
         fn walk(path: String, ty: &TypeInfo, out: &mut Vec<String>) {
             out.push(path.clone());
             let n = ty.elements as usize;
@@ -145,15 +153,24 @@ impl ConstantTable {
                 for i in shown {
                     walk(format!("{path}[{i}]"), &one, out);
                 }
-            } else {
-                for m in &ty.members {
-                    walk(format!("{path}.{}", m.name), &m.ty, out);
+            } else if ty.class == Class::Struct {
+                for (k, m) in ty.members.iter().enumerate() {
+                    if first(&ty.members, k, |m| &m.name) {
+                        walk(format!("{path}.{}", m.name), &m.ty, out);
+                    }
                 }
             }
         }
+        /// Whether `items[k]` has a name `find` can spell and reaches it (it finds the first).
+        fn first<T>(items: &[T], k: usize, name: impl Fn(&T) -> &String) -> bool {
+            let n = name(&items[k]);
+            nameable(n) && !items[..k].iter().any(|i| name(i) == n)
+        }
         let mut out = Vec::new();
-        for c in &self.constants {
-            walk(c.name.clone(), &c.ty, &mut out);
+        for (k, c) in self.constants.iter().enumerate() {
+            if first(&self.constants, k, |c| &c.name) {
+                walk(c.name.clone(), &c.ty, &mut out);
+            }
         }
         out
     }

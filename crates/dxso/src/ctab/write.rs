@@ -28,6 +28,13 @@ impl Writer {
         }
         at
     }
+    fn values(&mut self, value: &[u32]) -> u32 {
+        let at = self.reserve(4 * value.len() as u32);
+        for (i, &v) in value.iter().enumerate() {
+            self.put(at + 4 * i as u32, v);
+        }
+        at
+    }
     fn type_info(&mut self, t: &TypeInfo) -> u32 {
         let at = self.reserve(TYPE_BYTES);
         self.put(at, t.class as u32 | (t.ty as u32) << 16);
@@ -72,11 +79,8 @@ impl ConstantTable {
             );
             w.put(r + 8, c.register_count as u32);
             w.put(r + 12, ty);
-            if let Some(value) = &c.default_value {
-                let at = w.reserve(4 * value.len() as u32);
-                for (i, &v) in value.iter().enumerate() {
-                    w.put(at + 4 * i as u32, v);
-                }
+            if let Some(value) = c.default_value.as_ref().filter(|v| !cut_short(c, v)) {
+                let at = w.values(value);
                 w.put(r + 16, at);
             }
         }
@@ -84,9 +88,22 @@ impl ConstantTable {
         w.put(header + 24, target);
         let creator = w.string(&self.creator);
         w.put(header + 4, creator);
+        // A default value the end of the table cut short goes last, so that it reads back
+        // cut the same (with several, the last one).
+        for (k, c) in self.constants.iter().enumerate() {
+            if let Some(value) = c.default_value.as_ref().filter(|v| cut_short(c, v)) {
+                let at = w.values(value);
+                w.put(records + CONSTANT_BYTES * k as u32 + 16, at);
+            }
+        }
         w.bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
     }
+}
+
+/// Whether `c`'s default value is shorter than its registers: the table ended inside it.
+fn cut_short(c: &Constant, value: &[u32]) -> bool {
+    value.len() < c.register_count as usize * c.register_set.words_per_register()
 }

@@ -24,6 +24,7 @@
 //!   ps_2_0 counts 64 arithmetic + 32 texture instructions.
 
 mod caps;
+mod encoding;
 mod rules;
 
 pub use caps::*;
@@ -241,6 +242,7 @@ impl Validator<'_> {
             );
             return;
         }
+        self.encoding(i, inst);
         if info.comparison && inst.comparison().is_none() {
             self.err(
                 Rule::OperandCount,
@@ -429,6 +431,10 @@ impl Validator<'_> {
                 "the index register must be a0 or aL",
             );
         }
+        if by_al && rel.swizzle != Swizzle::IDENTITY {
+            // The text has no spelling for it (the round-trip law, `encoding.rs`).
+            self.err(Rule::RelativeAddressing, i, "aL takes no swizzle");
+        }
         if by_a0 && !rel.swizzle.is_replicate() {
             self.err(
                 Rule::RelativeAddressing,
@@ -494,11 +500,17 @@ impl Validator<'_> {
     fn result_modifiers(&mut self, i: usize, inst: &Instruction) {
         let Some(d) = &inst.dst else { return };
         let op = inst.opcode;
-        if d.shift != 0 && self.n() >= 0x200 {
+        if d.shift != 0 && (self.vs() || self.n() >= 0x200) {
             self.err(
                 Rule::ResultModifier,
                 i,
                 format!("shift modifiers do not exist in {}", self.v),
+            );
+        } else if (4..=12).contains(&d.shift) {
+            self.err(
+                Rule::ResultModifier,
+                i,
+                format!("shift {} is none of _x2, _x4, _x8, _d2, _d4, _d8", d.shift),
             );
         }
         if self.vs() {
@@ -552,6 +564,8 @@ impl Validator<'_> {
                     s.reg.kind,
                     RegisterKind::ConstBool | RegisterKind::Predicate
                 ),
+                // _dz/_dw (texld/texcrd divide) exist in ps_1_4 only.
+                Dz | Dw => self.v.is_pixel() && self.n() == 0x104,
                 _ => pixel1,
             };
             if !ok {
