@@ -9,13 +9,11 @@ use std::process::ExitCode;
 
 mod check;
 mod demo;
-mod input;
 mod link;
-mod mesh;
 mod raster;
 mod run;
-mod scene;
-mod textures;
+
+use dxso_cli::{input, scene};
 
 #[derive(Parser)]
 #[command(
@@ -32,7 +30,7 @@ struct Cli {
 enum Command {
     /// Assemble shader assembly text into bytecode.
     #[command(
-        after_help = "Examples:\n  dxso asm skin.asm -o skin.vso\n  dxso asm skin.asm --hex\n  cat skin.asm | dxso asm - --hex"
+        after_help = "Examples:\n  dxso asm skin.asm -o skin.vso\n  dxso asm skin.asm --hex\n  dxso asm edited.asm --ctab -o edited.vso\n  cat skin.asm | dxso asm - --hex"
     )]
     Asm {
         /// Assembly text (vs_1_1 .. vs_3_0, ps_1_1 .. ps_3_0); `-` reads stdin.
@@ -43,6 +41,11 @@ enum Command {
         /// Print the tokens to stdout, one per line, as 8 lowercase hex digits.
         #[arg(long)]
         hex: bool,
+        /// Build the constant table (CTAB comment block) from the listing's header
+        /// (`// Parameters:`, `// Registers:`), so the edited shader keeps its constants'
+        /// names. A listing that carries its CTAB as a `// @comment` line keeps that.
+        #[arg(long)]
+        ctab: bool,
     },
     /// Print the assembly text of a bytecode file (binary tokens or hex tokens).
     #[command(
@@ -183,7 +186,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Asm { file, output, hex } => asm(&file, output.as_deref(), hex),
+        Command::Asm {
+            file,
+            output,
+            hex,
+            ctab,
+        } => asm(&file, output.as_deref(), hex, ctab),
         Command::Dis { file, style } => dis(&file, style.into()),
         Command::Check { rules: true, .. } => list_rules(),
         Command::Check {
@@ -283,11 +291,22 @@ fn display_name(file: &Path) -> String {
     }
 }
 
-fn asm(file: &Path, output: Option<&Path>, hex: bool) -> Result<(), Failure> {
+fn asm(file: &Path, output: Option<&Path>, hex: bool, ctab: bool) -> Result<(), Failure> {
     let bytes = read_input(file)?;
+    let name = display_name(file);
     let shader = {
         let text = String::from_utf8_lossy(&bytes);
-        dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&display_name(file))))?
+        let mut shader = dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&name)))?;
+        if ctab && shader.constant_table_index().is_none() {
+            match dxso::text::parse_header(&text, shader.version) {
+                Ok(Some(table)) => shader.set_constant_table(&table),
+                Ok(None) => diagnostics_out(&format!(
+                    "{name}: warning: --ctab: no '// Parameters:' header; no constant table written\n"
+                )),
+                Err(e) => return Err(Failure::Input(e.render(&name))),
+            }
+        }
+        shader
     };
     // Peak memory: the text and the IR are let go as soon as the next step has its own.
     drop(bytes);
@@ -321,5 +340,11 @@ fn dis(file: &Path, style: dxso::text::Style) -> Result<(), Failure> {
     // Peak memory: the file's bytes are let go once the shader is read.
     let shader = input::read_bytecode(&read_input(file)?)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
+    if let Err(e) = shader.constant_table() {
+        diagnostics_out(&format!(
+            "{}: warning: {e}; no header printed (the block is kept as its // @comment line)\n",
+            display_name(file)
+        ));
+    }
     stdout(&dxso::text::print_styled(&shader, style))
 }

@@ -151,8 +151,42 @@ fn obj(path: &Path) -> anyhow::Result<Mesh> {
     Ok(mesh)
 }
 
+/// gltf-json 1.4's validation looks up a primitive's POSITION accessor before checking that
+/// it exists (an index out of bounds panics; fuzz finding): check it first. A document that
+/// does not parse is left to `gltf` to report.
+fn positions_exist(bytes: &[u8]) -> anyhow::Result<()> {
+    use gltf::json::validation::Checked;
+    let json = if bytes.starts_with(b"glTF") {
+        match gltf::binary::Glb::from_slice(bytes) {
+            Ok(glb) => glb.json.into_owned(),
+            Err(_) => return Ok(()),
+        }
+    } else {
+        bytes.to_vec()
+    };
+    let Ok(root) = serde_json::from_slice::<gltf::json::Root>(&json) else {
+        return Ok(());
+    };
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (k, prim) in mesh.primitives.iter().enumerate() {
+            let position = Checked::Valid(gltf::json::mesh::Semantic::Positions);
+            if let Some(a) = prim.attributes.get(&position)
+                && a.value() >= root.accessors.len()
+            {
+                bail!(
+                    "mesh {m} primitive {k}: POSITION names accessor {}, but there are {}",
+                    a.value(),
+                    root.accessors.len()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    positions_exist(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let g = gltf::Gltf::from_slice(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut buffers = Vec::new();

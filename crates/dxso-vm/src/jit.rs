@@ -778,12 +778,17 @@ impl<'a> Emitter<'a> {
                 ref other => return Err(format!("{other:?}")),
             }
         }
-        if !terminated {
+        if n == 0 {
+            // No ops: block(0) is already the end of the group.
             self.flush_count();
-            self.b.ins().jump(block(n), &[]);
+        } else {
+            if !terminated {
+                self.flush_count();
+                self.b.ins().jump(block(n), &[]);
+            }
+            self.b.switch_to_block(block(n));
         }
         // End of a group: the limit, then the next group or return.
-        self.b.switch_to_block(block(n));
         self.check_limit();
         let g = self.b.use_var(self.group);
         let g = self.b.ins().iadd_imm_s(g, 16 * K as i64);

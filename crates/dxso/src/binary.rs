@@ -1,6 +1,6 @@
 //! Tokens <-> IR (`../shared/spec/bytecode.md`).
 //!
-//! [`read`] decodes a token stream into a [`Shader`]; [`write`] encodes it back. For every
+//! [`read`] decodes a token stream into a [`Shader`]; [`write`](fn@write) encodes it back. For every
 //! stream `read` accepts, `write(read(t)) == t` up to the end token; for every shader `write`
 //! accepts, `read(write(s)) == s`.
 

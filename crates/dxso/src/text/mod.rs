@@ -1,9 +1,11 @@
-//! Assembly text: [`parse`] (text -> IR) and [`print`] / [`print_styled`] (IR -> text).
+//! Assembly text: [`parse`] (text -> IR) and [`print`](fn@print) / [`print_styled`] (IR -> text).
 
+mod header;
 mod parse;
 mod print;
 mod unity;
 
+pub use header::{parse_header, print_header};
 pub use parse::{
     MAX_MACRO_DEPTH, MAX_MACRO_EXPANSION, MAX_PARSE_ERRORS, ParseError, ParseErrors, Span, parse,
     parse_with_spans,

@@ -4,8 +4,8 @@
 //! Choices where `../shared/spec` says "(unverified)" (ids in brackets):
 //! - scalar instructions (`rcp`, `rsq`, `exp`, `log`, `expp`, `logp`) accept an identity
 //!   swizzle and use `.x`, as the rcp/rsq pages say; other non-replicate swizzles are errors
-//!   [V032]. A multi-component write mask is a warning [V035] (choice C9).
-//! - `mov a0` in vs_2_0+ is a warning [V039] (choice C2).
+//!   (V032). A multi-component write mask is a warning (V035) (choice C9).
+//! - `mov a0` in vs_2_0+ is a warning (V039) (choice C2).
 //! - `texldl` may write a vs_3_0 output register as well as a temporary (V030): the
 //!   reference page says a temporary, but the Windows runtime accepts and runs `o#`
 //!   (instructions.md §6, from Wine's d3d9 visual tests, which pass on Windows).
@@ -15,15 +15,16 @@
 //!   pixel shaders); `c#` reads per instruction: 2 in vs_2_0/vs_2_x, unlimited in vs_3_0
 //!   (interpretation in registers.md §2). sincos's two constant operands are the documented
 //!   exception. The software versions (vs_2_sw, ps_2_sw, ...) have no limits.
-//! - `_abs` on `c#` is checked per instruction [V042] (choice C10).
-//! - `def*` after code is a warning [V018] (choice C13).
-//! - read-before-write [V040] follows program order; a subroutine sees every write of the
+//! - `_abs` on `c#` is checked per instruction (V042) (choice C10).
+//! - `def*` after code is a warning (V018) (choice C13).
+//! - read-before-write (V040) follows program order; a subroutine sees every write of the
 //!   main program, and a call makes the callee's writes visible after it.
 //! - vs_3_0 `v#` may be indexed by `a0` or `aL`; `o#` only by `aL` (registers.md §11).
 //! - pixel-shader instruction slots: one per instruction (the spec has no PS slot table);
 //!   ps_2_0 counts 64 arithmetic + 32 texture instructions.
 
 mod caps;
+mod encoding;
 mod rules;
 
 pub use caps::*;
@@ -241,6 +242,7 @@ impl Validator<'_> {
             );
             return;
         }
+        self.encoding(i, inst);
         if info.comparison && inst.comparison().is_none() {
             self.err(
                 Rule::OperandCount,
@@ -429,6 +431,10 @@ impl Validator<'_> {
                 "the index register must be a0 or aL",
             );
         }
+        if by_al && rel.swizzle != Swizzle::IDENTITY {
+            // The text has no spelling for it (the round-trip law, `encoding.rs`).
+            self.err(Rule::RelativeAddressing, i, "aL takes no swizzle");
+        }
         if by_a0 && !rel.swizzle.is_replicate() {
             self.err(
                 Rule::RelativeAddressing,
@@ -494,11 +500,17 @@ impl Validator<'_> {
     fn result_modifiers(&mut self, i: usize, inst: &Instruction) {
         let Some(d) = &inst.dst else { return };
         let op = inst.opcode;
-        if d.shift != 0 && self.n() >= 0x200 {
+        if d.shift != 0 && (self.vs() || self.n() >= 0x200) {
             self.err(
                 Rule::ResultModifier,
                 i,
                 format!("shift modifiers do not exist in {}", self.v),
+            );
+        } else if (4..=12).contains(&d.shift) {
+            self.err(
+                Rule::ResultModifier,
+                i,
+                format!("shift {} is none of _x2, _x4, _x8, _d2, _d4, _d8", d.shift),
             );
         }
         if self.vs() {
@@ -552,6 +564,8 @@ impl Validator<'_> {
                     s.reg.kind,
                     RegisterKind::ConstBool | RegisterKind::Predicate
                 ),
+                // _dz/_dw (texld/texcrd divide) exist in ps_1_4 only.
+                Dz | Dw => self.v.is_pixel() && self.n() == 0x104,
                 _ => pixel1,
             };
             if !ok {

@@ -60,6 +60,8 @@ rules! {
     Subroutines = "V058", "labels and subroutines: label only after ret, unique, defined, called forward only", "instructions.md §5";
     InstructionSlots = "V059", "more instruction slots than the version and caps allow", "registers.md §9";
     OperandCount = "V060", "an instruction has the wrong number of operands", "bytecode.md §10";
+    InstructionControl = "V061", "instruction-control bits (16-23) the opcode does not define (only setp/ifc/breakc comparisons and ps_2_0+ texldp/texldb have them)", "bytecode.md §3";
+    CoIssue = "V062", "the co-issue bit outside ps_1_x", "bytecode.md §3";
 }
 
 impl Rule {

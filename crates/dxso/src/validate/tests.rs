@@ -341,3 +341,60 @@ fn pixel_shader_read_ports_follow_each_versions_table() {
         errors("ps_3_0\ndcl_texcoord v0\ndcl_texcoord1 v1\nadd oC0, v0, v1\n").contains(&"V007")
     );
 }
+
+/// Token fields the text cannot spell are refused (the round-trip law, `encoding.rs`); the
+/// spellable values of the same fields are not.
+#[test]
+fn fields_without_a_spelling_are_refused() {
+    // (source, index of the instruction token to alter, bits to set or (mask) clear, rule)
+    let cases: &[(&str, usize, u32, u32, Option<&str>)] = &[
+        // mov with instruction-control bits.
+        (VS3_MOV, 7, 0x0001_0000, 0, Some("V061")),
+        (VS3_MOV, 7, 0x0080_0000, 0, Some("V061")),
+        // setp_gt (comparison 1) with a bit above the comparison.
+        (VS3_SETP, 7, 0x0008_0000, 0, Some("V061")),
+        (VS3_SETP, 7, 0, 0, None),
+        // ps_2_0 texld: control 3 is neither texldp (1) nor texldb (2).
+        (PS2_TEXLD, 7, 0x0003_0000, 0, Some("V061")),
+        (PS2_TEXLD, 7, 0x0001_0000, 0, None),
+        (PS2_TEXLD, 7, 0x0002_0000, 0, None),
+        // The co-issue bit in a vertex shader and in ps_2_0.
+        (VS3_MOV, 7, 1 << 30, 0, Some("V062")),
+        (PS2_TEXLD, 7, 1 << 30, 0, Some("V062")),
+        // A destination write mask of 0.
+        (VS3_MOV, 8, 0, 0x000F_0000, Some("V031")),
+        // A shift in vs_1_1 (the text has none for vertex shaders); in ps_1_1 one of the six
+        // defined shifts, not 5.
+        (VS11_MOV, 5, 0x0100_0000, 0, Some("V034")),
+        (PS11_MOV, 4, 0x0500_0000, 0, Some("V034")),
+        (PS11_MOV, 4, 0x0100_0000, 0, None),
+        // _dz outside ps_1_4.
+        (PS11_MOV, 5, 0x0900_0000, 0, Some("V033")),
+        // An aL index with a swizzle (.xxxx instead of the identity `c[aL]` writes).
+        (VS3_LOOP, 22, 0, 0x00E4_0000, Some("V010")),
+        (VS3_LOOP, 22, 0, 0, None),
+    ];
+    for &(src, at, set, clear, want) in cases {
+        let mut tokens = crate::binary::write(&shader(src)).unwrap();
+        tokens[at] = (tokens[at] | set) & !clear;
+        let read = crate::binary::read(&tokens).unwrap();
+        let got = ir_errors(&read, &Caps::max());
+        match want {
+            Some(id) => assert!(got.contains(&id), "{src} 0x{:08x}: {got:?}", tokens[at]),
+            None => assert!(got.is_empty(), "{src} 0x{:08x}: {got:?}", tokens[at]),
+        }
+    }
+    // Co-issue where it exists (ps_1_x) stays valid.
+    let ps11 = shader("ps_1_1\ntex t0\nmov r0.rgb, t0\n+mov r0.a, t0\n");
+    assert!(ps11.instructions[2].coissue);
+    assert_eq!(ir_errors(&ps11, &Caps::max()), Vec::<&str>::new());
+}
+
+/// Tokens: the version, two dcl (3 words each), then the instruction token at word 7.
+const VS3_MOV: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n";
+const VS3_SETP: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\nsetp_gt p0, v0, v0\nmov o0, v0\n";
+const PS2_TEXLD: &str = "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n";
+const VS11_MOV: &str = "vs_1_1\ndcl_position v0\nmov oPos, v0\n";
+const PS11_MOV: &str = "ps_1_1\ntex t0\nmov r0, t0\n";
+/// The relative token of `c0[aL]` is word 22.
+const VS3_LOOP: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\ndefi i0, 1, 0, 1, 0\nmov o0, v0\nloop aL, i0\nmov o0, c0[aL]\nendloop\n";
