@@ -1,58 +1,10 @@
 //! Reading shaders from files: assembly text, or bytecode as binary or hex tokens.
 
 use dxso::Shader;
-use dxso::binary::{self, ReadError};
 use dxso::text::Span;
 
-/// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
-/// space (what `dxso asm --hex` prints; an optional `0x` prefix is accepted).
-pub fn read_bytecode(bytes: &[u8]) -> Result<Shader, ReadError> {
-    read_bytecode_with_offsets(bytes).map(|(s, _)| s)
-}
-
-fn read_bytecode_with_offsets(bytes: &[u8]) -> Result<(Shader, Vec<usize>), ReadError> {
-    match hex_tokens(bytes) {
-        Some(tokens) => binary::read_with_offsets(&tokens),
-        None => {
-            if !bytes.len().is_multiple_of(4) {
-                return binary::read_bytes(bytes).map(|s| (s, Vec::new()));
-            }
-            let tokens: Vec<u32> = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            binary::read_with_offsets(&tokens)
-        }
-    }
-}
-
-/// The tokens of a hex listing, or `None` if `bytes` is not one.
-pub fn hex_tokens(bytes: &[u8]) -> Option<Vec<u32>> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if words.is_empty() {
-        return None;
-    }
-    words
-        .iter()
-        .map(|w| {
-            let w = w.trim_start_matches("0x").trim_start_matches("0X");
-            if w.is_empty() || w.len() > 8 {
-                return None;
-            }
-            u32::from_str_radix(w, 16).ok()
-        })
-        .collect()
-}
-
-/// Whether `bytes` look like bytecode rather than assembly text: binary tokens starting with
-/// a version token, or a hex listing.
-pub fn is_bytecode(bytes: &[u8]) -> bool {
-    if bytes.len() >= 4 && matches!(u16::from_le_bytes([bytes[2], bytes[3]]), 0xFFFE | 0xFFFF) {
-        return true;
-    }
-    hex_tokens(bytes).is_some()
-}
+pub use dxso::source::read_bytecode;
+use dxso::source::{is_bytecode, read_bytecode_with_offsets};
 
 /// Where each instruction of a loaded shader came from.
 pub enum Origin {
