@@ -9,7 +9,7 @@
 //! let tokens = dxso::binary::write_bytes(&text.shader).unwrap();
 //! let binary = Source::load(&tokens).unwrap();
 //! assert_eq!(binary.shader, text.shader);
-//! assert_eq!(binary.position(Some(1)), Some(Position::Word(3)));
+//! assert_eq!(binary.position(Some(1)), Some(Position::Word(4)));
 //! ```
 
 use crate::Shader;
@@ -53,7 +53,12 @@ pub struct Source {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Origin {
-    Text(Vec<Span>),
+    /// The text, where each of its lines starts, and each instruction's span.
+    Text {
+        text: String,
+        line_starts: Vec<usize>,
+        spans: Vec<Span>,
+    },
     Binary(Vec<usize>),
 }
 
@@ -70,9 +75,16 @@ impl Source {
     /// Assemble `text`.
     pub fn text(text: &str) -> Result<Source, ParseErrors> {
         let (shader, spans) = crate::text::parse_with_spans(text)?;
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         Ok(Source {
             shader,
-            origin: Origin::Text(spans),
+            origin: Origin::Text {
+                text: text.to_string(),
+                line_starts,
+                spans,
+            },
         })
     }
 
@@ -89,13 +101,87 @@ impl Source {
     pub fn position(&self, i: Option<usize>) -> Option<Position> {
         let i = i?;
         match &self.origin {
-            Origin::Text(spans) => spans.get(i).map(|s| Position::Text {
+            Origin::Text { spans, .. } => spans.get(i).map(|s| Position::Text {
                 line: s.line,
                 col: s.col,
             }),
             Origin::Binary(offsets) => offsets.get(i).copied().map(Position::Word),
         }
     }
+
+    /// Where instruction `i` of the shader read from file `name` is, as diagnostics begin
+    /// (`NAME:LINE:COL`, `NAME: word N`, or `NAME` alone), and for text the source line with a
+    /// caret under the column.
+    pub fn locate(&self, name: &str, i: Option<usize>) -> (String, Option<String>) {
+        match (self.position(i), &self.origin) {
+            (
+                Some(Position::Text { line, col }),
+                Origin::Text {
+                    text, line_starts, ..
+                },
+            ) => {
+                let start = line_starts.get(line - 1).copied().unwrap_or(text.len());
+                let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+                let line_text = text[start..end].trim_end_matches('\r');
+                let pad: String = line_text
+                    .chars()
+                    .take(col - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                (
+                    format!("{name}:{line}:{col}"),
+                    Some(format!("    {line_text}\n    {pad}^\n")),
+                )
+            }
+            (Some(p @ Position::Word(_)), _) => (format!("{name}: {p}"), None),
+            _ => (name.to_string(), None),
+        }
+    }
+
+    /// A validation or link finding as the command line prints it:
+    /// `NAME:LINE:COL: error[V007]: MESSAGE`, then for text the line and a caret.
+    pub fn render(
+        &self,
+        name: &str,
+        instruction: Option<usize>,
+        severity: &str,
+        rule: &str,
+        message: &str,
+    ) -> String {
+        let (at, snippet) = self.locate(name, instruction);
+        format!(
+            "{at}: {severity}[{rule}]: {message}\n{}",
+            snippet.unwrap_or_default()
+        )
+    }
+}
+
+/// A link finding as the command line prints it: at the pixel shader's instruction when it
+/// has one (else the vertex shader's), with a note pointing at the vertex shader's side.
+/// `vs` and `ps` are each a source and its file name.
+pub fn render_link(
+    vs: (&Source, &str),
+    ps: (&Source, &str),
+    d: &crate::link::LinkDiagnostic,
+) -> String {
+    let severity = if d.error { "error" } else { "warning" };
+    let (at, snippet) = match (d.ps_instruction, d.vs_instruction) {
+        (Some(p), _) => ps.0.locate(ps.1, Some(p)),
+        (None, Some(v)) => vs.0.locate(vs.1, Some(v)),
+        (None, None) => (format!("{} + {}", vs.1, ps.1), None),
+    };
+    let mut out = format!("{at}: {severity}[{}]: {}\n", d.rule.id(), d.message);
+    out.push_str(&snippet.unwrap_or_default());
+    if d.ps_instruction.is_some()
+        && let Some(v) = d.vs_instruction
+    {
+        let (at, snippet) = vs.0.locate(vs.1, Some(v));
+        out.push_str(&format!(
+            "{at}: note: the vertex shader's side\n{}",
+            snippet.unwrap_or_default()
+        ));
+    }
+    out
 }
 
 /// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
@@ -181,6 +267,29 @@ mod tests {
             Err(SourceError::Read(e)) if e.kind == binary::ReadErrorKind::MissingEnd
         ));
         assert_eq!(Position::Word(7).to_string(), "word 7");
+    }
+
+    #[test]
+    fn locates_as_the_command_line_prints() {
+        let text = Source::load(b"vs_2_0\r\n\tdcl_position v0\nmov oPos, v0\n").unwrap();
+        assert_eq!(
+            text.locate("a.asm", Some(0)),
+            (
+                "a.asm:2:2".to_string(),
+                Some("    \tdcl_position v0\n    \t^\n".into())
+            )
+        );
+        assert_eq!(
+            text.render("a.asm", Some(1), "error", "V001", "bad"),
+            "a.asm:3:1: error[V001]: bad\n    mov oPos, v0\n    ^\n"
+        );
+        assert_eq!(text.locate("a.asm", None), ("a.asm".to_string(), None));
+        let tokens = binary::write_bytes(&text.shader).unwrap();
+        let binary = Source::load(&tokens).unwrap();
+        assert_eq!(
+            binary.locate("a.vso", Some(1)),
+            ("a.vso: word 4".to_string(), None)
+        );
         assert_eq!(Position::Text { line: 2, col: 5 }.to_string(), "2:5");
     }
 }
