@@ -32,7 +32,7 @@ struct Cli {
 enum Command {
     /// Assemble shader assembly text into bytecode.
     #[command(
-        after_help = "Examples:\n  dxso asm skin.asm -o skin.vso\n  dxso asm skin.asm --hex\n  cat skin.asm | dxso asm - --hex"
+        after_help = "Examples:\n  dxso asm skin.asm -o skin.vso\n  dxso asm skin.asm --hex\n  dxso asm edited.asm --ctab -o edited.vso\n  cat skin.asm | dxso asm - --hex"
     )]
     Asm {
         /// Assembly text (vs_1_1 .. vs_3_0, ps_1_1 .. ps_3_0); `-` reads stdin.
@@ -43,6 +43,11 @@ enum Command {
         /// Print the tokens to stdout, one per line, as 8 lowercase hex digits.
         #[arg(long)]
         hex: bool,
+        /// Build the constant table (CTAB comment block) from the listing's header
+        /// (`// Parameters:`, `// Registers:`), so the edited shader keeps its constants'
+        /// names. A listing that carries its CTAB as a `// @comment` line keeps that.
+        #[arg(long)]
+        ctab: bool,
     },
     /// Print the assembly text of a bytecode file (binary tokens or hex tokens).
     #[command(
@@ -163,7 +168,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Asm { file, output, hex } => asm(&file, output.as_deref(), hex),
+        Command::Asm {
+            file,
+            output,
+            hex,
+            ctab,
+        } => asm(&file, output.as_deref(), hex, ctab),
         Command::Dis { file } => dis(&file),
         Command::Check { rules: true, .. } => list_rules(),
         Command::Check {
@@ -263,11 +273,20 @@ fn display_name(file: &Path) -> String {
     }
 }
 
-fn asm(file: &Path, output: Option<&Path>, hex: bool) -> Result<(), Failure> {
+fn asm(file: &Path, output: Option<&Path>, hex: bool, ctab: bool) -> Result<(), Failure> {
     let bytes = read_input(file)?;
     let text = String::from_utf8_lossy(&bytes);
-    let shader =
-        dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&display_name(file))))?;
+    let name = display_name(file);
+    let mut shader = dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&name)))?;
+    if ctab && shader.constant_table_index().is_none() {
+        match dxso::text::parse_header(&text, shader.version) {
+            Ok(Some(table)) => shader.set_constant_table(&table),
+            Ok(None) => diagnostics_out(&format!(
+                "{name}: warning: --ctab: no '// Parameters:' header; no constant table written\n"
+            )),
+            Err(e) => return Err(Failure::Input(e.render(&name))),
+        }
+    }
     let tokens = dxso::binary::write(&shader)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
     if let Some(out) = output {
@@ -290,5 +309,11 @@ fn dis(file: &Path) -> Result<(), Failure> {
     let bytes = read_input(file)?;
     let shader = input::read_bytecode(&bytes)
         .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
+    if let Err(e) = shader.constant_table() {
+        diagnostics_out(&format!(
+            "{}: warning: {e}; no header printed (the block is kept as its // @comment line)\n",
+            display_name(file)
+        ));
+    }
     stdout(&dxso::text::print(&shader))
 }

@@ -47,12 +47,19 @@ pub fn run(
             .trace(v, scene.vertex_count, scene.instance_count)
             .map_err(|e| scene_error(path, e.into()))?;
         let program = scene.device.program().expect("a scene binds a shader");
+        let names = match scene.device.constant_table() {
+            Ok(Some(table)) => table.register_names(),
+            _ => Default::default(),
+        };
         let mut s = format!("vertex {v}: {} instructions executed\n", t.steps.len());
         for step in &t.steps {
             let mark = if step.active { ' ' } else { '-' };
             s.push_str(&format!(
-                "{mark}{:>5}  {:<40} {}\n",
-                step.instruction, step.text, step.effect
+                "{mark}{:>5}  {:<40} {}{}\n",
+                step.instruction,
+                step.text,
+                step.effect,
+                constant_names(&step.text, &names)
             ));
         }
         s.push_str("outputs:\n");
@@ -313,4 +320,33 @@ pub fn bench(
         stdout(&s)?;
     }
     Ok(())
+}
+
+/// `  [c8 = cViewProj, c25 = lights[1].pos]`: the constant-table names of the constant
+/// registers an instruction's text names (empty when it names none the table has).
+fn constant_names(
+    text: &str,
+    names: &std::collections::BTreeMap<(dxso::ctab::RegisterSet, u32), String>,
+) -> String {
+    let mut seen = Vec::new();
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut chars = word.chars();
+        let Some(set) = chars.next().and_then(dxso::ctab::RegisterSet::from_prefix) else {
+            continue;
+        };
+        let Ok(n) = chars.as_str().parse::<u32>() else {
+            continue;
+        };
+        if let Some(name) = names.get(&(set, n)) {
+            let item = format!("{word} = {name}");
+            if !seen.contains(&item) {
+                seen.push(item);
+            }
+        }
+    }
+    if seen.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", seen.join(", "))
+    }
 }

@@ -102,6 +102,25 @@ fn float(v: &Value) -> anyhow::Result<f32> {
     }
 }
 
+/// A `constants` key that is not a register names a parameter of the shader's constant table
+/// (`"WorldViewProj"`, `"cLightInfo[1].pos"`): its values in HLSL order, a matrix row by row
+/// (`true`/`false` count as 1 and 0; one number may stand alone).
+fn set_by_name(device: &mut Device, key: &str, v: &Value) -> anyhow::Result<()> {
+    let one = std::slice::from_ref(v);
+    let items = v.as_array().map_or(one, Vec::as_slice);
+    let values: Vec<f32> = items
+        .iter()
+        .map(|x| match x {
+            Value::Bool(b) => Ok(*b as u8 as f32),
+            x => float(x),
+        })
+        .collect::<anyhow::Result<_>>()
+        .with_context(|| format!("constants: {key}"))?;
+    device
+        .set_constant_by_name(key, &values)
+        .with_context(|| format!("constants: {key:?}"))
+}
+
 fn four<T>(
     v: &Value,
     what: &str,
@@ -172,6 +191,13 @@ impl Scene {
         }
         let mut device = Device::new();
         device.set_vertex_shader(&checked)?;
+        if matches!(device.constant_table(), Ok(None)) && !crate::input::is_bytecode(&bytes) {
+            // A listing names its constants in its header, as `asm --ctab` reads it.
+            let text = String::from_utf8_lossy(&bytes);
+            let table = dxso::text::parse_header(&text, loaded.shader.version)
+                .map_err(|e| anyhow!("{}", e.render(&name).trim_end()))?;
+            device.set_constant_table(table);
+        }
 
         let vertex_count = match (&f.mesh, f.vertex_count) {
             (Some(m), given) => {
@@ -271,9 +297,14 @@ impl Scene {
         }
         for (key, v) in &f.constants {
             let (file, n) = key.split_at(1.min(key.len()));
-            let n: u32 = n
-                .parse()
-                .map_err(|_| anyhow!("constants: bad register {key:?}"))?;
+            let Some(n) = n
+                .parse::<u32>()
+                .ok()
+                .filter(|_| matches!(file, "c" | "i" | "b"))
+            else {
+                set_by_name(&mut device, key, v)?;
+                continue;
+            };
             match file {
                 "c" => device.set_constant_f(n, &[four(v, key, float)?])?,
                 "i" => device.set_constant_i(

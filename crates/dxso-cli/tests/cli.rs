@@ -651,3 +651,127 @@ fn meshes_from_obj_and_gltf_feed_the_declaration() {
         Some(1)
     );
 }
+
+/// The edit cycle with names: `asm --ctab` builds the constant table from the listing's
+/// header, `dis` prints the same header back (and the CTAB's exact words as `// @comment`),
+/// and that listing assembles to the same tokens.
+#[test]
+fn asm_ctab_keeps_the_header_through_dis() {
+    let listing = data("named.asm");
+    let source = std::fs::read_to_string(&listing).unwrap();
+    let header: Vec<&str> = source.lines().take_while(|l| l.starts_with("//")).collect();
+    let with = expect(&["asm", &listing, "--ctab", "--hex"], None, 0);
+    let without = expect(&["asm", &listing, "--hex"], None, 0);
+    assert!(
+        with.stdout.len() > without.stdout.len() + 9 * 40,
+        "a CTAB block was added"
+    );
+    let out = expect(&["dis", "-"], Some(&with.stdout), 0);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let printed: Vec<&str> = text.lines().take_while(|l| l.starts_with("//")).collect();
+    assert_eq!(printed, header);
+    assert!(text.contains("// @comment 42415443 "), "{text}");
+    let again = expect(&["asm", "-", "--hex"], Some(text.as_bytes()), 0);
+    assert_eq!(again.stdout, with.stdout, "dis -> asm keeps the tokens");
+    // --ctab on a listing that already carries the block keeps that block.
+    let kept = expect(&["asm", "-", "--hex", "--ctab"], Some(text.as_bytes()), 0);
+    assert_eq!(kept.stdout, with.stdout);
+    // Without the disassembler's header there is nothing to build from: a warning.
+    let bare = expect(
+        &["asm", "-", "--ctab", "--hex"],
+        Some(b"vs_2_0\nmov oPos, c0\n"),
+        0,
+    );
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("no '// Parameters:' header"));
+    // A header that names a parameter without a register row is an error at its line.
+    let broken = source.replace("//   offsets      c30      4\n", "");
+    let out = expect(&["asm", "-", "--ctab"], Some(broken.as_bytes()), 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("<stdin>:6:"), "{err}");
+    assert!(err.contains("'offsets' has no row"), "{err}");
+}
+
+/// A scene that sets constants by name gives the outputs of the same scene by register: a
+/// column-major matrix (16 numbers row by row), a row-major one, a struct member of an array
+/// element and an array element.
+#[test]
+fn scene_constants_by_name_equal_constants_by_register() {
+    let scene = |constants: &str| {
+        format!(
+            r#"{{"shader": "named.asm", "vertex_count": 2,
+               "declaration": [{{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "TEXCOORD", "usage_index": 0}}],
+               "streams": [{{"stride": 16, "f32": [1, 2, 3, 1, -1, 0.5, 4, 1]}}],
+               "constants": {constants}}}"#
+        )
+    };
+    let named = scene(
+        r#"{"viewProj": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+            "world": [1, 0, 0, 0.5, 0, 2, 0, 0, 0, 0, 3, 0],
+            "lights[1].pos": [1, 2, 3, 4], "offsets[2]": [10, 20, 30, 40]}"#,
+    );
+    let by_register = scene(
+        r#"{"c8": [1, 5, 9, 13], "c9": [2, 6, 10, 14], "c10": [3, 7, 11, 15], "c11": [4, 8, 12, 16],
+            "c12": [1, 0, 0, 0.5], "c13": [0, 2, 0, 0], "c14": [0, 0, 3, 0],
+            "c25": [1, 2, 3, 4], "c32": [10, 20, 30, 40]}"#,
+    );
+    let dir = std::path::Path::new(&data("named.asm"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let run = |text: &str, name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = expect(&["run", p.to_str().unwrap()], None, 0);
+        std::fs::remove_file(&p).unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let a = run(&named, "by-name.tmp.json");
+    let b = run(&by_register, "by-register.tmp.json");
+    assert_eq!(a, b);
+    // Vertex 0 is (1, 2, 3, 1): o0 = v * M, o1 = offsets[2] + lights[1].pos.
+    assert!(a.contains(r#""o0": [51.0, 58.0, 65.0, 72.0]"#), "{a}");
+    assert!(a.contains(r#""o1": [11.0, 22.0, 33.0, 44.0]"#), "{a}");
+
+    // An unknown name is a bad scene (exit 1) that lists the table's names.
+    let p = dir.join("unknown-name.tmp.json");
+    std::fs::write(&p, scene(r#"{"viewproj": [1]}"#)).unwrap();
+    let out = expect(&["run", p.to_str().unwrap()], None, 1);
+    std::fs::remove_file(&p).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("viewproj") && err.contains("offsets, lights, world, viewProj"),
+        "{err}"
+    );
+
+    // --trace shows the names beside the registers.
+    let p = dir.join("trace-name.tmp.json");
+    std::fs::write(&p, &named).unwrap();
+    let out = expect(&["run", p.to_str().unwrap(), "--trace", "0"], None, 0);
+    std::fs::remove_file(&p).unwrap();
+    let trace = String::from_utf8(out.stdout).unwrap();
+    assert!(trace.contains("[c8 = viewProj]"), "{trace}");
+    assert!(trace.contains("[c25 = lights[1].pos]"), "{trace}");
+    assert!(trace.contains("[c32 = offsets[2]]"), "{trace}");
+}
+
+/// A malformed CTAB block: `dis` says where (word offset in the table) and prints no header;
+/// the block's words stay in their `// @comment` line, so the text reassembles the same.
+#[test]
+fn dis_warns_about_a_malformed_constant_table() {
+    let src = b"vs_2_0\n// @comment 42415443 0000001c 00000000\nmov oPos, c0\n";
+    let hex = expect(&["asm", "-", "--hex"], Some(src), 0);
+    let out = expect(&["dis", "-"], Some(&hex.stdout), 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("<stdin>: warning: constant table word 2: the table is 2 DWORDs long"),
+        "{err}"
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("// Parameters:"), "{text}");
+    assert!(
+        text.contains("// @comment 42415443 0000001c 00000000"),
+        "{text}"
+    );
+    let again = expect(&["asm", "-", "--hex"], Some(text.as_bytes()), 0);
+    assert_eq!(again.stdout, hex.stdout);
+}

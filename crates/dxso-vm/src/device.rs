@@ -117,6 +117,8 @@ pub struct Device {
     fused: std::sync::Mutex<Option<FusedCache>>,
     /// Whether the last draw had fused code for its layout.
     last_fused: std::sync::atomic::AtomicBool,
+    /// The bound shader's constant table (for setting constants by name).
+    constant_table: Result<Option<dxso::ctab::ConstantTable>, dxso::ctab::CtabError>,
 }
 
 type FusedCache = (crate::avx512::Layout, Option<Arc<crate::avx512::Fused>>);
@@ -169,12 +171,15 @@ impl Device {
             jit: std::sync::OnceLock::new(),
             fused: std::sync::Mutex::new(None),
             last_fused: std::sync::atomic::AtomicBool::new(false),
+            constant_table: Ok(None),
         }
     }
 
-    /// Bind a validated vertex shader (lowered once here).
+    /// Bind a validated vertex shader (lowered once here). Its constant table, if it carries
+    /// one, names its constants for [`Device::set_constant_by_name`].
     pub fn set_vertex_shader(&mut self, shader: &Checked) -> Result<(), VmError> {
         let program = Program::lower(shader)?;
+        self.constant_table = shader.shader().constant_table();
         let caps = shader.caps();
         self.consts.resize(
             caps.max_vertex_shader_const.clamp(256, 8192) as usize,
@@ -208,6 +213,35 @@ impl Device {
         }
         self.consts[start as usize..end].copy_from_slice(values);
         Ok(())
+    }
+
+    /// `GetVertexShaderConstantF`: register `c{n}`, `None` past the constant file.
+    pub fn constant_f(&self, n: u32) -> Option<[f32; 4]> {
+        self.consts.get(n as usize).copied()
+    }
+
+    /// `GetVertexShaderConstantI`: register `i{n}`, `None` past `i15`.
+    pub fn constant_i(&self, n: u32) -> Option<[i32; 4]> {
+        self.ints.get(n as usize).copied()
+    }
+
+    /// `GetVertexShaderConstantB`: register `b{n}`, `None` past `b15`.
+    pub fn constant_b(&self, n: u32) -> Option<bool> {
+        self.bools.get(n as usize).copied()
+    }
+
+    /// The bound shader's constant table: `Ok(None)` when it carries none (or no shader is
+    /// bound), an error when its CTAB comment block is malformed.
+    pub fn constant_table(
+        &self,
+    ) -> Result<Option<&dxso::ctab::ConstantTable>, &dxso::ctab::CtabError> {
+        self.constant_table.as_ref().map(Option::as_ref)
+    }
+
+    /// Name the constants with a table from elsewhere (a shader whose CTAB was stripped, or a
+    /// table built by hand); `None` forgets the names. Binding a shader replaces it.
+    pub fn set_constant_table(&mut self, table: Option<dxso::ctab::ConstantTable>) {
+        self.constant_table = Ok(table);
     }
 
     /// `SetVertexShaderConstantI`.

@@ -28,6 +28,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod avx512;
+mod by_name;
 mod device;
 mod exec;
 mod fetch;
@@ -86,6 +87,18 @@ pub enum VmError {
     BadFrequency(u32),
     #[error("constant {0} is out of range")]
     ConstantRange(String),
+    #[error("constants by name need a constant table: {0}")]
+    NoConstantTable(String),
+    #[error("no constant named '{name}'; the constant table has: {}", known.join(", "))]
+    UnknownConstant { name: String, known: Vec<String> },
+    #[error("constant '{name}' holds {capacity} values; {given} given")]
+    TooManyValues {
+        name: String,
+        capacity: usize,
+        given: usize,
+    },
+    #[error("constant '{0}' is a sampler: bind a texture to its register instead")]
+    SamplerByName(String),
     #[error("bad index buffer: {0}")]
     Indices(String),
     #[error("thread pool: {0}")]

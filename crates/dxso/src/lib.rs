@@ -13,6 +13,7 @@
 //! ```
 
 pub mod binary;
+pub mod ctab;
 pub mod ir;
 pub mod link;
 pub mod opcodes;

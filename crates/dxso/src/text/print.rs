@@ -5,6 +5,11 @@
 //! `dcl_texcoord` for usage index 0; relative operands as `c96[a0.w]`; `def` values printed
 //! like C's `%.9g` with a three-digit exponent (`1.5e-005`), which reads back to the same bits.
 //!
+//! A shader with a constant table (CTAB) gets the header Microsoft's disassembler prints from
+//! it above the listing (`// Parameters:`, `// Registers:`; see
+//! [`crate::text::print_header`]); the table's exact bytes stay in its `// @comment` line
+//! below.
+//!
 //! Two extensions keep the text loss-free, both invisible to other tools: a non-finite `def`
 //! value prints as its bit pattern (`0x7fc00000`), and a comment block of the token stream
 //! prints as a `// @comment` line listing its DWORDs, which dxso's assembler turns back into
@@ -21,6 +26,10 @@ pub const COMMENT_DIRECTIVE: &str = "// @comment";
 /// Print a whole shader.
 pub fn print(shader: &Shader) -> String {
     let mut out = String::new();
+    if let Ok(Some(table)) = shader.constant_table() {
+        super::header::print_header(&table, &mut out);
+        out.push('\n');
+    }
     let _ = writeln!(out, "    {}", shader.version);
     for inst in &shader.instructions {
         if inst.opcode == Opcode::Comment {
@@ -212,19 +221,24 @@ pub fn float(v: f32) -> String {
     if !v.is_finite() {
         return format!("0x{:08x}", v.to_bits());
     }
+    // 9 significant digits always identify an f32 uniquely.
+    general(v, 9)
+}
+
+/// C's `%.{digits}g` of a finite `v` with MSVC's three-digit exponent (`1.5e-005`).
+pub(crate) fn general(v: f32, digits: usize) -> String {
     if v == 0.0 {
         return if v.is_sign_negative() { "-0" } else { "0" }.into();
     }
-    // 9 significant digits always identify an f32 uniquely.
-    let sci = format!("{:.8e}", v as f64);
+    let sci = format!("{:.*e}", digits - 1, v as f64);
     let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
     let exp: i32 = exp.parse().expect("exponent is an integer");
-    if !(-4..9).contains(&exp) {
+    if !(-4..digits as i32).contains(&exp) {
         let m = trim_zeros(mantissa);
         let sign = if exp < 0 { '-' } else { '+' };
         format!("{m}e{sign}{:03}", exp.abs())
     } else {
-        let decimals = (8 - exp).max(0) as usize;
+        let decimals = (digits as i32 - 1 - exp).max(0) as usize;
         trim_zeros(&format!("{:.*}", decimals, v as f64)).to_string()
     }
 }
