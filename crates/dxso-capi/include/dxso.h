@@ -22,6 +22,12 @@
 #include <stdbool.h>
 
 /*
+ `dxso_assemble` flag: build the constant table (CTAB) from the listing's `// Parameters:`
+ header when the text carries no CTAB comment (`dxso asm --ctab`).
+ */
+#define DXSO_ASSEMBLE_CTAB 1
+
+/*
  What a call did.
  */
 typedef enum DxsoStatus {
@@ -230,12 +236,42 @@ enum DxsoStatus dxso_device_draw(struct DxsoDevice *device,
                                  size_t *written);
 
 /*
+ Set a constant by its name in the bound shader's constant table (`"WorldViewProj"`,
+ `"lights[1].pos"`) from `count` floats in HLSL order (a matrix row by row), as
+ `ID3DXConstantTable::SetFloatArray`. DXSO_STATUS_INPUT when the shader has no table or no
+ such constant (the message lists the table's names).
+ */
+enum DxsoStatus dxso_device_set_constant_by_name(struct DxsoDevice *device,
+                                                 const char *name_,
+                                                 const float *values,
+                                                 size_t count);
+
+/*
+ `dxso_device_set_constant_by_name` from `count` integers (`SetIntArray`).
+ */
+enum DxsoStatus dxso_device_set_constant_by_name_i(struct DxsoDevice *device,
+                                                   const char *name_,
+                                                   const int32_t *values,
+                                                   size_t count);
+
+/*
+ `dxso_device_set_constant_by_name` from `count` booleans (`SetBoolArray`).
+ */
+enum DxsoStatus dxso_device_set_constant_by_name_b(struct DxsoDevice *device,
+                                                   const char *name_,
+                                                   const bool *values,
+                                                   size_t count);
+
+/*
  Assemble `len` bytes of assembly text at `text` into bytecode (little-endian 32-bit
- tokens) in `*out`. On success `*out` is owned by the caller: free it with
+ tokens) in `*out`; `flags` is 0 or `DXSO_ASSEMBLE_CTAB`. On success `*out` is owned by the caller: free it with
  `dxso_buffer_free`. On failure `*out` is left untouched and `dxso_last_error()` has every
  error with its line and column.
  */
-enum DxsoStatus dxso_assemble(const char *text, size_t len, struct DxsoBuffer *out);
+enum DxsoStatus dxso_assemble(const char *text,
+                              size_t len,
+                              uint32_t flags,
+                              struct DxsoBuffer *out);
 
 /*
  The assembly listing (Microsoft's) of `len` bytes of bytecode at `data` (binary tokens or

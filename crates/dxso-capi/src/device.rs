@@ -139,7 +139,10 @@ pub extern "C" fn dxso_device_output_count(device: *const DxsoDevice) -> usize {
 /// vs_3_0 register), or NULL when `i` is out of range. Owned by the device: valid until the
 /// next `dxso_device_set_shader` or `dxso_device_free`.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_device_output_semantic(device: *const DxsoDevice, i: usize) -> *const c_char {
+pub extern "C" fn dxso_device_output_semantic(
+    device: *const DxsoDevice,
+    i: usize,
+) -> *const c_char {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: as in `get`.
         unsafe { device.as_ref() }
@@ -361,5 +364,70 @@ pub extern "C" fn dxso_device_draw(
             put(written, n, "written")?;
         }
         Ok(())
+    })
+}
+
+/// The NUL-terminated UTF-8 string at `name`.
+fn name<'a>(name: *const c_char) -> Result<&'a str, Failure> {
+    if name.is_null() {
+        return Err(Failure::argument("name is null"));
+    }
+    // SAFETY: non-null, and a NUL-terminated string (the header's contract).
+    unsafe { std::ffi::CStr::from_ptr(name) }
+        .to_str()
+        .map_err(|e| Failure::argument(format!("name is not UTF-8: {e}")))
+}
+
+/// Set a constant by its name in the bound shader's constant table (`"WorldViewProj"`,
+/// `"lights[1].pos"`) from `count` floats in HLSL order (a matrix row by row), as
+/// `ID3DXConstantTable::SetFloatArray`. DXSO_STATUS_INPUT when the shader has no table or no
+/// such constant (the message lists the table's names).
+#[unsafe(no_mangle)]
+pub extern "C" fn dxso_device_set_constant_by_name(
+    device: *mut DxsoDevice,
+    name_: *const c_char,
+    values: *const f32,
+    count: usize,
+) -> DxsoStatus {
+    guard(|| {
+        let d = get(device)?;
+        let values = slice(values, count, "values")?;
+        d.inner
+            .set_constant_by_name(name(name_)?, values)
+            .map_err(Failure::input)
+    })
+}
+
+/// `dxso_device_set_constant_by_name` from `count` integers (`SetIntArray`).
+#[unsafe(no_mangle)]
+pub extern "C" fn dxso_device_set_constant_by_name_i(
+    device: *mut DxsoDevice,
+    name_: *const c_char,
+    values: *const i32,
+    count: usize,
+) -> DxsoStatus {
+    guard(|| {
+        let d = get(device)?;
+        let values = slice(values, count, "values")?;
+        d.inner
+            .set_constant_by_name_i(name(name_)?, values)
+            .map_err(Failure::input)
+    })
+}
+
+/// `dxso_device_set_constant_by_name` from `count` booleans (`SetBoolArray`).
+#[unsafe(no_mangle)]
+pub extern "C" fn dxso_device_set_constant_by_name_b(
+    device: *mut DxsoDevice,
+    name_: *const c_char,
+    values: *const bool,
+    count: usize,
+) -> DxsoStatus {
+    guard(|| {
+        let d = get(device)?;
+        let values = slice(values, count, "values")?;
+        d.inner
+            .set_constant_by_name_b(name(name_)?, values)
+            .map_err(Failure::input)
     })
 }

@@ -22,19 +22,32 @@ pub(crate) fn source_message(e: &SourceError) -> String {
     }
 }
 
+/// `dxso_assemble` flag: build the constant table (CTAB) from the listing's `// Parameters:`
+/// header when the text carries no CTAB comment (`dxso asm --ctab`).
+pub const DXSO_ASSEMBLE_CTAB: u32 = 1;
+
 /// Assemble `len` bytes of assembly text at `text` into bytecode (little-endian 32-bit
-/// tokens) in `*out`. On success `*out` is owned by the caller: free it with
+/// tokens) in `*out`; `flags` is 0 or `DXSO_ASSEMBLE_CTAB`. On success `*out` is owned by the caller: free it with
 /// `dxso_buffer_free`. On failure `*out` is left untouched and `dxso_last_error()` has every
 /// error with its line and column.
 #[unsafe(no_mangle)]
 pub extern "C" fn dxso_assemble(
     text: *const c_char,
     len: usize,
+    flags: u32,
     out: *mut DxsoBuffer,
 ) -> DxsoStatus {
     guard(|| {
-        let shader = dxso_format::text::parse(utf8(text, len)?)
-            .map_err(|e| Failure::input(source_message(&SourceError::Parse(e))))?;
+        let text = utf8(text, len)?;
+        let fail = |e| Failure::input(source_message(&SourceError::Parse(e)));
+        let mut shader = dxso_format::text::parse(text).map_err(fail)?;
+        if flags & DXSO_ASSEMBLE_CTAB != 0
+            && shader.constant_table_index().is_none()
+            && let Some(table) =
+                dxso_format::text::parse_header(text, shader.version).map_err(fail)?
+        {
+            shader.set_constant_table(&table);
+        }
         let bytes = dxso_format::binary::write_bytes(&shader)
             .map_err(|e| Failure::input(format!("{NAME}: error: {e}")))?;
         put(out, DxsoBuffer::from_vec(bytes), "out")

@@ -77,6 +77,14 @@ fn raw_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     shader::bytes_of(obj)
 }
 
+/// A register number (`Ok`) or a constant's name (`Err`).
+fn register_or_name(at: &Bound<'_, PyAny>) -> PyResult<Result<u32, String>> {
+    if at.is_instance_of::<pyo3::types::PyString>() {
+        return Ok(Err(at.extract()?));
+    }
+    Ok(Ok(at.extract()?))
+}
+
 fn decl_element(i: usize, e: &Bound<'_, PyAny>) -> PyResult<VertexElement> {
     let bad = |what: String| errors::Error::new_err(format!("declaration[{i}]: {what}"));
     let t = e.cast::<PyTuple>().map_err(|_| {
@@ -143,29 +151,42 @@ impl Device {
             .map_err(errors::device)
     }
 
-    /// Float constants from register `start`: a 4-vector is one register, an (n, 4) array n
-    /// registers (`SetVertexShaderConstantF`).
-    fn set_constant(&mut self, start: u32, values: &Bound<'_, PyAny>) -> PyResult<()> {
-        let rows: Vec<[f32; 4]> = rows(values, "float32")?;
-        self.inner
-            .set_constant_f(start, &rows)
-            .map_err(errors::device)
+    /// Float constants (`SetVertexShaderConstantF`): `at` a register number — a 4-vector is
+    /// one register, an (n, 4) array n registers — or a name in the shader's constant table
+    /// (`"WorldViewProj"`, `"lights[1].pos"`; `ID3DXConstantTable::SetFloatArray`: values in
+    /// HLSL order, a matrix row by row, placed by its row/column-major class).
+    fn set_constant(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        match register_or_name(at)? {
+            Err(name) => {
+                let values: Vec<f32> = numbers(values, "float32")?;
+                self.inner.set_constant_by_name(&name, &values)
+            }
+            Ok(start) => self.inner.set_constant_f(start, &rows(values, "float32")?),
+        }
+        .map_err(errors::device)
     }
 
-    /// Integer constants `i#` from register `start`, rows of 4 (`SetVertexShaderConstantI`).
-    fn set_constant_i(&mut self, start: u32, values: &Bound<'_, PyAny>) -> PyResult<()> {
-        let rows: Vec<[i32; 4]> = rows(values, "int32")?;
-        self.inner
-            .set_constant_i(start, &rows)
-            .map_err(errors::device)
+    /// Integer constants `i#` (`SetVertexShaderConstantI`): rows of 4 from register `at`, or a
+    /// constant by name.
+    fn set_constant_i(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        match register_or_name(at)? {
+            Err(name) => {
+                let values: Vec<i32> = numbers(values, "int32")?;
+                self.inner.set_constant_by_name_i(&name, &values)
+            }
+            Ok(start) => self.inner.set_constant_i(start, &rows(values, "int32")?),
+        }
+        .map_err(errors::device)
     }
 
-    /// Boolean constants `b#` from register `start` (`SetVertexShaderConstantB`).
-    fn set_constant_b(&mut self, start: u32, values: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Boolean constants `b#` (`SetVertexShaderConstantB`) from register `at`, or by name.
+    fn set_constant_b(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
         let values: Vec<bool> = numbers(values, "bool")?;
-        self.inner
-            .set_constant_b(start, &values)
-            .map_err(errors::device)
+        match register_or_name(at)? {
+            Err(name) => self.inner.set_constant_by_name_b(&name, &values),
+            Ok(start) => self.inner.set_constant_b(start, &values),
+        }
+        .map_err(errors::device)
     }
 
     /// The vertex declaration: a list of `(stream, offset, type, usage[, usage_index[,

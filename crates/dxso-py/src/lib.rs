@@ -21,6 +21,7 @@ fn dxso_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<shader::Shader>()?;
     m.add_class::<shader::Diagnostic>()?;
     m.add_class::<shader::Element>()?;
+    m.add_class::<shader::Constant>()?;
     m.add_class::<shader::Varying>()?;
     m.add_class::<shader::Linkage>()?;
     m.add_class::<device::Device>()?;

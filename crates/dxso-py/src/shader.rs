@@ -127,6 +127,63 @@ impl Element {
     }
 }
 
+/// One constant of a shader's constant table (`D3DXCONSTANT_DESC`).
+#[pyclass(frozen, module = "dxso")]
+#[derive(Clone)]
+pub struct Constant {
+    /// The HLSL name ("WorldViewProj").
+    #[pyo3(get)]
+    pub name: String,
+    /// Its first register ("c4", "i0", "b2", "s0").
+    #[pyo3(get)]
+    pub register: String,
+    /// Registers the compiler assigned it.
+    #[pyo3(get)]
+    pub register_count: u16,
+    /// "SCALAR", "VECTOR", "MATRIX_ROWS", "MATRIX_COLUMNS", "OBJECT" or "STRUCT".
+    #[pyo3(get)]
+    pub class_: String,
+    /// "FLOAT", "INT", "BOOL", "SAMPLER2D", ...
+    #[pyo3(get)]
+    pub type_: String,
+    #[pyo3(get)]
+    pub rows: u16,
+    #[pyo3(get)]
+    pub columns: u16,
+    /// Array length (1 for a non-array).
+    #[pyo3(get)]
+    pub elements: u16,
+    /// The default value's DWORDs as the table holds them, if it has one.
+    #[pyo3(get)]
+    pub default: Option<Vec<u32>>,
+}
+
+impl From<&dxso::ctab::Constant> for Constant {
+    fn from(c: &dxso::ctab::Constant) -> Constant {
+        Constant {
+            name: c.name.clone(),
+            register: format!("{}{}", c.register_set.prefix(), c.register_index),
+            register_count: c.register_count,
+            class_: c.ty.class.name().into(),
+            type_: c.ty.ty.name().into(),
+            rows: c.ty.rows,
+            columns: c.ty.columns,
+            elements: c.ty.elements,
+            default: c.default_value.clone(),
+        }
+    }
+}
+
+#[pymethods]
+impl Constant {
+    fn __repr__(&self) -> String {
+        format!(
+            "<Constant {} {} ({})>",
+            self.name, self.register, self.register_count
+        )
+    }
+}
+
 /// A shader read from assembly text or bytecode.
 ///
 /// `Shader(text)` assembles a `str`; `Shader(data)` reads `bytes` (binary tokens, a hex
@@ -203,6 +260,18 @@ impl Shader {
             .iter()
             .map(Element::from)
             .collect()
+    }
+
+    /// The constant table (CTAB) the shader carries: its constants in table order (empty
+    /// without one). Raises `BytecodeError` for a malformed table.
+    #[getter]
+    fn constants(&self) -> PyResult<Vec<Constant>> {
+        let table = self.source.shader.constant_table().map_err(|e| {
+            BytecodeError::new_err(format!("{}: error: constant table: {e}", self.name))
+        })?;
+        Ok(table
+            .map(|t| t.constants.iter().map(Constant::from).collect())
+            .unwrap_or_default())
     }
 
     /// The shader's findings against `caps` ("max", "min" or a dict of D3DCAPS9 fields).
@@ -378,13 +447,23 @@ pub fn check(py: Python<'_>, name: &str, source: &Source, caps: &Caps) -> PyResu
 
 /// Assemble text into bytecode (little-endian 32-bit tokens).
 ///
-/// Raises `AssembleError` with every error's line and column.
+/// `ctab`: build the constant table from the listing's `// Parameters:` header when the text
+/// carries no CTAB comment (`dxso asm --ctab`). Raises `AssembleError` with every error's
+/// line and column.
 #[pyfunction]
-pub fn assemble<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyBytes>> {
-    let shader = dxso::text::parse(text).map_err(|e| {
+#[pyo3(signature = (text, ctab = false))]
+pub fn assemble<'py>(py: Python<'py>, text: &str, ctab: bool) -> PyResult<Bound<'py, PyBytes>> {
+    let fail = |e| {
         let (message, diagnostics) = source_error("<string>", &SourceError::Parse(e));
         errors::with_diagnostics::<AssembleError>(py, message, diagnostics)
-    })?;
+    };
+    let mut shader = dxso::text::parse(text).map_err(fail)?;
+    if ctab
+        && shader.constant_table_index().is_none()
+        && let Some(table) = dxso::text::parse_header(text, shader.version).map_err(fail)?
+    {
+        shader.set_constant_table(&table);
+    }
     let bytes = dxso::binary::write_bytes(&shader)
         .map_err(|e| AssembleError::new_err(format!("<string>: error: {e}")))?;
     Ok(PyBytes::new(py, &bytes))

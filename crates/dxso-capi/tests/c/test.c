@@ -30,7 +30,7 @@ static void test_assemble_and_disassemble(void) {
     const char *text = "vs_2_0\nmov r0, -c0[a0.w+5].x\n";
     const uint32_t expected[] = {0xFFFE0200, 0x03000001, 0x800F0000, 0xA1002005, 0xB0FF0000, 0x0000FFFF};
     DxsoBuffer tokens = {NULL, 0};
-    CHECK(dxso_assemble(text, strlen(text), &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_assemble(text, strlen(text), 0, &tokens) == DXSO_STATUS_OK);
     CHECK(tokens.len == sizeof expected);
     for (size_t i = 0; i < tokens.len / 4 && i < 6; i++) CHECK(word(&tokens, i) == expected[i]);
 
@@ -47,7 +47,7 @@ static void test_assemble_and_disassemble(void) {
     dxso_buffer_free(&tokens); /* twice is harmless */
 
     const char *bad = "vs_3_0\nmov r0, v17\nfoo\n";
-    CHECK(dxso_assemble(bad, strlen(bad), &tokens) == DXSO_STATUS_INPUT);
+    CHECK(dxso_assemble(bad, strlen(bad), 0, &tokens) == DXSO_STATUS_INPUT);
     CHECK(strcmp(dxso_last_error(),
                  "<input>:2:9: error: register v17 does not exist in vs_3_0\n"
                  "    mov r0, v17\n"
@@ -56,7 +56,7 @@ static void test_assemble_and_disassemble(void) {
                  "    foo\n"
                  "    ^") == 0);
     CHECK(tokens.data == NULL);
-    CHECK(dxso_assemble(NULL, 5, &tokens) == DXSO_STATUS_ARGUMENT);
+    CHECK(dxso_assemble(NULL, 5, 0, &tokens) == DXSO_STATUS_ARGUMENT);
     CHECK(strcmp(dxso_last_error(), "text is null") == 0);
 }
 
@@ -75,7 +75,7 @@ static void test_validate(void) {
     /* Bytecode: findings at word offsets; caps by name or as D3DCAPS9 JSON. */
     const char *big = "vs_2_0\ndcl_position v0\nmov oPos, c0\nmov oPos, c300\n";
     DxsoBuffer tokens = {NULL, 0};
-    CHECK(dxso_assemble(big, strlen(big), &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_assemble(big, strlen(big), 0, &tokens) == DXSO_STATUS_OK);
     CHECK(dxso_validate(tokens.data, tokens.len, "max", &list) == DXSO_STATUS_OK);
     CHECK(dxso_diagnostics_count(list) == 0);
     dxso_diagnostics_free(list);
@@ -175,7 +175,42 @@ static void test_draw(void) {
     dxso_device_free(NULL);
 }
 
+static void test_constants_by_name(void) {
+    /* A listing with Microsoft's constant-table header: the shader set its table from it. */
+    const char *text =
+        "//\n// Parameters:\n//\n//   float4x4 WorldViewProj;\n//\n//\n// Registers:\n//\n"
+        "//   Name          Reg   Size\n//   ------------- ----- ----\n//   WorldViewProj c0       4\n//\n"
+        "vs_3_0\ndcl_position v0\ndcl_position o0\nm4x4 o0, v0, c0\n";
+    DxsoDevice *dev = NULL;
+    CHECK(dxso_device_new(&dev) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)text, strlen(text)) == DXSO_STATUS_OK);
+    /* Without a CTAB in the tokens (the header is comments), names are unknown. */
+    const float m[16] = {2, 0, 0, 1, 0, 3, 0, 0, 0, 0, 1, 10, 0, 0, 0, 1};
+    CHECK(dxso_device_set_constant_by_name(dev, "WorldViewProj", m, 16) == DXSO_STATUS_INPUT);
+    CHECK(strstr(dxso_last_error(), "constant table") != NULL);
+
+    /* Assembled with DXSO_ASSEMBLE_CTAB, the tokens carry the table: HLSL's default
+     * column-major float4x4 puts column k in c<k>, so o0 = v0 * M (a row vector times M). */
+    DxsoBuffer tokens = {NULL, 0};
+    CHECK(dxso_assemble(text, strlen(text), DXSO_ASSEMBLE_CTAB, &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_shader(dev, tokens.data, tokens.len) == DXSO_STATUS_OK);
+    dxso_buffer_free(&tokens);
+    CHECK(dxso_device_set_constant_by_name(dev, "WorldViewProj", m, 16) == DXSO_STATUS_OK);
+    const DxsoVertexElement decl = {0, 0, 3 /* FLOAT4 */, 0, 0 /* POSITION */, 0};
+    const float v[4] = {1, 2, 3, 1};
+    float out[4];
+    CHECK(dxso_device_set_declaration(dev, &decl, 1) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_stream(dev, 0, (const uint8_t *)v, sizeof v, 0, 16) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 1, 1, out, 4, NULL) == DXSO_STATUS_OK);
+    /* v * M = (1*2, 2*3, 3*1, 1*1 + 3*10 + 1) */
+    CHECK(out[0] == 2 && out[1] == 6 && out[2] == 3 && out[3] == 32);
+    CHECK(dxso_device_set_constant_by_name(dev, "World", m, 16) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(), "no constant named 'World'; the constant table has: WorldViewProj") == 0);
+    dxso_device_free(dev);
+}
+
 int main(void) {
+    test_constants_by_name();
     test_assemble_and_disassemble();
     test_validate();
     test_draw();
