@@ -203,3 +203,56 @@ def test_device_errors_carry_the_library_messages():
         d.set_declaration([(0, 0, "FLOAT5", "POSITION", 0)])
     with pytest.raises(dxso.Error, match=r'declaration\[0\]: unknown usage "PLACE"'):
         d.set_declaration([(0, 0, "FLOAT3", "PLACE")])
+
+
+HEADER = """//
+// Parameters:
+//
+//   float4x4 WorldViewProj;
+//   float4 Tint;
+//
+//
+// Registers:
+//
+//   Name          Reg   Size
+//   ------------- ----- ----
+//   WorldViewProj c0       4
+//   Tint          c4       1
+//
+vs_3_0
+dcl_position v0
+dcl_position o0
+dcl_color o1
+m4x4 o0, v0, c0
+mov o1, c4
+"""
+
+
+def test_constants_by_name():
+    s = dxso.Shader(dxso.assemble(HEADER, ctab=True))
+    assert [(c.name, c.register, c.register_count, c.class_, c.type_, c.rows, c.columns) for c in s.constants] == [
+        ("WorldViewProj", "c0", 4, "MATRIX_COLUMNS", "FLOAT", 4, 4),
+        ("Tint", "c4", 1, "VECTOR", "FLOAT", 1, 4),
+    ]
+    assert dxso.Shader(HEADER).constants == []  # the header alone is comments
+    m = np.arange(16, dtype=np.float32).reshape(4, 4)
+    v = np.array([1, 2, 3, 1], np.float32)
+    d = dxso.Device()
+    d.set_shader(s)
+    d.set_declaration([(0, 0, "FLOAT4", "POSITION", 0)])
+    d.set_stream(0, v, stride=16)
+    d.set_constant("WorldViewProj", m)
+    d.set_constant("Tint", [0.5, 0.25, 1, 1])
+    by_name, sem = d.draw(1)
+    assert sem == ["POSITION0", "COLOR0"]
+    # column-major (HLSL's default): column k in c<k>, so o0 = v M
+    assert by_name[0, 0].tolist() == (v @ m).tolist()
+    assert by_name[0, 1].tolist() == [0.5, 0.25, 1, 1]
+    d.set_constant(0, m.T)
+    by_register, _ = d.draw(1)
+    assert by_register.tobytes() == by_name.tobytes()
+    with pytest.raises(dxso.DeviceError, match="^no constant named 'World'; the constant table has: WorldViewProj, Tint$"):
+        d.set_constant("World", m)
+    d.set_shader(HEADER)
+    with pytest.raises(dxso.DeviceError, match="constant table"):
+        d.set_constant("WorldViewProj", m)
