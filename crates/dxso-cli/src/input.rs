@@ -3,7 +3,7 @@
 
 use dxso::source::{Position, Source, SourceError};
 
-pub use dxso::source::read_bytecode;
+pub use dxso::source::{is_bytecode, read_bytecode};
 
 /// A shader loaded from a file of either kind.
 pub type Loaded = Source;
