@@ -129,7 +129,7 @@ def test_shader_object():
 
 
 VS = "vs_3_0\ndcl_position o0\ndcl_texcoord0 o1.xy\ndcl_texcoord1 o2\nmov o0, c0\nmov o1.xy, c1\nmov o2, c2\n"
-PS = "ps_3_0\ndcl_texcoord0 v0.xy\ndcl_texcoord1 v1.xyz\nadd r0, v0.xyxy, v1.xyzx\nmov oC0, r0\n"
+PS = "ps_3_0\ndcl_texcoord0 v0.xy\ndcl_texcoord1 v1.xyz\nmov r0, v0.xyxy\nadd r0, r0, v1.xyzx\nmov oC0, r0\n"
 
 
 def test_link_maps_semantics():
