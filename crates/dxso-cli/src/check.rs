@@ -98,9 +98,10 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
                 "rule": d.rule.id(), "severity": sev, "message": d.message,
                 "instruction": d.instruction,
             });
-            if let (Some(obj), serde_json::Value::Object(pos)) =
-                (item.as_object_mut(), loaded.position(d.instruction))
-            {
+            if let (Some(obj), serde_json::Value::Object(pos)) = (
+                item.as_object_mut(),
+                crate::input::position(&loaded, d.instruction),
+            ) {
                 obj.extend(pos);
             }
             items.push(item);

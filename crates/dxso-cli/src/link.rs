@@ -40,23 +40,11 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
     let (ps_name, ps) = load(ps_path)?;
     let result = link_shaders(&vs.shader, &ps.shader, software);
     let report = |d: &dxso::link::LinkDiagnostic, out: &mut String| {
-        let sev = if d.error { "error" } else { "warning" };
-        let (at, snippet) = match (d.ps_instruction, d.vs_instruction) {
-            (Some(p), _) => ps.locate(&ps_name, Some(p)),
-            (None, Some(v)) => vs.locate(&vs_name, Some(v)),
-            (None, None) => (format!("{vs_name} + {ps_name}"), None),
-        };
-        out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
-        out.push_str(&snippet.unwrap_or_default());
-        if d.ps_instruction.is_some()
-            && let Some(v) = d.vs_instruction
-        {
-            let (at, snippet) = vs.locate(&vs_name, Some(v));
-            out.push_str(&format!(
-                "{at}: note: the vertex shader's side\n{}",
-                snippet.unwrap_or_default()
-            ));
-        }
+        out.push_str(&dxso::source::render_link(
+            (&vs, &vs_name),
+            (&ps, &ps_name),
+            d,
+        ));
     };
     match result {
         Err(diags) => {
@@ -69,8 +57,8 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
                     .iter()
                     .map(|d| serde_json::json!({
                         "rule": d.rule.id(), "severity": if d.error { "error" } else { "warning" },
-                        "message": d.message, "vs": d.vs_instruction.map(|i| vs.position(Some(i))),
-                        "ps": d.ps_instruction.map(|i| ps.position(Some(i))),
+                        "message": d.message, "vs": d.vs_instruction.map(|i| crate::input::position(&vs, Some(i))),
+                        "ps": d.ps_instruction.map(|i| crate::input::position(&ps, Some(i))),
                     }))
                     .collect();
                 stdout(&format!(

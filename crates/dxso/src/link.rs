@@ -112,6 +112,12 @@ pub fn output_signature(vs: &Shader) -> Vec<Element> {
     out
 }
 
+/// What a vertex shader reads: its `dcl_usage v#` inputs (every vertex-shader version
+/// declares them).
+pub fn vertex_inputs(vs: &Shader) -> Vec<Element> {
+    declared(vs, RegisterKind::Input)
+}
+
 /// What a pixel shader reads (its interpolated inputs; vPos and vFace are not varyings).
 pub fn input_signature(ps: &Shader) -> Vec<Element> {
     let n = ps.version.number();

@@ -1,0 +1,315 @@
+/* dxso: Direct3D 9 shader bytecode from C and C++.
+ *
+ * Generated from crates/dxso-capi by cbindgen (tests/header.rs checks it never drifts;
+ * DXSO_BLESS=1 cargo test -p dxso-capi --test header rewrites it). Do not edit.
+ *
+ * Conventions:
+ * - Every function returns a DxsoStatus (or a value documented as never failing) and never
+ *   unwinds into the caller: an internal failure is DXSO_STATUS_INTERNAL.
+ * - After a failure, dxso_last_error() returns the message (the text the dxso command line
+ *   prints for the same failure), valid until the next dxso call on the same thread.
+ * - Each returned buffer says who owns it and which function frees it.
+ * - Sections: errors, buffers, shaders (assemble, disassemble, validate), the software
+ *   vertex-processing device. Translation for GPUs (dxso_translate: WGSL or SPIR-V plus the
+ *   interface as JSON) will join as its own section when the dxso-naga crate exists.
+ */
+
+#ifndef DXSO_H
+#define DXSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/*
+ `dxso_assemble` flag: build the constant table (CTAB) from the listing's `// Parameters:`
+ header when the text carries no CTAB comment (`dxso asm --ctab`).
+ */
+#define DXSO_ASSEMBLE_CTAB 1
+
+/*
+ What a call did.
+ */
+typedef enum DxsoStatus {
+  /*
+   Success.
+   */
+  DXSO_STATUS_OK = 0,
+  /*
+   The input is wrong: text that does not assemble, bytes that are not a shader, a shader
+   that does not validate, a state or draw the device refuses (as the command line's
+   exit code 1).
+   */
+  DXSO_STATUS_INPUT = 1,
+  /*
+   A bad argument: a null pointer where one is needed, text that is not UTF-8, a buffer
+   too small, an index out of range.
+   */
+  DXSO_STATUS_ARGUMENT = 2,
+  /*
+   A bug in dxso (a panic, caught at the boundary).
+   */
+  DXSO_STATUS_INTERNAL = 3,
+} DxsoStatus;
+
+/*
+ How bad a finding is.
+ */
+typedef enum DxsoSeverity {
+  DXSO_SEVERITY_ERROR = 0,
+  DXSO_SEVERITY_WARNING = 1,
+} DxsoSeverity;
+
+/*
+ A device (opaque). Owned by the caller: free with `dxso_device_free`.
+ */
+typedef struct DxsoDevice DxsoDevice;
+
+/*
+ A list of findings (opaque). Owned by the caller: free with `dxso_diagnostics_free`.
+ */
+typedef struct DxsoDiagnostics DxsoDiagnostics;
+
+/*
+ Bytes dxso allocated. Owned by the caller: free with `dxso_buffer_free`.
+ */
+typedef struct DxsoBuffer {
+  uint8_t *data;
+  size_t len;
+} DxsoBuffer;
+
+/*
+ `D3DVERTEXELEMENT9`: `type` is a D3DDECLTYPE value (D3DDECLTYPE_FLOAT3 = 2), `usage` a
+ D3DDECLUSAGE value (D3DDECLUSAGE_POSITION = 0), `method` D3DDECLMETHOD_DEFAULT (0).
+ */
+typedef struct DxsoVertexElement {
+  uint16_t stream;
+  uint16_t offset;
+  uint8_t type_;
+  uint8_t method;
+  uint8_t usage;
+  uint8_t usage_index;
+} DxsoVertexElement;
+
+/*
+ One finding. Its strings are owned by the list it came from.
+ */
+typedef struct DxsoDiagnostic {
+  enum DxsoSeverity severity;
+  /*
+   The rule id ("V007"); NULL for text that does not assemble or bytes that do not decode.
+   */
+  const char *rule;
+  const char *message;
+  /*
+   1-based line and column in the text; 0 when the shader is not text.
+   */
+  uint32_t line;
+  uint32_t column;
+  /*
+   Word offset in the token stream; -1 when the shader is not bytecode.
+   */
+  int64_t word;
+} DxsoDiagnostic;
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/*
+ The message of the last failed call on this thread ("" after a success). Owned by dxso:
+ valid until the next dxso call on the same thread; never null.
+ */
+const char *dxso_last_error(void);
+
+/*
+ Free a buffer dxso returned and set it to {NULL, 0}. A null pointer or an empty buffer
+ is fine.
+ */
+void dxso_buffer_free(struct DxsoBuffer *buffer);
+
+/*
+ Free a string dxso returned. Null is fine.
+ */
+void dxso_string_free(char *s);
+
+/*
+ A new device with nothing bound, in `*out`. Owned by the caller: free with
+ `dxso_device_free`.
+ */
+enum DxsoStatus dxso_device_new(struct DxsoDevice **out);
+
+/*
+ Free a device and everything bound to it. NULL is fine.
+ */
+void dxso_device_free(struct DxsoDevice *device);
+
+/*
+ Bind a vertex shader from `len` bytes at `data` (assembly text, binary tokens or a hex
+ listing). It must validate against the "max" caps; else DXSO_STATUS_INPUT with each error.
+ */
+enum DxsoStatus dxso_device_set_shader(struct DxsoDevice *device, const uint8_t *data, size_t len);
+
+/*
+ The number of output registers of the bound shader (0 without one): each drawn vertex is
+ that many registers of 4 floats.
+ */
+size_t dxso_device_output_count(const struct DxsoDevice *device);
+
+/*
+ The semantics of output register `i` ("POSITION0"; "TEXCOORD0+TEXCOORD1" for a packed
+ vs_3_0 register), or NULL when `i` is out of range. Owned by the device: valid until the
+ next `dxso_device_set_shader` or `dxso_device_free`.
+ */
+const char *dxso_device_output_semantic(const struct DxsoDevice *device, size_t i);
+
+/*
+ `SetVertexShaderConstantF`: `count` registers of 4 floats at `values`, from `start`.
+ */
+enum DxsoStatus dxso_device_set_constant_f(struct DxsoDevice *device,
+                                           uint32_t start,
+                                           const float *values,
+                                           size_t count);
+
+/*
+ `SetVertexShaderConstantI`: `count` registers of 4 integers at `values`, from `start`.
+ */
+enum DxsoStatus dxso_device_set_constant_i(struct DxsoDevice *device,
+                                           uint32_t start,
+                                           const int32_t *values,
+                                           size_t count);
+
+/*
+ `SetVertexShaderConstantB`: `count` booleans at `values`, from `start`.
+ */
+enum DxsoStatus dxso_device_set_constant_b(struct DxsoDevice *device,
+                                           uint32_t start,
+                                           const bool *values,
+                                           size_t count);
+
+/*
+ The vertex declaration: `count` elements at `elements` (no D3DDECL_END needed).
+ */
+enum DxsoStatus dxso_device_set_declaration(struct DxsoDevice *device,
+                                            const struct DxsoVertexElement *elements,
+                                            size_t count);
+
+/*
+ `SetStreamSource`: stream `n` reads `len` bytes copied from `data`, from byte `offset`,
+ `stride` bytes per element. `data` NULL (and `len` 0) unbinds the stream. The stream's
+ frequency is `dxso_device_set_stream_frequency`'s.
+ */
+enum DxsoStatus dxso_device_set_stream(struct DxsoDevice *device,
+                                       uint32_t n,
+                                       const uint8_t *data,
+                                       size_t len,
+                                       size_t offset,
+                                       size_t stride);
+
+/*
+ `SetStreamSourceFreq`: 1 (every vertex), D3DSTREAMSOURCE_INDEXEDDATA | count,
+ D3DSTREAMSOURCE_INSTANCEDATA | divider, or a plain divider (software processing).
+ */
+enum DxsoStatus dxso_device_set_stream_frequency(struct DxsoDevice *device,
+                                                 uint32_t n,
+                                                 uint32_t setting);
+
+/*
+ The index buffer: `count` indices copied from `indices`; NULL unbinds it.
+ */
+enum DxsoStatus dxso_device_set_indices(struct DxsoDevice *device,
+                                        const uint32_t *indices,
+                                        size_t count);
+
+/*
+ Run the shader over `vertex_count` vertices, `instance_count` times, writing each vertex's
+ output registers (4 floats each, in `dxso_device_output_semantic` order) to `out`, which
+ holds `out_len` floats: at least vertices × instances × outputs × 4 (else
+ DXSO_STATUS_ARGUMENT and nothing is written). `*written`, when not NULL, receives the
+ number of floats written.
+ */
+enum DxsoStatus dxso_device_draw(struct DxsoDevice *device,
+                                 size_t vertex_count,
+                                 size_t instance_count,
+                                 float *out,
+                                 size_t out_len,
+                                 size_t *written);
+
+/*
+ Set a constant by its name in the bound shader's constant table (`"WorldViewProj"`,
+ `"lights[1].pos"`) from `count` floats in HLSL order (a matrix row by row), as
+ `ID3DXConstantTable::SetFloatArray`. DXSO_STATUS_INPUT when the shader has no table or no
+ such constant (the message lists the table's names).
+ */
+enum DxsoStatus dxso_device_set_constant_by_name(struct DxsoDevice *device,
+                                                 const char *name_,
+                                                 const float *values,
+                                                 size_t count);
+
+/*
+ `dxso_device_set_constant_by_name` from `count` integers (`SetIntArray`).
+ */
+enum DxsoStatus dxso_device_set_constant_by_name_i(struct DxsoDevice *device,
+                                                   const char *name_,
+                                                   const int32_t *values,
+                                                   size_t count);
+
+/*
+ `dxso_device_set_constant_by_name` from `count` booleans (`SetBoolArray`).
+ */
+enum DxsoStatus dxso_device_set_constant_by_name_b(struct DxsoDevice *device,
+                                                   const char *name_,
+                                                   const bool *values,
+                                                   size_t count);
+
+/*
+ Assemble `len` bytes of assembly text at `text` into bytecode (little-endian 32-bit
+ tokens) in `*out`; `flags` is 0 or `DXSO_ASSEMBLE_CTAB`. On success `*out` is owned by the caller: free it with
+ `dxso_buffer_free`. On failure `*out` is left untouched and `dxso_last_error()` has every
+ error with its line and column.
+ */
+enum DxsoStatus dxso_assemble(const char *text,
+                              size_t len,
+                              uint32_t flags,
+                              struct DxsoBuffer *out);
+
+/*
+ The assembly listing (Microsoft's) of `len` bytes of bytecode at `data` (binary tokens or
+ a hex listing), as a NUL-terminated string in `*out`, owned by the caller: free it with
+ `dxso_string_free`.
+ */
+enum DxsoStatus dxso_disassemble(const uint8_t *data, size_t len, char **out);
+
+/*
+ Validate `len` bytes at `data` — assembly text, binary tokens or a hex listing — against
+ `caps`: NULL or "max" (every feature, the highest limits), "min", or a JSON object of
+ D3DCAPS9 fields. `*out` receives every finding (an empty list, or warnings only, means
+ valid; text that does not assemble gives its errors with a NULL rule); it is owned by the
+ caller: free it with `dxso_diagnostics_free`. Fails (DXSO_STATUS_INPUT) only for bad caps.
+ */
+enum DxsoStatus dxso_validate(const uint8_t *data,
+                              size_t len,
+                              const char *caps_spec,
+                              struct DxsoDiagnostics **out);
+
+/*
+ The number of findings in `list` (0 for NULL).
+ */
+size_t dxso_diagnostics_count(const struct DxsoDiagnostics *list);
+
+/*
+ Finding `i` of `list`, or NULL when `i` is out of range. Owned by the list: valid until
+ `dxso_diagnostics_free`.
+ */
+const struct DxsoDiagnostic *dxso_diagnostics_get(const struct DxsoDiagnostics *list, size_t i);
+
+/*
+ Free a list from `dxso_validate` (and every string in it). NULL is fine.
+ */
+void dxso_diagnostics_free(struct DxsoDiagnostics *list);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* DXSO_H */

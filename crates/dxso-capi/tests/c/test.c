@@ -1,0 +1,219 @@
+/* The C API end to end: assemble, disassemble, validate, a device draw, and failures.
+ * Built by .ci/run with `cc -Wall -Wextra -Werror` against include/dxso.h and libdxso, and run
+ * under valgrind (no leaks, no invalid accesses). Prints "N passed, N failed". */
+#include "dxso.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (cond) {                                                                        \
+            passed++;                                                                      \
+        } else {                                                                           \
+            failed++;                                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, \
+                    #cond, dxso_last_error());                                             \
+        }                                                                                  \
+    } while (0)
+
+static uint32_t word(const DxsoBuffer *b, size_t i) {
+    const uint8_t *p = b->data + 4 * i;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void test_assemble_and_disassemble(void) {
+    /* The README's example, as Microsoft's assembler encodes it. */
+    const char *text = "vs_2_0\nmov r0, -c0[a0.w+5].x\n";
+    const uint32_t expected[] = {0xFFFE0200, 0x03000001, 0x800F0000, 0xA1002005, 0xB0FF0000, 0x0000FFFF};
+    DxsoBuffer tokens = {NULL, 0};
+    CHECK(dxso_assemble(text, strlen(text), 0, &tokens) == DXSO_STATUS_OK);
+    CHECK(tokens.len == sizeof expected);
+    for (size_t i = 0; i < tokens.len / 4 && i < 6; i++) CHECK(word(&tokens, i) == expected[i]);
+
+    char *listing = NULL;
+    CHECK(dxso_disassemble(tokens.data, tokens.len, &listing) == DXSO_STATUS_OK);
+    CHECK(listing && strcmp(listing, "    vs_2_0\n    mov r0, -c5[a0.w].x\n") == 0);
+    dxso_string_free(listing);
+
+    /* Without its end token the stream is refused, at the word past the end. */
+    CHECK(dxso_disassemble(tokens.data, tokens.len - 4, &listing) == DXSO_STATUS_INPUT);
+    CHECK(strstr(dxso_last_error(), "<input>: error: word 5") == dxso_last_error());
+    dxso_buffer_free(&tokens);
+    CHECK(tokens.data == NULL && tokens.len == 0);
+    dxso_buffer_free(&tokens); /* twice is harmless */
+
+    const char *bad = "vs_3_0\nmov r0, v17\nfoo\n";
+    CHECK(dxso_assemble(bad, strlen(bad), 0, &tokens) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(),
+                 "<input>:2:9: error: register v17 does not exist in vs_3_0\n"
+                 "    mov r0, v17\n"
+                 "            ^\n"
+                 "<input>:3:1: error: unknown instruction 'foo'\n"
+                 "    foo\n"
+                 "    ^") == 0);
+    CHECK(tokens.data == NULL);
+    CHECK(dxso_assemble(NULL, 5, 0, &tokens) == DXSO_STATUS_ARGUMENT);
+    CHECK(strcmp(dxso_last_error(), "text is null") == 0);
+}
+
+static void test_validate(void) {
+    const char *text = "vs_2_0\ndcl_position v0\ndcl_normal v1\nadd r0, v0, v1\nmov oPos, r0\n";
+    DxsoDiagnostics *list = NULL;
+    CHECK(dxso_validate((const uint8_t *)text, strlen(text), NULL, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_diagnostics_count(list) == 1);
+    const DxsoDiagnostic *d = dxso_diagnostics_get(list, 0);
+    CHECK(d && d->severity == DXSO_SEVERITY_ERROR && strcmp(d->rule, "V007") == 0);
+    CHECK(d && d->line == 4 && d->column == 1 && d->word == -1);
+    CHECK(d && strcmp(d->message, "2 different v# registers in one instruction; vs_2_0 allows 1") == 0);
+    CHECK(dxso_diagnostics_get(list, 1) == NULL);
+    dxso_diagnostics_free(list);
+
+    /* Bytecode: findings at word offsets; caps by name or as D3DCAPS9 JSON. */
+    const char *big = "vs_2_0\ndcl_position v0\nmov oPos, c0\nmov oPos, c300\n";
+    DxsoBuffer tokens = {NULL, 0};
+    CHECK(dxso_assemble(big, strlen(big), 0, &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_validate(tokens.data, tokens.len, "max", &list) == DXSO_STATUS_OK);
+    CHECK(dxso_diagnostics_count(list) == 0);
+    dxso_diagnostics_free(list);
+    CHECK(dxso_validate(tokens.data, tokens.len, "{\"MaxVertexShaderConst\": 256}", &list) == DXSO_STATUS_OK);
+    CHECK(dxso_diagnostics_count(list) == 1);
+    d = dxso_diagnostics_get(list, 0);
+    CHECK(d && strcmp(d->rule, "V004") == 0 && d->word == 7 && d->line == 0);
+    dxso_diagnostics_free(list);
+    list = NULL;
+    CHECK(dxso_validate(tokens.data, tokens.len, "{\"MaxVertexShaderConst\": 5}", &list) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(), "caps: MaxVertexShaderConst = 5 is outside 256..8192") == 0);
+    CHECK(list == NULL);
+    dxso_buffer_free(&tokens);
+
+    /* Text that does not assemble: its errors, with no rule. */
+    CHECK(dxso_validate((const uint8_t *)"vs_2_0\nfoo\n", 11, "min", &list) == DXSO_STATUS_OK);
+    d = dxso_diagnostics_get(list, 0);
+    CHECK(dxso_diagnostics_count(list) == 1 && d && d->rule == NULL && d->line == 2);
+    dxso_diagnostics_free(list);
+    dxso_diagnostics_free(NULL);
+}
+
+static void test_draw(void) {
+    const char *shader =
+        "vs_3_0\ndcl_position v0\ndcl_color v1\ndcl_position o0\ndcl_color o1\n"
+        "m4x4 o0, v0, c0\nmov o1, v1\n";
+    DxsoDevice *dev = NULL;
+    CHECK(dxso_device_new(&dev) == DXSO_STATUS_OK);
+    float out[3 * 2 * 4];
+    size_t written = 0;
+    CHECK(dxso_device_draw(dev, 1, 1, out, 8, &written) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(), "no vertex shader is set") == 0);
+
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)shader, strlen(shader)) == DXSO_STATUS_OK);
+    CHECK(dxso_device_output_count(dev) == 2);
+    CHECK(strcmp(dxso_device_output_semantic(dev, 0), "POSITION0") == 0);
+    CHECK(strcmp(dxso_device_output_semantic(dev, 1), "COLOR0") == 0);
+    CHECK(dxso_device_output_semantic(dev, 2) == NULL);
+
+    /* Rows of a matrix that scales x by 2, y by 3 and moves z by 10. */
+    const float m[16] = {2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 1, 10, 0, 0, 0, 1};
+    CHECK(dxso_device_set_constant_f(dev, 0, m, 4) == DXSO_STATUS_OK);
+    const DxsoVertexElement decl[2] = {{0, 0, 3 /* FLOAT4 */, 0, 0 /* POSITION */, 0},
+                                       {0, 16, 4 /* D3DCOLOR */, 0, 10 /* COLOR */, 0}};
+    CHECK(dxso_device_set_declaration(dev, decl, 2) == DXSO_STATUS_OK);
+    struct { float pos[4]; uint8_t bgra[4]; } verts[3] = {
+        {{1, 1, 1, 1}, {0, 0, 255, 255}}, {{2, 0, -1, 1}, {0, 255, 0, 255}}, {{0, 4, 0, 1}, {255, 0, 0, 0}}};
+    CHECK(sizeof verts == 60);
+    CHECK(dxso_device_set_stream(dev, 0, (const uint8_t *)verts, sizeof verts, 0, 20) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 3, 1, out, 24, &written) == DXSO_STATUS_OK);
+    CHECK(written == 24);
+    const float expected[24] = {2, 3, 11, 1, 1, 0, 0, 1, 4, 0, 9, 1, 0, 1, 0, 1, 0, 12, 10, 1, 0, 0, 1, 0};
+    for (int i = 0; i < 24; i++) CHECK(out[i] == expected[i]);
+
+    /* Index buffer and instancing. */
+    const uint32_t ix[2] = {2, 0};
+    CHECK(dxso_device_set_indices(dev, ix, 2) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 2, 1, out, 24, &written) == DXSO_STATUS_OK);
+    CHECK(written == 16 && out[1] == 12 && out[9] == 3);
+    CHECK(dxso_device_set_indices(dev, NULL, 0) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_stream_frequency(dev, 0, 0x40000000u | 3) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 1, 3, out, 24, &written) == DXSO_STATUS_OK);
+    CHECK(written == 24 && out[0] == 2 && out[8] == 2 && out[16] == 2);
+    CHECK(dxso_device_set_stream_frequency(dev, 0, 0) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(), "bad stream frequency setting 0x00000000") == 0);
+    CHECK(dxso_device_set_stream_frequency(dev, 0, 1) == DXSO_STATUS_OK);
+
+    /* Failures leave the caller's buffer alone. */
+    out[0] = -1;
+    CHECK(dxso_device_draw(dev, 3, 1, out, 23, &written) == DXSO_STATUS_ARGUMENT);
+    CHECK(strcmp(dxso_last_error(), "the draw writes 24 floats; the buffer holds 23") == 0);
+    CHECK(dxso_device_draw(dev, 4, 1, out, 24, NULL) == DXSO_STATUS_INPUT);
+    CHECK(strstr(dxso_last_error(), "reads past the end of the stream") != NULL);
+    CHECK(out[0] == -1);
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)"vs_2_0\nmov oPos, v0\n", 19) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(),
+                 "<input>:2:1: error[V011]: v0 is used but not declared\n"
+                 "<input>: the shader does not validate") == 0);
+    CHECK(dxso_device_set_constant_f(NULL, 0, m, 4) == DXSO_STATUS_ARGUMENT);
+    const DxsoVertexElement bad = {0, 0, 17 /* UNUSED */, 0, 0, 0};
+    CHECK(dxso_device_set_declaration(dev, &bad, 1) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(), "declaration[0]: unknown type 17") == 0);
+
+    /* Integer and boolean constants drive flow control. */
+    const char *loop = "vs_2_0\ndcl_position v0\nmov r0, c0\nrep i0\nadd r0, r0, v0\nendrep\n"
+                       "if b0\nadd r0, r0, r0\nendif\nmov oPos, r0\n";
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)loop, strlen(loop)) == DXSO_STATUS_OK);
+    const int32_t i0[4] = {3, 0, 0, 0};
+    const bool b0 = true;
+    const float zero[4] = {0, 0, 0, 0};
+    CHECK(dxso_device_set_constant_f(dev, 0, zero, 1) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_constant_i(dev, 0, i0, 1) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_constant_b(dev, 0, &b0, 1) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 1, 1, out, 24, &written) == DXSO_STATUS_OK);
+    CHECK(written == 4 && out[0] == 6 && out[1] == 6 && out[2] == 6 && out[3] == 6);
+    dxso_device_free(dev);
+    dxso_device_free(NULL);
+}
+
+static void test_constants_by_name(void) {
+    /* A listing with Microsoft's constant-table header: the shader set its table from it. */
+    const char *text =
+        "//\n// Parameters:\n//\n//   float4x4 WorldViewProj;\n//\n//\n// Registers:\n//\n"
+        "//   Name          Reg   Size\n//   ------------- ----- ----\n//   WorldViewProj c0       4\n//\n"
+        "vs_3_0\ndcl_position v0\ndcl_position o0\nm4x4 o0, v0, c0\n";
+    DxsoDevice *dev = NULL;
+    CHECK(dxso_device_new(&dev) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)text, strlen(text)) == DXSO_STATUS_OK);
+    /* Without a CTAB in the tokens (the header is comments), names are unknown. */
+    const float m[16] = {2, 0, 0, 1, 0, 3, 0, 0, 0, 0, 1, 10, 0, 0, 0, 1};
+    CHECK(dxso_device_set_constant_by_name(dev, "WorldViewProj", m, 16) == DXSO_STATUS_INPUT);
+    CHECK(strstr(dxso_last_error(), "constant table") != NULL);
+
+    /* Assembled with DXSO_ASSEMBLE_CTAB, the tokens carry the table: HLSL's default
+     * column-major float4x4 puts column k in c<k>, so o0 = v0 * M (a row vector times M). */
+    DxsoBuffer tokens = {NULL, 0};
+    CHECK(dxso_assemble(text, strlen(text), DXSO_ASSEMBLE_CTAB, &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_shader(dev, tokens.data, tokens.len) == DXSO_STATUS_OK);
+    dxso_buffer_free(&tokens);
+    CHECK(dxso_device_set_constant_by_name(dev, "WorldViewProj", m, 16) == DXSO_STATUS_OK);
+    const DxsoVertexElement decl = {0, 0, 3 /* FLOAT4 */, 0, 0 /* POSITION */, 0};
+    const float v[4] = {1, 2, 3, 1};
+    float out[4];
+    CHECK(dxso_device_set_declaration(dev, &decl, 1) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_stream(dev, 0, (const uint8_t *)v, sizeof v, 0, 16) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 1, 1, out, 4, NULL) == DXSO_STATUS_OK);
+    /* v * M = (1*2, 2*3, 3*1, 1*1 + 3*10 + 1) */
+    CHECK(out[0] == 2 && out[1] == 6 && out[2] == 3 && out[3] == 32);
+    CHECK(dxso_device_set_constant_by_name(dev, "World", m, 16) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(), "no constant named 'World'; the constant table has: WorldViewProj") == 0);
+    dxso_device_free(dev);
+}
+
+int main(void) {
+    test_constants_by_name();
+    test_assemble_and_disassemble();
+    test_validate();
+    test_draw();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

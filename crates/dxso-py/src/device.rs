@@ -1,0 +1,459 @@
+//! `Device`: software vertex processing (`dxso_vm::Device`) with NumPy arrays in and out.
+
+use crate::errors::{self, DeviceError};
+use crate::shader;
+use dxso::validate::Caps;
+use dxso_vm::{
+    DeclType, Format, Frequency, SamplerState, StreamSource, Texture, TextureAddress,
+    TextureFilter, TextureKind, VertexElement,
+};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+use std::sync::Arc;
+
+/// D3D9's 16 vertex streams.
+const STREAMS: usize = 16;
+
+/// The software vertex-processing device: a vertex shader, constants, a vertex declaration,
+/// streams, an index buffer, vertex textures — and `draw`, which runs the shader over the
+/// vertices. Every setter raises `DeviceError` with the reason when D3D9 would refuse it.
+#[pyclass(module = "dxso")]
+pub struct Device {
+    inner: dxso_vm::Device,
+    /// Each stream as last bound (its frequency is set separately, as in D3D9).
+    streams: [Option<StreamSource>; STREAMS],
+    frequencies: [Frequency; STREAMS],
+}
+
+/// `obj` as a C-contiguous NumPy array of `dtype` (copied only when it is not one already).
+fn contiguous<'py>(obj: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+    let np = obj.py().import("numpy")?;
+    let kwargs = PyDict::new(obj.py());
+    kwargs.set_item("dtype", dtype)?;
+    np.call_method("ascontiguousarray", (obj,), Some(&kwargs))
+}
+
+/// The numbers of an array-like, flattened, as `T` (converted by NumPy as `dtype`).
+fn numbers<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>, dtype: &str) -> PyResult<Vec<T>> {
+    let array = contiguous(obj, dtype)?;
+    let array: PyReadonlyArrayDyn<'_, T> = array.extract()?;
+    Ok(array.as_slice()?.to_vec())
+}
+
+/// Rows of four numbers: a (4,) vector is one register, an (n, 4) matrix n registers.
+fn rows<T: numpy::Element + Copy + Default>(
+    obj: &Bound<'_, PyAny>,
+    dtype: &str,
+) -> PyResult<Vec<[T; 4]>> {
+    let flat: Vec<T> = numbers(obj, dtype)?;
+    if !flat.len().is_multiple_of(4) {
+        return Err(errors::Error::new_err(format!(
+            "constants come in rows of 4 numbers, not {}",
+            flat.len()
+        )));
+    }
+    Ok(flat
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect())
+}
+
+/// The bytes of a NumPy array (any dtype, any strides: a non-contiguous view is copied into
+/// order) or of a bytes-like object.
+fn raw_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    let np = obj.py().import("numpy")?;
+    if obj.is_instance(&np.getattr("ndarray")?)? {
+        let array = np
+            .call_method1("ascontiguousarray", (obj,))?
+            .call_method1("reshape", (-1,))?
+            .call_method1("view", ("uint8",))?;
+        let array = array.cast::<PyArray1<u8>>()?.readonly();
+        return Ok(array.as_slice()?.to_vec());
+    }
+    shader::bytes_of(obj)
+}
+
+/// A register number (`Ok`) or a constant's name (`Err`).
+fn register_or_name(at: &Bound<'_, PyAny>) -> PyResult<Result<u32, String>> {
+    if at.is_instance_of::<pyo3::types::PyString>() {
+        return Ok(Err(at.extract()?));
+    }
+    Ok(Ok(at.extract()?))
+}
+
+fn decl_element(i: usize, e: &Bound<'_, PyAny>) -> PyResult<VertexElement> {
+    let bad = |what: String| errors::Error::new_err(format!("declaration[{i}]: {what}"));
+    let t = e.cast::<PyTuple>().map_err(|_| {
+        bad("expected (stream, offset, type, usage[, usage_index[, method]])".into())
+    })?;
+    if !(4..=6).contains(&t.len()) {
+        return Err(bad(format!(
+            "{} items; expected (stream, offset, type, usage[, usage_index[, method]])",
+            t.len()
+        )));
+    }
+    let ty: String = t.get_item(2)?.extract()?;
+    let usage: String = t.get_item(3)?.extract()?;
+    Ok(VertexElement {
+        stream: t.get_item(0)?.extract()?,
+        offset: t.get_item(1)?.extract()?,
+        ty: DeclType::from_name(&ty)
+            .filter(|t| *t != DeclType::Unused)
+            .ok_or_else(|| bad(format!("unknown type {ty:?}")))?,
+        usage: dxso::ir::Usage::from_name(usage.strip_prefix("D3DDECLUSAGE_").unwrap_or(&usage))
+            .ok_or_else(|| bad(format!("unknown usage {usage:?}")))?,
+        usage_index: match t.len() {
+            4 => 0,
+            _ => t.get_item(4)?.extract()?,
+        },
+        method: match t.len() {
+            6 => t.get_item(5)?.extract()?,
+            _ => 0,
+        },
+    })
+}
+
+/// The output array (vertices, registers, 4) and the registers' semantics.
+type Drawn<'py> = (Bound<'py, PyAny>, Vec<String>);
+
+fn semantics(registers: &[dxso_vm::OutputRegister]) -> Vec<String> {
+    registers.iter().map(|r| r.semantic.clone()).collect()
+}
+
+#[pymethods]
+impl Device {
+    #[new]
+    fn py_new() -> Device {
+        Device {
+            inner: dxso_vm::Device::new(),
+            streams: Default::default(),
+            frequencies: [Frequency::Vertex; STREAMS],
+        }
+    }
+
+    /// Bind a vertex shader (a `Shader`, text or bytes). It must validate against the "max"
+    /// caps (dxso's device): else `ValidationError`.
+    fn set_shader(&mut self, py: Python<'_>, shader: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (name, source) = shader::load(shader)?;
+        if !source.shader.version.is_vertex() {
+            return Err(DeviceError::new_err(format!(
+                "{name}: {} is not a vertex shader",
+                source.shader.version
+            )));
+        }
+        let checked = shader::check(py, &name, &source, &Caps::max())?;
+        self.inner
+            .set_vertex_shader(&checked)
+            .map_err(errors::device)
+    }
+
+    /// Float constants (`SetVertexShaderConstantF`): `at` a register number — a 4-vector is
+    /// one register, an (n, 4) array n registers — or a name in the shader's constant table
+    /// (`"WorldViewProj"`, `"lights[1].pos"`; `ID3DXConstantTable::SetFloatArray`: values in
+    /// HLSL order, a matrix row by row, placed by its row/column-major class).
+    fn set_constant(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        match register_or_name(at)? {
+            Err(name) => {
+                let values: Vec<f32> = numbers(values, "float32")?;
+                self.inner.set_constant_by_name(&name, &values)
+            }
+            Ok(start) => self.inner.set_constant_f(start, &rows(values, "float32")?),
+        }
+        .map_err(errors::device)
+    }
+
+    /// Integer constants `i#` (`SetVertexShaderConstantI`): rows of 4 from register `at`, or a
+    /// constant by name.
+    fn set_constant_i(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        match register_or_name(at)? {
+            Err(name) => {
+                let values: Vec<i32> = numbers(values, "int32")?;
+                self.inner.set_constant_by_name_i(&name, &values)
+            }
+            Ok(start) => self.inner.set_constant_i(start, &rows(values, "int32")?),
+        }
+        .map_err(errors::device)
+    }
+
+    /// Boolean constants `b#` (`SetVertexShaderConstantB`) from register `at`, or by name.
+    fn set_constant_b(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let values: Vec<bool> = numbers(values, "bool")?;
+        match register_or_name(at)? {
+            Err(name) => self.inner.set_constant_by_name_b(&name, &values),
+            Ok(start) => self.inner.set_constant_b(start, &values),
+        }
+        .map_err(errors::device)
+    }
+
+    /// The vertex declaration: a list of `(stream, offset, type, usage[, usage_index[,
+    /// method]])`, e.g. `(0, 0, "FLOAT3", "POSITION", 0)` (D3DDECLTYPE and D3DDECLUSAGE
+    /// names, with or without their prefixes).
+    fn set_declaration(&mut self, elements: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let decl = elements
+            .iter()
+            .enumerate()
+            .map(|(i, e)| decl_element(i, e))
+            .collect::<PyResult<Vec<_>>>()?;
+        self.inner.set_declaration(decl).map_err(errors::device)
+    }
+
+    /// Bind stream `n` (`SetStreamSource`): `data` is a NumPy array (any dtype; a
+    /// non-contiguous view is read in order) or bytes; `stride` and `offset` in bytes. None
+    /// unbinds it. Its frequency is `set_stream_frequency`'s.
+    #[pyo3(signature = (n, data, stride = 0, offset = 0))]
+    fn set_stream(
+        &mut self,
+        n: usize,
+        data: Option<&Bound<'_, PyAny>>,
+        stride: usize,
+        offset: usize,
+    ) -> PyResult<()> {
+        let source = match data {
+            Some(d) => Some(StreamSource {
+                data: Arc::from(raw_bytes(d)?),
+                offset,
+                stride,
+                frequency: self.frequencies.get(n).copied().unwrap_or_default(),
+            }),
+            None => None,
+        };
+        self.inner
+            .set_stream(n, source.clone())
+            .map_err(errors::device)?;
+        self.streams[n] = source;
+        Ok(())
+    }
+
+    /// `SetStreamSourceFreq(n, setting)`: 1 (every vertex), `INDEXEDDATA | count`,
+    /// `INSTANCEDATA | divider`, or a plain divider (software vertex processing).
+    fn set_stream_frequency(&mut self, n: usize, setting: u32) -> PyResult<()> {
+        let frequency = Frequency::from_setting(setting).map_err(errors::device)?;
+        if n >= STREAMS {
+            return Err(DeviceError::new_err(format!(
+                "stream {n} does not exist (D3D9 has {STREAMS})"
+            )));
+        }
+        self.frequencies[n] = frequency;
+        if let Some(mut s) = self.streams[n].clone() {
+            s.frequency = frequency;
+            self.inner
+                .set_stream(n, Some(s.clone()))
+                .map_err(errors::device)?;
+            self.streams[n] = Some(s);
+        }
+        Ok(())
+    }
+
+    /// The index buffer (array-like of integers; 16- or 32-bit alike), or None.
+    fn set_indices(&mut self, indices: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let indices = indices.map(|i| numbers(i, "uint32")).transpose()?;
+        self.inner.set_indices(indices);
+        Ok(())
+    }
+
+    /// Bind a texture to vertex sampler `n` (0-3): `levels` is one NumPy array or a list of
+    /// them (the mip chain), each holding the format's texels in memory order — shape (height,
+    /// width, ...) for "2d", (6, size, size, ...) for "cube" (+X, -X, +Y, -Y, +Z, -Z),
+    /// (depth, height, width, ...) for "volume"; e.g. an (h, w, 4) float32 array for
+    /// "A32B32G32R32F", an (h, w, 4) uint8 array (B, G, R, A) for "A8R8G8B8". None unbinds.
+    #[pyo3(signature = (n, levels, format = "A32B32G32R32F", kind = "2d"))]
+    fn set_texture(
+        &mut self,
+        n: usize,
+        levels: Option<&Bound<'_, PyAny>>,
+        format: &str,
+        kind: &str,
+    ) -> PyResult<()> {
+        let Some(levels) = levels else {
+            return self.inner.set_texture(n, None).map_err(errors::device);
+        };
+        let fmt = Format::from_name(format)
+            .ok_or_else(|| errors::Error::new_err(format!("unknown texture format {format:?}")))?;
+        let kind = match kind {
+            "2d" => TextureKind::TwoD,
+            "cube" => TextureKind::Cube,
+            "volume" => TextureKind::Volume,
+            k => {
+                return Err(errors::Error::new_err(format!(
+                    "unknown texture type {k:?}; expected \"2d\", \"cube\" or \"volume\""
+                )));
+            }
+        };
+        let list: Vec<Bound<'_, PyAny>> = if levels.is_instance_of::<pyo3::types::PyList>() {
+            levels.extract()?
+        } else {
+            vec![levels.clone()]
+        };
+        let first = list
+            .first()
+            .ok_or_else(|| errors::Error::new_err("a texture needs at least one level"))?;
+        let np = levels.py().import("numpy")?;
+        let shape: Vec<usize> = np.call_method1("shape", (first,))?.extract()?;
+        let dim = |k: usize| shape.get(k).copied().unwrap_or(1);
+        let (width, height, depth) = match kind {
+            TextureKind::TwoD => (dim(1), dim(0), 1),
+            TextureKind::Cube => (dim(2), dim(1), 1),
+            TextureKind::Volume => (dim(2), dim(1), dim(0)),
+        };
+        let bytes = list.iter().map(raw_bytes).collect::<PyResult<Vec<_>>>()?;
+        let texture = Texture::new(kind, fmt, width, height, depth, &bytes)
+            .map_err(|e| errors::Error::new_err(format!("texture: {e}")))?;
+        self.inner
+            .set_texture(n, Some(Arc::new(texture)))
+            .map_err(errors::device)
+    }
+
+    /// Sampler states of vertex sampler `n`, by D3DSAMPLERSTATETYPE name in lower case:
+    /// `address_u="clamp"`, `min_filter="linear"`, `border_color=0xff0000ff`, ... (the rest
+    /// keep D3D9's defaults).
+    #[pyo3(signature = (n, **states))]
+    fn set_sampler_state(&mut self, n: usize, states: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let mut st = SamplerState::default();
+        for (key, value) in states.into_iter().flatten() {
+            let key: String = key.extract()?;
+            let name = || value.extract::<String>();
+            let bad = |v: String| errors::Error::new_err(format!("sampler {n}: {key} = {v:?}"));
+            let address = || -> PyResult<TextureAddress> {
+                let v = name()?;
+                TextureAddress::from_name(&v).ok_or_else(|| bad(v))
+            };
+            let filter = || -> PyResult<TextureFilter> {
+                let v = name()?;
+                TextureFilter::from_name(&v).ok_or_else(|| bad(v))
+            };
+            match key.as_str() {
+                "address_u" => st.address_u = address()?,
+                "address_v" => st.address_v = address()?,
+                "address_w" => st.address_w = address()?,
+                "border_color" => st.border_color = value.extract()?,
+                "mag_filter" => st.mag_filter = filter()?,
+                "min_filter" => st.min_filter = filter()?,
+                "mip_filter" => st.mip_filter = filter()?,
+                "mip_lod_bias" => st.mip_lod_bias = value.extract()?,
+                "max_mip_level" => st.max_mip_level = value.extract()?,
+                "max_anisotropy" => st.max_anisotropy = value.extract()?,
+                "element_index" => st.element_index = value.extract()?,
+                "dmap_offset" => st.dmap_offset = value.extract()?,
+                _ => {
+                    return Err(errors::Error::new_err(format!(
+                        "unknown sampler state {key:?}"
+                    )));
+                }
+            }
+        }
+        self.inner.set_sampler_state(n, st).map_err(errors::device)
+    }
+
+    /// Run the shader over `vertex_count` vertices, `instance_count` times. Returns a float32
+    /// array shaped (vertices, outputs, 4) — the bytes `dxso run --format bin` writes — and
+    /// each output register's semantics ("POSITION0"; "TEXCOORD0+TEXCOORD1" for a packed
+    /// vs_3_0 register).
+    #[pyo3(signature = (vertex_count, instance_count = 1))]
+    fn draw<'py>(
+        &self,
+        py: Python<'py>,
+        vertex_count: usize,
+        instance_count: usize,
+    ) -> PyResult<Drawn<'py>> {
+        let inner = &self.inner;
+        let out = py
+            .detach(|| inner.draw(vertex_count, instance_count))
+            .map_err(errors::device)?;
+        let shape = [out.vertices, out.registers.len(), 4];
+        let array = PyArray1::from_vec(py, out.data).reshape(shape)?;
+        Ok((array.into_any(), semantics(&out.registers)))
+    }
+
+    /// Run vertex `vertex` of a draw of `vertex_count` (default `vertex + 1`) ×
+    /// `instance_count` vertices alone, recording every instruction it executes: the shader
+    /// debugger (`dxso run --trace N`).
+    #[pyo3(signature = (vertex, vertex_count = None, instance_count = 1))]
+    fn trace(
+        &self,
+        py: Python<'_>,
+        vertex: usize,
+        vertex_count: Option<usize>,
+        instance_count: usize,
+    ) -> PyResult<Trace> {
+        let count = vertex_count.unwrap_or(vertex.saturating_add(1));
+        let t = self
+            .inner
+            .trace(vertex, count, instance_count)
+            .map_err(errors::device)?;
+        let registers = self
+            .inner
+            .program()
+            .map(|p| p.outputs.clone())
+            .unwrap_or_default();
+        let shape = [registers.len(), 4];
+        let outputs = PyArray1::from_vec(py, t.outputs).reshape(shape)?;
+        Ok(Trace {
+            vertex: t.vertex,
+            steps: t
+                .steps
+                .into_iter()
+                .map(|s| TraceStep {
+                    instruction: s.instruction,
+                    text: s.text,
+                    active: s.active,
+                    effect: s.effect,
+                })
+                .collect(),
+            outputs: outputs.into_any().unbind(),
+            semantics: semantics(&registers),
+            error: t.error.map(|e| e.to_string()),
+        })
+    }
+}
+
+/// One executed instruction of a trace.
+#[pyclass(frozen, module = "dxso")]
+#[derive(Clone)]
+pub struct TraceStep {
+    /// Index of the instruction in the shader.
+    #[pyo3(get)]
+    instruction: usize,
+    /// The instruction as the listing prints it.
+    #[pyo3(get)]
+    text: String,
+    /// False when the vertex skipped it (execution mask or predicate).
+    #[pyo3(get)]
+    active: bool,
+    /// What it wrote: "r0 = (1, 2, 3, 4)", "aL = 0", "not taken".
+    #[pyo3(get)]
+    effect: String,
+}
+
+#[pymethods]
+impl TraceStep {
+    fn __repr__(&self) -> String {
+        format!(
+            "<TraceStep {}{} {}  {}>",
+            if self.active { "" } else { "- " },
+            self.instruction,
+            self.text,
+            self.effect
+        )
+    }
+}
+
+/// What one vertex did: its executed instructions, its outputs, and the error that stopped
+/// it, if one did.
+#[pyclass(frozen, module = "dxso")]
+pub struct Trace {
+    #[pyo3(get)]
+    vertex: usize,
+    #[pyo3(get)]
+    steps: Vec<TraceStep>,
+    /// float32 array (outputs, 4).
+    #[pyo3(get)]
+    outputs: Py<PyAny>,
+    #[pyo3(get)]
+    semantics: Vec<String>,
+    #[pyo3(get)]
+    error: Option<String>,
+}

@@ -1,0 +1,34 @@
+//! The Python package `dxso`: assemble, disassemble, validate and link Direct3D 9 shaders,
+//! and run vertex shaders on the CPU with NumPy arrays in and out.
+//!
+//! A thin door to the `dxso` and `dxso-vm` crates (no logic of its own): see
+//! `crates/dxso-py/dxso.pyi` for the API with types, and the README for building the wheel.
+//! Translation for GPUs (`translate`) joins when the `dxso-naga` crate exists.
+
+use pyo3::prelude::*;
+
+mod device;
+mod errors;
+mod shader;
+
+#[pymodule(name = "dxso")]
+fn dxso_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(shader::assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(shader::disassemble, m)?)?;
+    m.add_function(wrap_pyfunction!(shader::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(shader::link, m)?)?;
+    m.add_class::<shader::Shader>()?;
+    m.add_class::<shader::Diagnostic>()?;
+    m.add_class::<shader::Element>()?;
+    m.add_class::<shader::Constant>()?;
+    m.add_class::<shader::Varying>()?;
+    m.add_class::<shader::Linkage>()?;
+    m.add_class::<device::Device>()?;
+    m.add_class::<device::Trace>()?;
+    m.add_class::<device::TraceStep>()?;
+    m.add("INDEXEDDATA", dxso_vm::STREAMSOURCE_INDEXEDDATA)?;
+    m.add("INSTANCEDATA", dxso_vm::STREAMSOURCE_INSTANCEDATA)?;
+    errors::register(m)?;
+    Ok(())
+}

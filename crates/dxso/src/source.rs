@@ -1,0 +1,298 @@
+//! A shader from either of its forms — assembly text, or bytecode as little-endian binary
+//! tokens or as a hex listing (one token per word, what `dxso asm --hex` prints) — with where
+//! each instruction came from, for diagnostics.
+//!
+//! ```
+//! use dxso::source::{Position, Source};
+//! let text = Source::load(b"vs_2_0\ndcl_position v0\nmov oPos, v0\n").unwrap();
+//! assert_eq!(text.position(Some(1)), Some(Position::Text { line: 3, col: 1 }));
+//! let tokens = dxso::binary::write_bytes(&text.shader).unwrap();
+//! let binary = Source::load(&tokens).unwrap();
+//! assert_eq!(binary.shader, text.shader);
+//! assert_eq!(binary.position(Some(1)), Some(Position::Word(4)));
+//! ```
+
+use crate::Shader;
+use crate::binary::{self, ReadError};
+use crate::text::{ParseErrors, Span};
+use std::fmt;
+
+/// Where an instruction is: a 1-based line and column of the text, or the word offset of
+/// its first token in the bytecode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    Text { line: usize, col: usize },
+    Word(usize),
+}
+
+impl fmt::Display for Position {
+    /// `LINE:COL` or `word N`, as diagnostics print them after the file name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Position::Text { line, col } => write!(f, "{line}:{col}"),
+            Position::Word(w) => write!(f, "word {w}"),
+        }
+    }
+}
+
+/// Why a source could not be read: the assembler's errors (text) or the reader's (bytecode).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Parse(ParseErrors),
+    #[error(transparent)]
+    Read(ReadError),
+}
+
+/// A shader read from text or bytecode, with each instruction's position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub shader: Shader,
+    origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Origin {
+    /// The text, where each of its lines starts, and each instruction's span.
+    Text {
+        text: String,
+        line_starts: Vec<usize>,
+        spans: Vec<Span>,
+    },
+    Binary(Vec<usize>),
+}
+
+impl Source {
+    /// Read `bytes` as bytecode when they look like it ([`is_bytecode`]), else as assembly text.
+    pub fn load(bytes: &[u8]) -> Result<Source, SourceError> {
+        if is_bytecode(bytes) {
+            Source::bytecode(bytes).map_err(SourceError::Read)
+        } else {
+            Source::text(&String::from_utf8_lossy(bytes)).map_err(SourceError::Parse)
+        }
+    }
+
+    /// Assemble `text`.
+    pub fn text(text: &str) -> Result<Source, ParseErrors> {
+        let (shader, spans) = crate::text::parse_with_spans(text)?;
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Ok(Source {
+            shader,
+            origin: Origin::Text {
+                text: text.to_string(),
+                line_starts,
+                spans,
+            },
+        })
+    }
+
+    /// Decode bytecode: binary little-endian tokens, or a hex listing.
+    pub fn bytecode(bytes: &[u8]) -> Result<Source, ReadError> {
+        let (shader, offsets) = read_bytecode_with_offsets(bytes)?;
+        Ok(Source {
+            shader,
+            origin: Origin::Binary(offsets),
+        })
+    }
+
+    /// Where instruction `i` (an index into `shader.instructions`) came from.
+    pub fn position(&self, i: Option<usize>) -> Option<Position> {
+        let i = i?;
+        match &self.origin {
+            Origin::Text { spans, .. } => spans.get(i).map(|s| Position::Text {
+                line: s.line,
+                col: s.col,
+            }),
+            Origin::Binary(offsets) => offsets.get(i).copied().map(Position::Word),
+        }
+    }
+
+    /// Where instruction `i` of the shader read from file `name` is, as diagnostics begin
+    /// (`NAME:LINE:COL`, `NAME: word N`, or `NAME` alone), and for text the source line with a
+    /// caret under the column.
+    pub fn locate(&self, name: &str, i: Option<usize>) -> (String, Option<String>) {
+        match (self.position(i), &self.origin) {
+            (
+                Some(Position::Text { line, col }),
+                Origin::Text {
+                    text, line_starts, ..
+                },
+            ) => {
+                let start = line_starts.get(line - 1).copied().unwrap_or(text.len());
+                let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+                let line_text = text[start..end].trim_end_matches('\r');
+                let pad: String = line_text
+                    .chars()
+                    .take(col - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                (
+                    format!("{name}:{line}:{col}"),
+                    Some(format!("    {line_text}\n    {pad}^\n")),
+                )
+            }
+            (Some(p @ Position::Word(_)), _) => (format!("{name}: {p}"), None),
+            _ => (name.to_string(), None),
+        }
+    }
+
+    /// A validation or link finding as the command line prints it:
+    /// `NAME:LINE:COL: error[V007]: MESSAGE`, then for text the line and a caret.
+    pub fn render(
+        &self,
+        name: &str,
+        instruction: Option<usize>,
+        severity: &str,
+        rule: &str,
+        message: &str,
+    ) -> String {
+        let (at, snippet) = self.locate(name, instruction);
+        format!(
+            "{at}: {severity}[{rule}]: {message}\n{}",
+            snippet.unwrap_or_default()
+        )
+    }
+}
+
+/// A link finding as the command line prints it: at the pixel shader's instruction when it
+/// has one (else the vertex shader's), with a note pointing at the vertex shader's side.
+/// `vs` and `ps` are each a source and its file name.
+pub fn render_link(
+    vs: (&Source, &str),
+    ps: (&Source, &str),
+    d: &crate::link::LinkDiagnostic,
+) -> String {
+    let severity = if d.error { "error" } else { "warning" };
+    let (at, snippet) = match (d.ps_instruction, d.vs_instruction) {
+        (Some(p), _) => ps.0.locate(ps.1, Some(p)),
+        (None, Some(v)) => vs.0.locate(vs.1, Some(v)),
+        (None, None) => (format!("{} + {}", vs.1, ps.1), None),
+    };
+    let mut out = format!("{at}: {severity}[{}]: {}\n", d.rule.id(), d.message);
+    out.push_str(&snippet.unwrap_or_default());
+    if d.ps_instruction.is_some()
+        && let Some(v) = d.vs_instruction
+    {
+        let (at, snippet) = vs.0.locate(vs.1, Some(v));
+        out.push_str(&format!(
+            "{at}: note: the vertex shader's side\n{}",
+            snippet.unwrap_or_default()
+        ));
+    }
+    out
+}
+
+/// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
+/// space (an optional `0x` prefix is accepted).
+pub fn read_bytecode(bytes: &[u8]) -> Result<Shader, ReadError> {
+    // Peak memory: binary tokens are decoded from the bytes as they are, without a copy of
+    // the tokens or a table of offsets.
+    match hex_tokens(bytes) {
+        Some(tokens) => binary::read(&tokens),
+        None => binary::read_bytes(bytes),
+    }
+}
+
+/// [`read_bytecode`], with the word offset of each instruction (none when the byte length
+/// is not a multiple of 4, which is an error anyway).
+pub fn read_bytecode_with_offsets(bytes: &[u8]) -> Result<(Shader, Vec<usize>), ReadError> {
+    match hex_tokens(bytes) {
+        Some(tokens) => binary::read_with_offsets(&tokens),
+        None => {
+            if !bytes.len().is_multiple_of(4) {
+                return binary::read_bytes(bytes).map(|s| (s, Vec::new()));
+            }
+            let tokens: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            binary::read_with_offsets(&tokens)
+        }
+    }
+}
+
+/// The tokens of a hex listing, or `None` if `bytes` is not one.
+pub fn hex_tokens(bytes: &[u8]) -> Option<Vec<u32>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // Word by word, stopping at the first that is not hex (assembly text stops at once).
+    let tokens: Option<Vec<u32>> = text
+        .split_whitespace()
+        .map(|w| {
+            let w = w.trim_start_matches("0x").trim_start_matches("0X");
+            if w.is_empty() || w.len() > 8 {
+                return None;
+            }
+            u32::from_str_radix(w, 16).ok()
+        })
+        .collect();
+    tokens.filter(|t| !t.is_empty())
+}
+
+/// Whether `bytes` look like bytecode rather than assembly text: binary tokens starting with
+/// a version token, or a hex listing.
+pub fn is_bytecode(bytes: &[u8]) -> bool {
+    if bytes.len() >= 4 && matches!(u16::from_le_bytes([bytes[2], bytes[3]]), 0xFFFE | 0xFFFF) {
+        return true;
+    }
+    hex_tokens(bytes).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_each_form() {
+        let tokens = [0xFFFE_0101u32, 0x0000_FFFF];
+        let bin: Vec<u8> = tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
+        assert!(is_bytecode(&bin));
+        assert!(is_bytecode(b"fffe0101\n0x0000ffff\n"));
+        assert!(!is_bytecode(b"vs_1_1\n"));
+        assert_eq!(hex_tokens(b"fffe0101 0000ffff"), Some(tokens.to_vec()));
+        assert_eq!(hex_tokens(b"fffe01011"), None);
+        let a = Source::load(&bin).unwrap();
+        let b = Source::load(b"fffe0101\n0000ffff\n").unwrap();
+        let c = Source::load(b"vs_1_1\n").unwrap();
+        assert_eq!(a.shader, c.shader);
+        assert_eq!(b.shader, c.shader);
+    }
+
+    #[test]
+    fn errors_keep_their_kind() {
+        assert!(matches!(
+            Source::load(b"vs_1_1\nfoo\n"),
+            Err(SourceError::Parse(e)) if e.0[0].line == 2
+        ));
+        assert!(matches!(
+            Source::load(&[0x01, 0x01, 0xFE, 0xFF]),
+            Err(SourceError::Read(e)) if e.kind == binary::ReadErrorKind::MissingEnd
+        ));
+        assert_eq!(Position::Word(7).to_string(), "word 7");
+    }
+
+    #[test]
+    fn locates_as_the_command_line_prints() {
+        let text = Source::load(b"vs_2_0\r\n\tdcl_position v0\nmov oPos, v0\n").unwrap();
+        assert_eq!(
+            text.locate("a.asm", Some(0)),
+            (
+                "a.asm:2:2".to_string(),
+                Some("    \tdcl_position v0\n    \t^\n".into())
+            )
+        );
+        assert_eq!(
+            text.render("a.asm", Some(1), "error", "V001", "bad"),
+            "a.asm:3:1: error[V001]: bad\n    mov oPos, v0\n    ^\n"
+        );
+        assert_eq!(text.locate("a.asm", None), ("a.asm".to_string(), None));
+        let tokens = binary::write_bytes(&text.shader).unwrap();
+        let binary = Source::load(&tokens).unwrap();
+        assert_eq!(
+            binary.locate("a.vso", Some(1)),
+            ("a.vso: word 4".to_string(), None)
+        );
+        assert_eq!(Position::Text { line: 2, col: 5 }.to_string(), "2:5");
+    }
+}
