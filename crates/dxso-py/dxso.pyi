@@ -111,7 +111,10 @@ def assemble(text: str) -> bytes:
     """Assemble text into bytecode. Raises AssembleError."""
 
 def disassemble(data: Union[BytesLike, str], style: str = "microsoft") -> str:
-    """The listing of bytecode (binary tokens, or a hex listing). Raises BytecodeError."""
+    """The listing of bytecode (binary tokens, or a hex listing); style "microsoft" or "unity".
+
+    Raises BytecodeError.
+    """
 
 def validate(data_or_text: ShaderLike, caps: Optional[Caps] = None) -> List[Diagnostic]:
     """Findings against caps: "max" (default), "min", or a dict of D3DCAPS9 fields.

@@ -471,16 +471,20 @@ pub fn assemble<'py>(py: Python<'py>, text: &str, ctab: bool) -> PyResult<Bound<
 
 /// The assembly listing of bytecode (binary tokens, or a hex listing as `str` or bytes).
 ///
-/// `style` is "microsoft" (Microsoft's disassembler's listing, which assembles back to the
-/// same tokens). Raises `BytecodeError`.
+/// `style` is "microsoft" (Microsoft's disassembler's listing) or "unity" (the Unity 4 era
+/// listings' spelling); either assembles back to the same tokens. Raises `BytecodeError`.
 #[pyfunction]
 #[pyo3(signature = (data, style = "microsoft"))]
 pub fn disassemble(data: &Bound<'_, PyAny>, style: &str) -> PyResult<String> {
-    if style != "microsoft" {
-        return Err(errors::Error::new_err(format!(
-            "unknown listing style {style:?}; expected \"microsoft\""
-        )));
-    }
+    let style = match style {
+        "microsoft" => dxso::text::Style::Microsoft,
+        "unity" => dxso::text::Style::Unity,
+        _ => {
+            return Err(errors::Error::new_err(format!(
+                "unknown listing style {style:?}; expected \"microsoft\" or \"unity\""
+            )));
+        }
+    };
     let bytes = match data.cast::<PyString>() {
         Ok(s) => s.extract::<String>()?.into_bytes(),
         Err(_) => bytes_of(data)?,
@@ -490,7 +494,7 @@ pub fn disassemble(data: &Bound<'_, PyAny>, style: &str) -> PyResult<String> {
         let (message, diagnostics) = source_error(name, &SourceError::Read(e));
         errors::with_diagnostics::<BytecodeError>(data.py(), message, diagnostics)
     })?;
-    Ok(dxso::text::print(&shader))
+    Ok(dxso::text::print_styled(&shader, style))
 }
 
 /// Validate a shader (a `Shader`, assembly text, or bytecode) against device caps: "max"

@@ -59,6 +59,16 @@ def test_disassemble_errors(cli):
         dxso.disassemble(dxso.assemble(PASS), style="klingon")
 
 
+def test_disassemble_unity_style_as_the_cli(cli):
+    data = dxso.assemble("vs_2_0\ndef c0, 0.5, 1, 0, 0\ndcl_texcoord v0\nmul oPos, v0, c0.x\n")
+    text = dxso.disassemble(data, style="unity")
+    assert "def c0, 0.50000000, 1.00000000, 0, 0" in text
+    assert "dcl_texcoord0 v0" in text
+    out = cli(["dis", "-", "--style", "unity"], stdin=data)
+    assert out.returncode == 0 and out.stdout.decode() == text
+    assert dxso.assemble(text) == data
+
+
 def test_validate_points_at_line_and_column():
     found = dxso.validate("vs_2_0\ndcl_position v0\ndcl_normal v1\nadd r0, v0, v1\nmov oPos, r0\n")
     assert [(d.severity, d.rule, d.line, d.column, d.instruction) for d in found] == [
