@@ -117,8 +117,10 @@ def test_constants_i_and_b():
     d.set_constant(2, [[100, 100, 100, 100]])
     d.set_constant_i(0, [3, 0, 0, 0])
     out, sem = d.draw(1)
-    assert sem == ["POSITION0"]
+    # vs_1_1 .. vs_2_x always output oD0, white where unwritten (instructions.md C11).
+    assert sem == ["POSITION0", "COLOR0"]
     assert out[0, 0].tolist() == [3, 6, 9, 12]
+    assert out[0, 1].tolist() == [1, 1, 1, 1]
     d.set_constant_b(0, [True])
     out, _ = d.draw(1)
     assert out[0, 0].tolist() == [103, 106, 109, 112]
@@ -180,8 +182,8 @@ def test_trace_one_vertex():
     assert [s.instruction for s in t.steps] == [1, 2, 3, 4, 3, 4, 5]
     assert t.steps[2].text == "add r0, r0, v0" and t.steps[2].effect == "r0 = (1, 2, 3, 1)"
     assert t.steps[4].effect == "r0 = (2, 4, 6, 2)"
-    assert t.semantics == ["POSITION0"]
-    assert t.outputs.tolist() == [[2, 4, 6, 2]]
+    assert t.semantics == ["POSITION0", "COLOR0"]
+    assert t.outputs.tolist() == [[2, 4, 6, 2], [1, 1, 1, 1]]
 
 
 def test_device_errors_carry_the_library_messages():
