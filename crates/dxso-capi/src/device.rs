@@ -5,7 +5,7 @@ use crate::shader::{NAME, source_message};
 use crate::{DxsoStatus, Failure, guard, put, slice};
 use dxso_format::source::Source;
 use dxso_format::validate::{Caps, Severity};
-use dxso_vm::{DeclType, Frequency, Outputs, StreamSource, VertexElement};
+use dxso_vm::{DeclType, Device, Frequency, Outputs, StreamSource, VertexElement};
 use std::ffi::{CString, c_char};
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ const STREAMS: usize = 16;
 
 /// A device (opaque). Owned by the caller: free with `dxso_device_free`.
 pub struct DxsoDevice {
-    inner: dxso_vm::Device,
+    inner: Device,
     /// Each stream as last bound, and each stream's frequency (set separately, as in D3D9).
     streams: [Option<StreamSource>; STREAMS],
     frequencies: [Frequency; STREAMS],
@@ -49,7 +49,7 @@ fn get<'a>(device: *mut DxsoDevice) -> Result<&'a mut DxsoDevice, Failure> {
 pub extern "C" fn dxso_device_new(out: *mut *mut DxsoDevice) -> DxsoStatus {
     guard(|| {
         let d = Box::new(DxsoDevice {
-            inner: dxso_vm::Device::new(),
+            inner: Device::new(),
             streams: Default::default(),
             frequencies: [Frequency::Vertex; STREAMS],
             semantics: Vec::new(),
@@ -152,6 +152,17 @@ pub extern "C" fn dxso_device_output_semantic(
     .unwrap_or(std::ptr::null())
 }
 
+/// `count` registers of 4 values at `values`, as rows.
+fn rows4<T: Copy>(values: *const T, count: usize) -> Result<Vec<[T; 4]>, Failure> {
+    let n = count
+        .checked_mul(4)
+        .ok_or_else(|| Failure::argument("count is too large"))?;
+    Ok(slice(values, n, "values")?
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect())
+}
+
 /// `SetVertexShaderConstantF`: `count` registers of 4 floats at `values`, from `start`.
 #[unsafe(no_mangle)]
 pub extern "C" fn dxso_device_set_constant_f(
@@ -162,13 +173,7 @@ pub extern "C" fn dxso_device_set_constant_f(
 ) -> DxsoStatus {
     guard(|| {
         let d = get(device)?;
-        let n = count
-            .checked_mul(4)
-            .ok_or_else(|| Failure::argument("count is too large"))?;
-        let rows: Vec<[f32; 4]> = slice(values, n, "values")?
-            .chunks_exact(4)
-            .map(|c| [c[0], c[1], c[2], c[3]])
-            .collect();
+        let rows = rows4(values, count)?;
         d.inner.set_constant_f(start, &rows).map_err(Failure::input)
     })
 }
@@ -183,13 +188,7 @@ pub extern "C" fn dxso_device_set_constant_i(
 ) -> DxsoStatus {
     guard(|| {
         let d = get(device)?;
-        let n = count
-            .checked_mul(4)
-            .ok_or_else(|| Failure::argument("count is too large"))?;
-        let rows: Vec<[i32; 4]> = slice(values, n, "values")?
-            .chunks_exact(4)
-            .map(|c| [c[0], c[1], c[2], c[3]])
-            .collect();
+        let rows = rows4(values, count)?;
         d.inner.set_constant_i(start, &rows).map_err(Failure::input)
     })
 }
@@ -367,6 +366,22 @@ pub extern "C" fn dxso_device_draw(
     })
 }
 
+/// Set the constant named by the string at `name_` from `count` values at `values` with `set`
+/// (one of the Device's by-name setters).
+fn by_name<T>(
+    device: *mut DxsoDevice,
+    name_: *const c_char,
+    values: *const T,
+    count: usize,
+    set: fn(&mut Device, &str, &[T]) -> Result<(), dxso_vm::VmError>,
+) -> DxsoStatus {
+    guard(|| {
+        let d = get(device)?;
+        let values = slice(values, count, "values")?;
+        set(&mut d.inner, name(name_)?, values).map_err(Failure::input)
+    })
+}
+
 /// The NUL-terminated UTF-8 string at `name`.
 fn name<'a>(name: *const c_char) -> Result<&'a str, Failure> {
     if name.is_null() {
@@ -389,13 +404,7 @@ pub extern "C" fn dxso_device_set_constant_by_name(
     values: *const f32,
     count: usize,
 ) -> DxsoStatus {
-    guard(|| {
-        let d = get(device)?;
-        let values = slice(values, count, "values")?;
-        d.inner
-            .set_constant_by_name(name(name_)?, values)
-            .map_err(Failure::input)
-    })
+    by_name(device, name_, values, count, Device::set_constant_by_name)
 }
 
 /// `dxso_device_set_constant_by_name` from `count` integers (`SetIntArray`).
@@ -406,13 +415,7 @@ pub extern "C" fn dxso_device_set_constant_by_name_i(
     values: *const i32,
     count: usize,
 ) -> DxsoStatus {
-    guard(|| {
-        let d = get(device)?;
-        let values = slice(values, count, "values")?;
-        d.inner
-            .set_constant_by_name_i(name(name_)?, values)
-            .map_err(Failure::input)
-    })
+    by_name(device, name_, values, count, Device::set_constant_by_name_i)
 }
 
 /// `dxso_device_set_constant_by_name` from `count` booleans (`SetBoolArray`).
@@ -423,11 +426,5 @@ pub extern "C" fn dxso_device_set_constant_by_name_b(
     values: *const bool,
     count: usize,
 ) -> DxsoStatus {
-    guard(|| {
-        let d = get(device)?;
-        let values = slice(values, count, "values")?;
-        d.inner
-            .set_constant_by_name_b(name(name_)?, values)
-            .map_err(Failure::input)
-    })
+    by_name(device, name_, values, count, Device::set_constant_by_name_b)
 }
