@@ -4,8 +4,7 @@
 //! normally, its wrong read unnoticed. Each draw runs in a child process (this test binary,
 //! re-run with a filter for `child_draw` and the way to draw in the environment).
 
-use crate::{CodeGenerator, DeclType, Device, Frequency, Isa, StreamSource, VertexElement};
-use dxso::validate::{Caps, validate};
+use crate::{CodeGenerator, Device, Isa};
 use std::process::{Command, ExitStatus};
 
 /// The child's instructions: `<generator>,<guard>` (`avx512|avx512-unfused|cranelift`,
@@ -18,36 +17,10 @@ const N: usize = crate::LANES;
 /// Every vertex reads `c[a0.x]` with a0.x far past the file: the zero register.
 fn gather_device(isa: Isa, guard: bool) -> Device {
     let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\nmova a0.x, v0.x\nmov o0, c[a0.x]\n";
-    let shader = dxso::text::parse(src).expect("assembles");
-    let checked = validate(&shader, &Caps::max()).expect("validates");
-    let mut dev = Device::new();
-    dev.set_vertex_shader(&checked).unwrap();
+    let mut dev = crate::safety_tests::float4_device(src, &[[100_000.0, 0.0, 0.0, 1.0]; N]);
     dev.set_isa(isa);
     dev.set_guard_pages(guard);
     dev.set_threads(Some(1)).unwrap();
-    dev.set_declaration(vec![VertexElement {
-        stream: 0,
-        offset: 0,
-        ty: DeclType::Float4,
-        method: 0,
-        usage: dxso::ir::Usage::TexCoord,
-        usage_index: 0,
-    }])
-    .unwrap();
-    let data: Vec<u8> = (0..N)
-        .flat_map(|_| [100_000.0f32, 0.0, 0.0, 1.0])
-        .flat_map(|x| x.to_le_bytes())
-        .collect();
-    dev.set_stream(
-        0,
-        Some(StreamSource {
-            data: data.into(),
-            offset: 0,
-            stride: 16,
-            frequency: Frequency::Vertex,
-        }),
-    )
-    .unwrap();
     // Every register of the file is non-zero: only the zero register reads as zeros.
     dev.set_constant_f(0, &vec![[7.0; 4]; 256]).unwrap();
     dev

@@ -11,14 +11,11 @@ use std::sync::Arc;
 /// A `texldl` coordinate with these bits makes the sampler panic (test builds only).
 pub(crate) const PANIC_BITS: u32 = 0x7FC0_0BAD;
 
-/// A device running `texldl r0, v0, s0` over `coords` (one vertex each), on `tier`.
-fn texldl_device(tier: Tier, coords: &[[f32; 4]]) -> Device {
-    let src =
-        "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_2d s0\ntexldl r0, v0, s0\nmov o0, r0\n";
+/// A device running the vs_3_0 `src` over `rows` (one vertex each, FLOAT4 TEXCOORD0 in v0).
+pub(crate) fn float4_device(src: &str, rows: &[[f32; 4]]) -> Device {
     let shader = dxso::text::parse(src).expect("assembles");
     let checked = validate(&shader, &Caps::max()).expect("validates");
     let mut dev = Device::new();
-    dev.set_tier(tier);
     dev.set_vertex_shader(&checked).unwrap();
     dev.set_declaration(vec![VertexElement {
         stream: 0,
@@ -29,7 +26,7 @@ fn texldl_device(tier: Tier, coords: &[[f32; 4]]) -> Device {
         usage_index: 0,
     }])
     .unwrap();
-    let data: Vec<u8> = coords
+    let data: Vec<u8> = rows
         .iter()
         .flatten()
         .flat_map(|x| x.to_le_bytes())
@@ -44,6 +41,15 @@ fn texldl_device(tier: Tier, coords: &[[f32; 4]]) -> Device {
         }),
     )
     .unwrap();
+    dev
+}
+
+/// A device running `texldl r0, v0, s0` over `coords` (one vertex each), on `tier`.
+fn texldl_device(tier: Tier, coords: &[[f32; 4]]) -> Device {
+    let src =
+        "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_2d s0\ntexldl r0, v0, s0\nmov o0, r0\n";
+    let mut dev = float4_device(src, coords);
+    dev.set_tier(tier);
     let texel: Vec<u8> = [0.5f32; 4].iter().flat_map(|x| x.to_le_bytes()).collect();
     let tex = Texture::new(TextureKind::TwoD, Format::A32B32G32R32F, 1, 1, 1, &[texel]).unwrap();
     dev.set_texture(0, Some(Arc::new(tex))).unwrap();
