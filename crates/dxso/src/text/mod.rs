@@ -2,6 +2,7 @@
 
 mod header;
 mod parse;
+mod preprocess;
 mod print;
 mod unity;
 
