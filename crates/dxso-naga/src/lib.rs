@@ -1,0 +1,1 @@
+//! Direct3D 9 shaders translated for GPUs through naga (work in progress).
