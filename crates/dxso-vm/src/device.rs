@@ -13,6 +13,9 @@ use dxso::validate::Checked;
 use rayon::prelude::*;
 use std::sync::Arc;
 
+mod state;
+pub use state::Inputs;
+
 /// `D3DVERTEXELEMENT9`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VertexElement {
@@ -99,6 +102,8 @@ const BATCHES_PER_TASK: usize = 16;
 /// The software vertex-processing device.
 pub struct Device {
     program: Option<Program>,
+    /// The bound shader as validated (for other engines that run the same draw).
+    shader: Option<Arc<Checked>>,
     max_instructions: u64,
     consts: Vec<[f32; 4]>,
     ints: [[i32; 4]; 16],
@@ -156,6 +161,7 @@ impl Device {
     pub fn new() -> Device {
         Device {
             program: None,
+            shader: None,
             max_instructions: 1 << 20,
             consts: vec![[0.0; 4]; 8192],
             ints: [[0; 4]; 16],
@@ -191,6 +197,7 @@ impl Device {
         );
         self.max_instructions = caps.max_vshader_instructions_executed.max(0xFFFF) as u64;
         self.program = Some(program);
+        self.shader = Some(Arc::new(shader.clone()));
         self.jit = std::sync::OnceLock::new();
         self.fused = std::sync::Mutex::new(None);
         Ok(())
