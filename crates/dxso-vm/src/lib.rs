@@ -49,7 +49,7 @@ mod trace;
 pub mod workloads;
 
 pub use device::{
-    CodeGenerator, Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
+    CodeGenerator, Device, Frequency, Inputs, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
     STREAMSOURCE_INSTANCEDATA, StreamSource, Tier, VertexElement,
 };
 pub use exec::Isa;
