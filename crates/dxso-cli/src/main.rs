@@ -96,7 +96,7 @@ enum Command {
     },
     /// Run a vertex shader over the vertices a scene describes and print the outputs.
     #[command(
-        after_help = "Examples:\n  dxso run scene.json\n  dxso run scene.json --format csv\n  dxso run big.json --format bin -o out.f32"
+        after_help = "Examples:\n  dxso run scene.json\n  dxso run scene.json --format csv\n  dxso run big.json --format bin -o out.f32\n  dxso run scene.json --gpu\n  dxso run scene.json --gpu --adapter llvmpipe"
     )]
     Run {
         /// The scene (JSON; see CLI.md): shader, declaration, streams, constants.
@@ -111,12 +111,19 @@ enum Command {
         #[arg(long, value_name = "OUT.png")]
         png: Option<PathBuf>,
         /// Print every instruction vertex N executes, with the values it wrote (debugger).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", conflicts_with = "gpu")]
         trace: Option<usize>,
+        /// Run the shader on a GPU through wgpu (translated with --float strict) instead of
+        /// the CPU; the outputs print the same way.
+        #[arg(long)]
+        gpu: bool,
+        /// With --gpu: the first adapter whose name contains NAME (default: the best one).
+        #[arg(long, value_name = "NAME", requires = "gpu")]
+        adapter: Option<String>,
     },
     /// Measure draws: the built-in workloads, or the scenes given.
     #[command(
-        after_help = "Examples:\n  dxso bench\n  dxso bench w1.json w2.json w3.json --repeat 5 --format json\n  dxso bench w1.json --threads 1"
+        after_help = "Examples:\n  dxso bench\n  dxso bench w1.json w2.json w3.json --repeat 5 --format json\n  dxso bench w1.json --threads 1\n  dxso bench w1.json --gpu"
     )]
     Bench {
         /// Scenes to measure (default: the built-in W1, W2, W3 with 1,000,000 vertices).
@@ -130,6 +137,12 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Run the draws on a GPU through wgpu instead of the CPU.
+        #[arg(long)]
+        gpu: bool,
+        /// With --gpu: the first adapter whose name contains NAME (default: the best one).
+        #[arg(long, value_name = "NAME", requires = "gpu")]
+        adapter: Option<String>,
     },
     /// Run the built-in vs_3_0 terrain shader on a built-in grid and draw it into a PNG.
     #[command(after_help = "Examples:\n  dxso demo\n  dxso demo -o /tmp/terrain.png")]
@@ -212,13 +225,33 @@ fn main() -> ExitCode {
             output,
             png,
             trace,
-        } => run::run(&scene, format, output.as_deref(), png.as_deref(), trace),
+            gpu,
+            adapter,
+        } => {
+            let on = run::On::new(gpu, adapter);
+            run::run(
+                &scene,
+                format,
+                output.as_deref(),
+                png.as_deref(),
+                trace,
+                &on,
+            )
+        }
         Command::Bench {
             scenes,
             repeat,
             threads,
             format,
-        } => run::bench(&scenes, repeat, threads, format == Format::Json),
+            gpu,
+            adapter,
+        } => run::bench(
+            &scenes,
+            repeat,
+            threads,
+            format == Format::Json,
+            &run::On::new(gpu, adapter),
+        ),
         Command::Demo { output } => demo::demo(&output),
     };
     match result {

@@ -33,14 +33,52 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
     Ok(scene)
 }
 
+/// Where draws run: the CPU (dxso-vm) or a GPU (dxso-gpu).
+pub struct On {
+    /// `Some(adapter name to look for)` for the GPU.
+    gpu: Option<Option<String>>,
+}
+
+impl On {
+    pub fn new(gpu: bool, adapter: Option<String>) -> On {
+        On {
+            gpu: gpu.then_some(adapter),
+        }
+    }
+
+    /// The GPU, opened; no usable adapter is a usage error (exit 2) that says how to get one.
+    fn open(&self) -> Result<Option<dxso_gpu::Gpu>, Failure> {
+        match &self.gpu {
+            None => Ok(None),
+            Some(name) => dxso_gpu::Gpu::new(name.as_deref())
+                .map(Some)
+                .map_err(|e| Failure::Io(e.into())),
+        }
+    }
+}
+
+/// A GPU draw's error: the scene's own problems (and what the translation cannot express)
+/// exit 1, the GPU's exit 2.
+fn gpu_failure(name: &str, e: dxso_gpu::Error) -> Failure {
+    use dxso_gpu::Error as E;
+    match e {
+        E::Vm(_) | E::Translate(_) | E::Unsupported { .. } => {
+            Failure::Input(format!("{name}: error: {e}"))
+        }
+        e => Failure::Io(anyhow::Error::new(e).context(name.to_string())),
+    }
+}
+
 pub fn run(
     path: &Path,
     format: RunFormat,
     output: Option<&Path>,
     png_out: Option<&Path>,
     trace: Option<usize>,
+    on: &On,
 ) -> Result<(), Failure> {
     let scene = load_scene(path)?;
+    let gpu = on.open()?;
     if let Some(v) = trace {
         let t = scene
             .device
@@ -75,10 +113,15 @@ pub fn run(
         }
         return stdout(&s);
     }
-    let out = scene
-        .device
-        .draw(scene.vertex_count, scene.instance_count)
-        .map_err(|e| scene_error(path, e.into()))?;
+    let out = match &gpu {
+        Some(gpu) => gpu
+            .draw(&scene.device, scene.vertex_count, scene.instance_count)
+            .map_err(|e| gpu_failure(&path.display().to_string(), e))?,
+        None => scene
+            .device
+            .draw(scene.vertex_count, scene.instance_count)
+            .map_err(|e| scene_error(path, e.into()))?,
+    };
     if let Some(png_path) = png_out {
         picture(&out, png_path).map_err(|e| scene_error(path, e))?;
         eprintln!(
@@ -200,7 +243,9 @@ pub fn bench(
     repeat: usize,
     threads: Option<usize>,
     json_out: bool,
+    on: &On,
 ) -> Result<(), Failure> {
+    let gpu = on.open()?;
     let threads_used =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut results = Vec::new();
@@ -242,21 +287,45 @@ pub fn bench(
         let vertices = scene.vertex_count * scene.instance_count.max(1);
         // The warm-up draw allocates the outputs; the timed draws write into them again.
         let fail = |e: dxso_vm::VmError| Failure::Input(format!("{name}: error: {e}"));
-        let mut out = scene
-            .device
-            .draw(scene.vertex_count, scene.instance_count)
-            .map_err(fail)?;
         let mut times = Vec::with_capacity(repeat);
-        for _ in 0..repeat.max(1) {
+        let tick = || {
             if let Some(b) = &bar {
                 b.inc(1);
             }
-            let t = Instant::now();
-            scene
+        };
+        if let Some(gpu) = &gpu {
+            // Translation, pipeline, constants and textures once; each timed draw fetches
+            // the vertices (dxso-vm's fetch), uploads them, dispatches and reads back.
+            let draw = gpu
+                .prepare(&scene.device, scene.vertex_count, scene.instance_count)
+                .map_err(|e| gpu_failure(&name, e))?;
+            let mut out = dxso_vm::Outputs {
+                registers: Vec::new(),
+                data: Vec::new(),
+                vertices: 0,
+                unbound_inputs: Vec::new(),
+            };
+            draw.run(&mut out).map_err(|e| gpu_failure(&name, e))?;
+            for _ in 0..repeat.max(1) {
+                tick();
+                let t = Instant::now();
+                draw.run(&mut out).map_err(|e| gpu_failure(&name, e))?;
+                times.push(t.elapsed().as_secs_f64());
+            }
+        } else {
+            let mut out = scene
                 .device
-                .draw_into(scene.vertex_count, scene.instance_count, &mut out)
+                .draw(scene.vertex_count, scene.instance_count)
                 .map_err(fail)?;
-            times.push(t.elapsed().as_secs_f64());
+            for _ in 0..repeat.max(1) {
+                tick();
+                let t = Instant::now();
+                scene
+                    .device
+                    .draw_into(scene.vertex_count, scene.instance_count, &mut out)
+                    .map_err(fail)?;
+                times.push(t.elapsed().as_secs_f64());
+            }
         }
         times.sort_by(f64::total_cmp);
         let median_s = times[times.len() / 2];
@@ -275,12 +344,16 @@ pub fn bench(
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"scene\": {}, \"vertices\": {}, \"median_s\": {}, \"vertices_per_s\": {}, \"threads\": {}}}",
+                    "{{\"scene\": {}, \"vertices\": {}, \"median_s\": {}, \"vertices_per_s\": {}, \"threads\": {}{}}}",
                     serde_json::Value::String(r.scene.clone()),
                     r.vertices,
                     r.median_s,
                     r.vertices as f64 / r.median_s,
-                    r.threads
+                    r.threads,
+                    gpu.as_ref().map_or(String::new(), |g| format!(
+                        ", \"adapter\": {}",
+                        serde_json::Value::String(g.adapter_name().to_string())
+                    ))
                 )
             })
             .collect();
@@ -298,6 +371,9 @@ pub fn bench(
                 r.vertices as f64 / r.median_s / 1e6,
                 r.threads
             ));
+        }
+        if let Some(g) = &gpu {
+            s.push_str(&format!("adapter: {}\n", g.adapter_name()));
         }
         stdout(&s)?;
     }

@@ -1,1 +1,234 @@
-//! Translated Direct3D 9 vertex shaders run on a GPU through wgpu (work in progress).
+//! # dxso-gpu — Direct3D 9 vertex shaders run on a GPU through wgpu
+//!
+//! [`Gpu::draw`] runs the draw a [`dxso_vm::Device`] describes — its vertex shader, vertex
+//! declaration, streams with their frequencies (instancing), index buffer, float, integer
+//! and boolean constants, vertex textures and sampler states — on a GPU and returns the same
+//! [`dxso_vm::Outputs`] as [`dxso_vm::Device::draw`], so callers print and compare them
+//! alike.
+//!
+//! How a draw runs:
+//! - the shader is translated by [`dxso_naga::translate`] (`FloatMode::Strict` unless
+//!   [`Gpu::set_float_mode`] says otherwise), and a compute entry point is added to a copy of
+//!   the module in naga IR ([`entry`]): one invocation per vertex calls the translated body
+//!   on the vertex's input registers and stores its output registers. naga's validator
+//!   checks the module before wgpu sees it (`wgpu::ShaderSource::Naga`);
+//! - the vertex inputs are decoded on the CPU by dxso-vm's own vertex fetch
+//!   ([`dxso_vm::Device::fetch`]): declaration types, stream offsets and strides,
+//!   frequencies, indices and the (0, 0, 0, 1) of unbound inputs are exactly dxso-vm's, and
+//!   the GPU sees one `vec4<f32>` per input register per vertex;
+//! - constants go to the uniform buffers the translation's [`dxso_naga::Interface`] names,
+//!   with the shader's `def`s written over them as it asks;
+//! - vertex textures are uploaded as `Rgba32Float` textures holding dxso-vm's decoded texels,
+//!   with a sampler translated from the D3D9 sampler state ([`textures`]). Filtering is the
+//!   GPU's own: `texldl` results on a GPU are within filtering tolerance of dxso-vm's, not
+//!   bit for bit (point sampling of texel centres is exact);
+//! - NaN outputs are made the one quiet NaN dxso-vm writes.
+//!
+//! In `Strict` mode the results are dxso-vm's bit for bit except where a driver does what
+//! the shading language allows it (see the crate's tests for the classes measured on Mesa's
+//! lavapipe). Without an adapter [`Gpu::new`] returns [`Error::NoAdapter`]; on Linux without
+//! a GPU, Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
+
+pub mod entry;
+mod run;
+pub mod textures;
+
+pub use run::Draw;
+
+use std::sync::{Arc, Mutex};
+
+/// Why the GPU path could not run a draw.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No Vulkan adapter, or none whose name contains the one asked for.
+    #[error("{}", no_adapter_message(wanted.as_deref(), available))]
+    NoAdapter {
+        wanted: Option<String>,
+        available: Vec<String>,
+    },
+    #[error("requesting a device from {adapter}: {message}")]
+    Device { adapter: String, message: String },
+    /// The draw's state is wrong (the same errors as dxso-vm's draw).
+    #[error(transparent)]
+    Vm(#[from] dxso_vm::VmError),
+    #[error("translating the shader for the GPU: {0}")]
+    Translate(#[from] dxso_naga::Error),
+    /// The translation's body or interface is not what this crate expects (a defect).
+    #[error("the translated module: {0}")]
+    Interface(String),
+    /// naga's validator rejected the module with the compute entry (a defect).
+    #[error("naga rejected the module with the compute entry: {0}")]
+    Validation(String),
+    /// A sampler state or texture the GPU path cannot express.
+    #[error("s{sampler}: {what} is not supported on the GPU path")]
+    Unsupported { sampler: u32, what: String },
+    /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
+    #[error("GPU: {0}")]
+    Gpu(String),
+}
+
+fn no_adapter_message(wanted: Option<&str>, available: &[String]) -> String {
+    let mut s = match wanted {
+        Some(w) => format!("no GPU adapter whose name contains {w:?}"),
+        None => "no usable GPU adapter (Vulkan)".to_string(),
+    };
+    if available.is_empty() {
+        s.push_str("; none found");
+    } else {
+        s.push_str(&format!("; adapters: {}", available.join(", ")));
+    }
+    s.push_str(
+        ". On Linux without a GPU, install Mesa's lavapipe (Debian package mesa-vulkan-drivers).",
+    );
+    s
+}
+
+/// A GPU device ready to run draws.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+    features: wgpu::Features,
+    float: dxso_naga::FloatMode,
+    /// Errors wgpu reported outside an operation's result (its validation), taken by
+    /// [`Gpu::check`].
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+/// The names of the Vulkan adapters wgpu finds.
+pub fn adapters() -> Vec<String> {
+    let instance = instance();
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN))
+        .iter()
+        .map(|a| a.get_info().name)
+        .collect()
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    })
+}
+
+impl Gpu {
+    /// Open the first Vulkan adapter whose name contains `adapter` (ignoring case), or the
+    /// best one (a discrete GPU before an integrated, virtual or CPU one) when `None`.
+    pub fn new(adapter: Option<&str>) -> Result<Gpu, Error> {
+        let instance = instance();
+        let found = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+        let available: Vec<String> = found.iter().map(|a| a.get_info().name).collect();
+        let rank = |t: wgpu::DeviceType| match t {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        let chosen = match adapter {
+            Some(want) => {
+                let want = want.to_lowercase();
+                found
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&want))
+            }
+            None => found
+                .into_iter()
+                .min_by_key(|a| rank(a.get_info().device_type)),
+        };
+        let Some(chosen) = chosen else {
+            return Err(Error::NoAdapter {
+                wanted: adapter.map(str::to_string),
+                available,
+            });
+        };
+        let info = chosen.get_info();
+        let limits = chosen.limits();
+        let features = chosen.features()
+            & (wgpu::Features::FLOAT32_FILTERABLE | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER);
+        let (device, queue) = pollster::block_on(chosen.request_device(&wgpu::DeviceDescriptor {
+            label: Some("dxso-gpu"),
+            required_features: features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Device {
+            adapter: info.name.clone(),
+            message: e.to_string(),
+        })?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e.to_string());
+        }));
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            features,
+            float: dxso_naga::FloatMode::Strict,
+            errors,
+        })
+    }
+
+    /// The adapter's name (`llvmpipe (LLVM 15.0.6, 256 bits)` for lavapipe).
+    pub fn adapter_name(&self) -> &str {
+        &self.info.name
+    }
+
+    /// Whether the adapter is a CPU (lavapipe, SwiftShader).
+    pub fn is_cpu(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// How shaders are translated: `Strict` (dxso-vm's arithmetic, the default) or `Ieee`.
+    pub fn set_float_mode(&mut self, float: dxso_naga::FloatMode) {
+        self.float = float;
+    }
+
+    /// Run the draw `device` describes (`vertex_count` vertices, `instance_count` times).
+    pub fn draw(
+        &self,
+        device: &dxso_vm::Device,
+        vertex_count: usize,
+        instance_count: usize,
+    ) -> Result<dxso_vm::Outputs, Error> {
+        let draw = self.prepare(device, vertex_count, instance_count)?;
+        let mut out = dxso_vm::Outputs {
+            registers: Vec::new(),
+            data: Vec::new(),
+            vertices: 0,
+            unbound_inputs: Vec::new(),
+        };
+        draw.run(&mut out)?;
+        Ok(out)
+    }
+
+    /// Everything of a draw that does not change between runs: the translation, the
+    /// pipeline, constants, textures and buffers. [`Draw::run`] then fetches the vertices,
+    /// uploads them, dispatches and reads the outputs back (what `dxso bench --gpu` times).
+    pub fn prepare<'a>(
+        &'a self,
+        device: &'a dxso_vm::Device,
+        vertex_count: usize,
+        instance_count: usize,
+    ) -> Result<Draw<'a>, Error> {
+        Draw::new(self, device, vertex_count, instance_count)
+    }
+
+    /// Errors wgpu reported since the last check.
+    fn check(&self) -> Result<(), Error> {
+        let mut errors = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            let all = errors.join("; ");
+            errors.clear();
+            Err(Error::Gpu(all))
+        }
+    }
+}

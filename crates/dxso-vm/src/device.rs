@@ -16,6 +16,9 @@ use dxso::validate::Checked;
 use rayon::prelude::*;
 use std::sync::Arc;
 
+mod state;
+pub use state::Inputs;
+
 /// The outputs of a draw: `vertices` vertices, each `registers.len()` registers of 4 floats,
 /// in draw order (instance by instance).
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +47,8 @@ const BATCHES_PER_TASK: usize = 16;
 /// The software vertex-processing device.
 pub struct Device {
     program: Option<Program>,
+    /// The bound shader as validated (for other engines that run the same draw).
+    shader: Option<Arc<Checked>>,
     max_instructions: u64,
     consts: Vec<[f32; 4]>,
     ints: [[i32; 4]; 16],
@@ -82,6 +87,7 @@ impl Device {
     pub fn new() -> Device {
         Device {
             program: None,
+            shader: None,
             max_instructions: 1 << 20,
             consts: vec![[0.0; 4]; 8192],
             ints: [[0; 4]; 16],
@@ -117,6 +123,7 @@ impl Device {
         );
         self.max_instructions = caps.max_vshader_instructions_executed.max(0xFFFF) as u64;
         self.program = Some(program);
+        self.shader = Some(Arc::new(shader.clone()));
         self.jit = std::sync::OnceLock::new();
         self.fused = std::sync::Mutex::new(None);
         Ok(())

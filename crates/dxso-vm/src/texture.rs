@@ -412,6 +412,15 @@ impl Texture {
         let l = &self.levels[0];
         (l.width, l.height, l.depth)
     }
+
+    /// Mip level `k` decoded to (R, G, B, A) floats, as `texldl` reads it: its width, height
+    /// and depth, and its texels row by row (cube faces +X, −X, +Y, −Y, +Z, −Z or volume
+    /// slices one after another). `None` past the last level.
+    pub fn level(&self, k: usize) -> Option<(usize, usize, usize, &[[f32; 4]])> {
+        self.levels
+            .get(k)
+            .map(|l| (l.width, l.height, l.depth, &l.texels[..]))
+    }
 }
 
 /// `D3DTEXTUREADDRESS`.

@@ -1,0 +1,216 @@
+//! Vertex textures on the GPU: dxso-vm's decoded texels uploaded as `Rgba32Float` textures,
+//! and wgpu samplers translated from D3D9 sampler states.
+//!
+//! | D3D9 | wgpu |
+//! |---|---|
+//! | `WRAP`, `MIRROR`, `CLAMP` | `Repeat`, `MirrorRepeat`, `ClampToEdge` |
+//! | `BORDER` with colour 0x00000000, 0xff000000 or 0xffffffff | `ClampToBorder` (where the adapter has it) |
+//! | `POINT`, `LINEAR` (`ANISOTROPIC`, `*QUAD`: `LINEAR`) | `Nearest`, `Linear` |
+//! | `MIPFILTER NONE` | level 0 only |
+//! | `MAXMIPLEVEL n` (with a mip filter) | `lod_min_clamp = n` |
+//!
+//! Refused with [`Error::Unsupported`]: `MIRRORONCE`, other border colours, a nonzero
+//! `MIPMAPLODBIAS`, and linear filters on an adapter without filterable 32-bit float
+//! textures. Filtering arithmetic is the GPU's own (its weights' precision differs from
+//! dxso-vm's), so results are within filtering tolerance, not bit for bit. An unbound
+//! sampler reads (0, 0, 0, 1) as in dxso-vm (a 1x1 texture holding it).
+
+use crate::Error;
+use dxso_vm::{SamplerState, Texture, TextureAddress, TextureFilter, TextureKind};
+
+/// A texture and sampler ready to bind.
+pub struct Bound {
+    pub view: wgpu::TextureView,
+    pub sampler: wgpu::Sampler,
+}
+
+/// `"2d"`, `"cube"`, `"volume"` (the interface's sampler kinds) as dxso-vm's kinds.
+pub fn kind(name: &str) -> TextureKind {
+    match name {
+        "cube" => TextureKind::Cube,
+        "volume" => TextureKind::Volume,
+        _ => TextureKind::TwoD,
+    }
+}
+
+/// The view dimension of a texture kind.
+pub fn view_dimension(kind: TextureKind) -> wgpu::TextureViewDimension {
+    match kind {
+        TextureKind::TwoD => wgpu::TextureViewDimension::D2,
+        TextureKind::Cube => wgpu::TextureViewDimension::Cube,
+        TextureKind::Volume => wgpu::TextureViewDimension::D3,
+    }
+}
+
+fn address(register: u32, a: TextureAddress, border: bool) -> Result<wgpu::AddressMode, Error> {
+    Ok(match a {
+        TextureAddress::Wrap => wgpu::AddressMode::Repeat,
+        TextureAddress::Mirror => wgpu::AddressMode::MirrorRepeat,
+        TextureAddress::Clamp => wgpu::AddressMode::ClampToEdge,
+        TextureAddress::Border if border => wgpu::AddressMode::ClampToBorder,
+        TextureAddress::Border => {
+            return Err(Error::Unsupported {
+                sampler: register,
+                what: "BORDER addressing on this adapter".into(),
+            });
+        }
+        TextureAddress::MirrorOnce => {
+            return Err(Error::Unsupported {
+                sampler: register,
+                what: "MIRRORONCE addressing".into(),
+            });
+        }
+    })
+}
+
+fn filter(f: TextureFilter) -> wgpu::FilterMode {
+    match f {
+        TextureFilter::None | TextureFilter::Point => wgpu::FilterMode::Nearest,
+        _ => wgpu::FilterMode::Linear,
+    }
+}
+
+/// The wgpu sampler for a D3D9 sampler state of a texture with `levels` mip levels.
+pub fn sampler_descriptor(
+    register: u32,
+    st: &SamplerState,
+    levels: usize,
+    features: wgpu::Features,
+) -> Result<wgpu::SamplerDescriptor<'static>, Error> {
+    let border = features.contains(wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER);
+    let linear = [st.mag_filter, st.min_filter, st.mip_filter]
+        .iter()
+        .any(|f| filter(*f) == wgpu::FilterMode::Linear);
+    if linear && !features.contains(wgpu::Features::FLOAT32_FILTERABLE) {
+        return Err(Error::Unsupported {
+            sampler: register,
+            what: "linear filtering of float textures on this adapter".into(),
+        });
+    }
+    if st.mip_lod_bias != 0.0 {
+        return Err(Error::Unsupported {
+            sampler: register,
+            what: format!("MIPMAPLODBIAS {}", st.mip_lod_bias),
+        });
+    }
+    let uses_border = [st.address_u, st.address_v, st.address_w].contains(&TextureAddress::Border);
+    let border_color = match st.border_color {
+        _ if !uses_border => None,
+        0x0000_0000 => Some(wgpu::SamplerBorderColor::TransparentBlack),
+        0xff00_0000 => Some(wgpu::SamplerBorderColor::OpaqueBlack),
+        0xffff_ffff => Some(wgpu::SamplerBorderColor::OpaqueWhite),
+        c => {
+            return Err(Error::Unsupported {
+                sampler: register,
+                what: format!("BORDERCOLOR 0x{c:08x} (0x00000000, 0xff000000 and 0xffffffff are)"),
+            });
+        }
+    };
+    let last = levels.saturating_sub(1) as f32;
+    let (lod_min_clamp, lod_max_clamp) = if st.mip_filter == TextureFilter::None {
+        (0.0, 0.0)
+    } else {
+        ((st.max_mip_level as f32).min(last), last)
+    };
+    Ok(wgpu::SamplerDescriptor {
+        label: Some("dxso-gpu sampler"),
+        address_mode_u: address(register, st.address_u, border)?,
+        address_mode_v: address(register, st.address_v, border)?,
+        address_mode_w: address(register, st.address_w, border)?,
+        mag_filter: filter(st.mag_filter),
+        min_filter: filter(st.min_filter),
+        mipmap_filter: match st.mip_filter {
+            TextureFilter::Linear
+            | TextureFilter::Anisotropic
+            | TextureFilter::PyramidalQuad
+            | TextureFilter::GaussianQuad => wgpu::MipmapFilterMode::Linear,
+            _ => wgpu::MipmapFilterMode::Nearest,
+        },
+        lod_min_clamp,
+        lod_max_clamp,
+        compare: None,
+        anisotropy_clamp: 1,
+        border_color,
+    })
+}
+
+/// Upload `texture` (or, for an unbound sampler, a 1x1 texture of `kind` holding
+/// (0, 0, 0, 1)) and make its sampler.
+pub fn bind(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    features: wgpu::Features,
+    register: u32,
+    kind: TextureKind,
+    texture: Option<&Texture>,
+    state: &SamplerState,
+) -> Result<Bound, Error> {
+    let unbound = [[0.0f32, 0.0, 0.0, 1.0]; 6];
+    let faces = if kind == TextureKind::Cube { 6 } else { 1 };
+    let levels: Vec<(usize, usize, usize, &[[f32; 4]])> = match texture {
+        Some(t) => (0..t.levels()).filter_map(|k| t.level(k)).collect(),
+        None => vec![(1, 1, 1, &unbound[..faces])],
+    };
+    let (w, h, d, _) = levels[0];
+    let size = wgpu::Extent3d {
+        width: w as u32,
+        height: h as u32,
+        depth_or_array_layers: if kind == TextureKind::Volume {
+            d as u32
+        } else {
+            faces as u32
+        },
+    };
+    let gpu_texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("dxso-gpu texture"),
+        size,
+        mip_level_count: levels.len() as u32,
+        sample_count: 1,
+        dimension: if kind == TextureKind::Volume {
+            wgpu::TextureDimension::D3
+        } else {
+            wgpu::TextureDimension::D2
+        },
+        format: wgpu::TextureFormat::Rgba32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (k, &(w, h, d, texels)) in levels.iter().enumerate() {
+        let layers = if kind == TextureKind::Volume {
+            d
+        } else {
+            faces
+        };
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &gpu_texture,
+                mip_level: k as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            bytemuck::cast_slice(texels),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(w as u32 * 16),
+                rows_per_image: Some(h as u32),
+            },
+            wgpu::Extent3d {
+                width: w as u32,
+                height: h as u32,
+                depth_or_array_layers: layers as u32,
+            },
+        );
+    }
+    let view = gpu_texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(view_dimension(kind)),
+        ..Default::default()
+    });
+    let desc = match texture {
+        Some(_) => sampler_descriptor(register, state, levels.len(), features)?,
+        None => sampler_descriptor(register, &SamplerState::default(), 1, features)?,
+    };
+    Ok(Bound {
+        view,
+        sampler: device.create_sampler(&desc),
+    })
+}
