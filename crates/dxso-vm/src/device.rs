@@ -3,7 +3,7 @@
 //! [`Device::draw`], which runs the shader over every vertex of a draw.
 
 use crate::exec::{Machine, NoTrace, Uniforms};
-use crate::fetch::{DeclType, transpose4};
+use crate::fetch::{DeclType, StreamData, transpose4};
 use crate::guard::{Buf, GuardedBuf};
 use crate::program::{INPUT_BASE, LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
@@ -62,7 +62,8 @@ impl Frequency {
 /// A vertex buffer bound to a stream.
 #[derive(Clone, Debug)]
 pub struct StreamSource {
-    pub data: Arc<[u8]>,
+    /// The vertex buffer: shared, read where it is (see [`StreamData`]).
+    pub data: StreamData,
     pub offset: usize,
     pub stride: usize,
     pub frequency: Frequency,
@@ -510,7 +511,7 @@ impl Device {
                     let b = Binding {
                         reg,
                         element: *e,
-                        data: Buf::Shared(stream.data.clone()),
+                        data: Buf::Shared(Arc::new(stream.data.clone())),
                         stream,
                     };
                     b.check_bounds(vertex_count, instances, self.indices.as_deref())?;

@@ -53,7 +53,7 @@ pub use device::{
     STREAMSOURCE_INSTANCEDATA, StreamSource, Tier, VertexElement,
 };
 pub use exec::Isa;
-pub use fetch::DeclType;
+pub use fetch::{DeclType, StreamData};
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
     Format, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,
