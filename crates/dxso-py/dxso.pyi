@@ -91,7 +91,8 @@ class Shader:
         """A vertex shader's dcl inputs; a pixel shader's interpolated inputs."""
     @property
     def outputs(self) -> List[Element]:
-        """A vertex shader's outputs (empty for a pixel shader)."""
+        """A vertex shader's outputs; a pixel shader's colours (COLOR#: oC#, r0 in ps_1_x) and
+        depth (DEPTH0: oDepth)."""
     def validate(self, caps: Optional[Caps] = None) -> List[Diagnostic]: ...
     def __bytes__(self) -> bytes: ...
 
@@ -157,7 +158,14 @@ class Device:
         """(stream, offset, type, usage[, usage_index[, method]]) per element, e.g.
         (0, 0, "FLOAT3", "POSITION", 0)."""
     def set_stream(self, n: int, data: Optional[ArrayLike], stride: int = 0, offset: int = 0) -> None:
-        """Bind stream n to a NumPy array (any dtype, any strides) or bytes; None unbinds."""
+        """Bind stream n to a NumPy array (any dtype, any strides) or a bytes-like object; None
+        unbinds. A C-contiguous array or any contiguous buffer (bytes, bytearray, memoryview,
+        mmap; any alignment) is read where it lies, not copied: the device holds it until the
+        stream is unbound or rebound (it cannot be freed or resized meanwhile) and each draw
+        reads what it holds then. A non-contiguous view is copied when bound."""
+    def stream_info(self, n: int) -> Optional[Dict[str, Any]]:
+        """What stream n reads: {"address", "nbytes", "copied", "offset", "stride"} ("address"
+        is the array's own ctypes.data when it was not copied); None when unbound."""
     def set_stream_frequency(self, n: int, setting: int) -> None:
         """1, INDEXEDDATA | count, INSTANCEDATA | divider, or a plain divider."""
     def set_indices(self, indices: Optional[npt.ArrayLike]) -> None: ...
