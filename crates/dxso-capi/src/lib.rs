@@ -12,6 +12,7 @@
 
 mod device;
 mod shader;
+mod signature;
 
 use std::cell::RefCell;
 use std::ffi::{CString, c_char};
@@ -19,6 +20,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use device::*;
 pub use shader::*;
+pub use signature::*;
 
 /// What a call did.
 #[repr(C)]

@@ -213,7 +213,50 @@ static void test_constants_by_name(void) {
     dxso_device_free(dev);
 }
 
+/* Element i of `list` is `semantic` at `reg` with mask `mask`. */
+static int element_is(const DxsoSignature *list, size_t i, const char *semantic, const char *reg, uint32_t mask) {
+    const DxsoElement *e = dxso_signature_get(list, i);
+    return e && strcmp(e->semantic, semantic) == 0 && strcmp(e->register_name, reg) == 0 && e->mask == mask;
+}
+
+static void test_signature(void) {
+    const char *ps = "ps_3_0\ndcl_texcoord2 v1.xy\ndef c0, 1, 0, 0, 1\nmov oDepth, c0.x\nmov oC1, v1\nmov oC0, c0\n";
+    DxsoSignature *list = NULL;
+    CHECK(dxso_signature((const uint8_t *)ps, strlen(ps), DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 3);
+    CHECK(element_is(list, 0, "COLOR0", "oC0", 0xF) && element_is(list, 1, "COLOR1", "oC1", 0xF));
+    CHECK(element_is(list, 2, "DEPTH0", "oDepth", 0xF));
+    const DxsoElement *e = dxso_signature_get(list, 2);
+    CHECK(e && e->usage == 12 && e->usage_index == 0 && !e->centroid);
+    CHECK(dxso_signature_get(list, 3) == NULL);
+    dxso_signature_free(list);
+    CHECK(dxso_signature((const uint8_t *)ps, strlen(ps), DXSO_SIGNATURE_KIND_INPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 1 && element_is(list, 0, "TEXCOORD2", "v1", 0x3));
+    dxso_signature_free(list);
+
+    /* ps_1_x: the colour is r0; bytecode works as text does. */
+    const char *ps1 = "ps_1_1\ntex t0\nmov r0.rgb, t0\n";
+    DxsoBuffer tokens = {NULL, 0};
+    CHECK(dxso_assemble(ps1, strlen(ps1), 0, &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_signature(tokens.data, tokens.len, DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 1 && element_is(list, 0, "COLOR0", "r0", 0x7));
+    dxso_signature_free(list);
+    dxso_buffer_free(&tokens);
+
+    const char *vs = "vs_1_1\ndcl_position v0\nmov oPos, v0\nmov oT1.xy, v0\n";
+    CHECK(dxso_signature((const uint8_t *)vs, strlen(vs), DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 2 && element_is(list, 0, "POSITION0", "oPos", 0xF));
+    CHECK(element_is(list, 1, "TEXCOORD1", "oT1", 0x3));
+    dxso_signature_free(list);
+
+    list = NULL;
+    CHECK(dxso_signature((const uint8_t *)"ps_2_0\nfoo\n", 11, DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_INPUT);
+    CHECK(list == NULL && strstr(dxso_last_error(), "<input>:2:1: error: unknown instruction 'foo'") != NULL);
+    dxso_signature_free(NULL);
+}
+
 int main(void) {
+    test_signature();
     test_constants_by_name();
     test_assemble_and_disassemble();
     test_validate();
