@@ -115,7 +115,14 @@ pub fn translate(
     shader: &dxso::validate::Checked,
     options: &Options,
 ) -> Result<Translation, Error> {
-    let shader = shader.shader();
+    translate_unchecked(shader.shader(), options)
+}
+
+/// Translate a shader that has not been validated (an assembler test, a fragment). Anything
+/// the translation cannot give a meaning to is an [`Error`], never a panic; what a
+/// validated shader guarantees (registers written before they are read, declarations) is
+/// not checked: undeclared inputs read 0, unwritten registers 0.
+pub fn translate_unchecked(shader: &dxso::Shader, options: &Options) -> Result<Translation, Error> {
     let version = shader.version;
     let vs = version.kind == ShaderKind::Vertex;
     let usage = interface::scan(shader);
@@ -252,21 +259,33 @@ pub fn translate(
     }
 
     // Samplers.
-    let mut samplers = Vec::new();
+    // Declared samplers, then (unvalidated shaders) undeclared ones used, as 2d.
+    let mut sampler_regs: Vec<(u32, TextureType)> = Vec::new();
     for inst in &shader.instructions {
-        let (Some(d), Some(decl)) = (inst.dst, inst.decl) else {
-            continue;
-        };
-        if d.reg.kind != RegisterKind::Sampler {
-            continue;
+        if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
+            && d.reg.kind == RegisterKind::Sampler
+            && sampler_regs.iter().all(|s| s.0 != d.reg.number)
+        {
+            let tt = TextureType::from_u32(decl.texture_type as u32).unwrap_or(TextureType::TwoD);
+            sampler_regs.push((d.reg.number, tt));
         }
-        let tt = TextureType::from_u32(decl.texture_type as u32).unwrap_or(TextureType::TwoD);
+    }
+    for inst in &shader.instructions {
+        for s in &inst.srcs {
+            if s.reg.kind == RegisterKind::Sampler
+                && sampler_regs.iter().all(|x| x.0 != s.reg.number)
+            {
+                sampler_regs.push((s.reg.number, TextureType::TwoD));
+            }
+        }
+    }
+    let mut samplers = Vec::new();
+    for (n, tt) in sampler_regs {
         let (dim, kind) = match tt {
             TextureType::Cube => (ImageDimension::Cube, "cube"),
             TextureType::Volume => (ImageDimension::D3, "volume"),
             _ => (ImageDimension::D2, "2d"),
         };
-        let n = d.reg.number;
         let tex_ty = ty(
             &mut tr.m,
             TypeInner::Image {
