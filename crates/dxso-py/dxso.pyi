@@ -1,7 +1,5 @@
-"""dxso: Direct3D 9 shader bytecode — assemble, disassemble, validate, link, and run vertex
-shaders on the CPU with NumPy arrays in and out.
-
-Translation for GPUs (`translate`) joins when dxso's GPU translation exists.
+"""dxso: Direct3D 9 shader bytecode — assemble, disassemble, validate, link, run vertex
+shaders on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
 """
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -41,6 +39,9 @@ class LinkError(Error):
 
 class DeviceError(Error):
     """The device refused a state or a draw."""
+
+class TranslationError(Error):
+    """The GPU translation does not handle something in the shader."""
 
 class Diagnostic:
     """One finding: a validation or link rule, or an assembly or bytecode error (rule None)."""
@@ -125,6 +126,17 @@ def validate(data_or_text: ShaderLike, caps: Optional[Caps] = None) -> List[Diag
 
 def link(vs: ShaderLike, ps: ShaderLike, software: bool = False) -> Linkage:
     """Link a vertex shader to a pixel shader by semantic. Raises ValidationError, LinkError."""
+
+def translate(
+    data: ShaderLike, to: str = "wgsl", float: str = "strict"
+) -> Tuple[Union[str, bytes], Dict[str, Any]]:
+    """Translate a vertex or pixel shader (any version) for GPUs, as `dxso translate` does.
+
+    `to`: "wgsl", "spirv", "glsl", "msl" or "hlsl"; `float`: "strict" (D3D9's arithmetic as
+    dxso's CPU engine does it) or "ieee". Returns the code (str; bytes of little-endian
+    32-bit words for "spirv") and the interface dict (constant buffers, samplers, inputs,
+    outputs and their locations: the JSON of `dxso translate --interface`). Raises
+    ValidationError (caps "max") or TranslationError."""
 
 class TraceStep:
     instruction: int
