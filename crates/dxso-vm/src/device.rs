@@ -2,72 +2,19 @@
 //! constants, the vertex declaration, streams with their frequencies, an index buffer — and
 //! [`Device::draw`], which runs the shader over every vertex of a draw.
 
-use crate::exec::{Machine, NoTrace, Uniforms};
-use crate::fetch::{DeclType, StreamData, transpose4};
+use crate::compile::{CodeGenerator, Fused, Jit, Layout, Tier};
+use crate::draw::{DrawContext, Prepared, caught};
+use crate::exec::{CONST_PAD, Isa, Machine, NoTrace, Uniforms};
+use crate::fetch::{
+    Binding, DeclType, Frequency, STREAMSOURCE_INSTANCEDATA, StreamSource, VertexElement,
+};
 use crate::guard::{Buf, GuardedBuf};
-use crate::program::{INPUT_BASE, LowerError, OutputRegister, Program};
+use crate::program::{LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
 use crate::{LANES, VmError};
-use dxso::ir::Usage;
 use dxso::validate::Checked;
 use rayon::prelude::*;
 use std::sync::Arc;
-
-/// `D3DVERTEXELEMENT9`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VertexElement {
-    pub stream: u16,
-    pub offset: u16,
-    pub ty: DeclType,
-    /// `D3DDECLMETHOD`; only DEFAULT (0) is meaningful without a tessellator.
-    pub method: u8,
-    pub usage: Usage,
-    pub usage_index: u8,
-}
-
-/// `SetStreamSourceFreq` settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Frequency {
-    /// The default: one element per vertex.
-    #[default]
-    Vertex,
-    /// `D3DSTREAMSOURCE_INDEXEDDATA | n`: geometry, drawn `n` times (stream 0).
-    IndexedData(u32),
-    /// `D3DSTREAMSOURCE_INSTANCEDATA | d`: one element per `d` instances.
-    InstanceData(u32),
-    /// A plain divider `m` (software vertex processing, non-indexed): one element per `m`
-    /// vertices of the draw.
-    Divider(u32),
-}
-
-/// `D3DSTREAMSOURCE_INDEXEDDATA` and `D3DSTREAMSOURCE_INSTANCEDATA`.
-pub const STREAMSOURCE_INDEXEDDATA: u32 = 1 << 30;
-pub const STREAMSOURCE_INSTANCEDATA: u32 = 2 << 30;
-
-impl Frequency {
-    /// Decode a raw `SetStreamSourceFreq` setting.
-    pub fn from_setting(setting: u32) -> Result<Frequency, VmError> {
-        let n = setting & 0x3FFF_FFFF;
-        match setting >> 30 {
-            _ if n == 0 => Err(VmError::BadFrequency(setting)),
-            0 if n == 1 => Ok(Frequency::Vertex),
-            0 => Ok(Frequency::Divider(n)),
-            1 => Ok(Frequency::IndexedData(n)),
-            2 => Ok(Frequency::InstanceData(n)),
-            _ => Err(VmError::BadFrequency(setting)),
-        }
-    }
-}
-
-/// A vertex buffer bound to a stream.
-#[derive(Clone, Debug)]
-pub struct StreamSource {
-    /// The vertex buffer: shared, read where it is (see [`StreamData`]).
-    pub data: StreamData,
-    pub offset: usize,
-    pub stride: usize,
-    pub frequency: Frequency,
-}
 
 /// The outputs of a draw: `vertices` vertices, each `registers.len()` registers of 4 floats,
 /// in draw order (instance by instance).
@@ -91,9 +38,6 @@ impl Outputs {
 /// Largest output a draw may produce (bytes): beyond it the draw is refused with an error.
 pub const MAX_OUTPUT_BYTES: usize = 16 << 30;
 
-/// Zero registers before and after a draw's constant file (and its zero register).
-pub(crate) const CONST_PAD: usize = 2;
-
 /// Batches one rayon task processes in a row.
 const BATCHES_PER_TASK: usize = 16;
 
@@ -110,10 +54,10 @@ pub struct Device {
     textures: [Option<Arc<Texture>>; 4],
     samplers: [SamplerState; 4],
     pool: Option<Arc<rayon::ThreadPool>>,
-    isa: crate::exec::Isa,
+    isa: Isa,
     tier: Tier,
     /// The bound program compiled, when the compiled tier covers it (made at the first draw).
-    jit: std::sync::OnceLock<Option<Arc<crate::jit::Jit>>>,
+    jit: std::sync::OnceLock<Option<Arc<Jit>>>,
     /// The bound program compiled with fetch and store fused, for the last draw layout that
     /// allowed it (`None` inside: that layout failed to compile).
     fused: std::sync::Mutex<Option<FusedCache>>,
@@ -125,26 +69,7 @@ pub struct Device {
     constant_table: Result<Option<dxso::ctab::ConstantTable>, dxso::ctab::CtabError>,
 }
 
-type FusedCache = (crate::avx512::Layout, Option<Arc<crate::avx512::Fused>>);
-
-/// How a device runs its shader. Both tiers give identical results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tier {
-    /// Machine code compiled from the program where the compiled tier covers it (uniform
-    /// flow control; see the `jit` module), the interpreter elsewhere. The default.
-    Compiled,
-    /// Always the interpreter.
-    Interpreted,
-}
-
-/// The compiled tier's two code generators: AVX-512 machine code (16 lanes per instruction)
-/// where the instruction-set path is [`crate::Isa::Avx512`], Cranelift (four lanes per
-/// instruction, any processor Cranelift targets) elsewhere or when the first fails.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CodeGenerator {
-    Avx512,
-    Cranelift,
-}
+type FusedCache = (Layout, Option<Arc<Fused>>);
 
 impl Default for Device {
     fn default() -> Self {
@@ -167,7 +92,7 @@ impl Device {
             textures: Default::default(),
             samplers: [SamplerState::default(); 4],
             pool: None,
-            isa: crate::exec::Isa::detect(),
+            isa: Isa::detect(),
             tier: match std::env::var("DXSO_TIER").as_deref() {
                 Ok("interpreted") => Tier::Interpreted,
                 _ => Tier::Compiled,
@@ -352,8 +277,8 @@ impl Device {
 
     /// Choose the executor's instruction-set path (the best one the processor has by
     /// default; a better one than it has falls back). Every path gives identical results.
-    pub fn set_isa(&mut self, isa: crate::exec::Isa) {
-        self.isa = isa.min(crate::exec::Isa::detect());
+    pub fn set_isa(&mut self, isa: Isa) {
+        self.isa = isa.min(Isa::detect());
         // The compiled tier's code generator follows the path too.
         self.jit = std::sync::OnceLock::new();
         self.fused = std::sync::Mutex::new(None);
@@ -393,16 +318,20 @@ impl Device {
 
     /// Which code generator compiled the bound program (`None`: draws run interpreted).
     pub fn code_generator(&self) -> Option<CodeGenerator> {
-        self.compiled().map(crate::jit::Jit::generator)
+        self.compiled().map(Jit::generator)
     }
 
-    fn compiled(&self) -> Option<&crate::jit::Jit> {
+    fn compiled(&self) -> Option<&Jit> {
         let program = self.program.as_ref()?;
         if self.tier == Tier::Interpreted {
             return None;
         }
         self.jit
-            .get_or_init(|| crate::jit::compile(program, self.isa).ok().map(Arc::new))
+            .get_or_init(|| {
+                crate::compile::compile(program, self.isa)
+                    .ok()
+                    .map(Arc::new)
+            })
             .as_deref()
     }
 
@@ -410,7 +339,7 @@ impl Device {
     /// code generator compiled the program, every input the program reads bound to elements
     /// of per-vertex or per-instance data (any type but UNUSED; streams under 2 GiB when
     /// indexed).
-    fn fused(&self, prep: &Prepared) -> Option<Arc<crate::avx512::Fused>> {
+    fn fused(&self, prep: &Prepared) -> Option<Arc<Fused>> {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));
         if off || self.compiled()?.generator() != CodeGenerator::Avx512 || !prep.unbound.is_empty()
@@ -449,7 +378,7 @@ impl Device {
         first.sort_unstable();
         first.dedup_by_key(|f| f.0);
         let streams = first.into_iter().map(|f| f.2).collect();
-        let layout = crate::avx512::Layout {
+        let layout = Layout {
             inputs,
             streams,
             indexed,
@@ -459,7 +388,7 @@ impl Device {
         match &*cache {
             Some((l, code)) if *l == layout => code.clone(),
             _ => {
-                let code = crate::jit::compile_fused(program, &layout).map(Arc::new);
+                let code = crate::compile::compile_fused(program, &layout).map(Arc::new);
                 *cache = Some((layout, code.clone()));
                 code
             }
@@ -610,7 +539,7 @@ impl Device {
         prep: &'a Prepared,
         uniforms: &'a Uniforms<'a>,
         vertex_count: usize,
-        fused: Option<&'a crate::avx512::Fused>,
+        fused: Option<&'a Fused>,
     ) -> DrawContext<'a> {
         DrawContext {
             isa: self.isa,
@@ -713,327 +642,6 @@ impl Device {
         out.registers = program.outputs.clone();
         out.vertices = total;
         out.unbound_inputs = prep.unbound.iter().map(|u| u.1.clone()).collect();
-        Ok(())
-    }
-}
-
-/// A draw's work on a (rayon worker) thread, a panic in it turned into an error of the draw
-/// instead of unwinding out of the worker into the caller.
-fn caught(work: impl FnOnce() -> Result<(), VmError>) -> Result<(), VmError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|payload| {
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(VmError::Panicked(format!("a draw: {what}")))
-    })
-}
-
-struct Prepared {
-    bindings: Vec<Binding>,
-    unbound: Vec<(u8, String)>,
-    consts: Buf<[f32; 4]>,
-    /// Guard-page mode: the draw's indices, guarded (otherwise the device's are used).
-    indices: Option<Buf<u32>>,
-    ints: [[i32; 4]; 16],
-    bools: [bool; 16],
-}
-
-impl Prepared {
-    /// Guard-page mode: the constant file, every binding's stream and the draw's
-    /// `vertex_count` indices into guarded copies.
-    fn guard(&mut self, indices: Option<&[u32]>, vertex_count: usize) {
-        self.consts.guard();
-        for b in &mut self.bindings {
-            b.data.guard();
-        }
-        self.indices = indices.map(|ix| {
-            let mut ix = Buf::Heap(ix[..vertex_count].to_vec());
-            ix.guard();
-            ix
-        });
-    }
-
-    fn uniforms<'a>(&'a self, sampling: &'a Sampling<'a>, max_instructions: u64) -> Uniforms<'a> {
-        Uniforms {
-            consts: &self.consts[CONST_PAD..self.consts.len() - CONST_PAD],
-            padded_consts: &self.consts,
-            ints: &self.ints,
-            bools: &self.bools,
-            max_instructions,
-            sampling,
-        }
-    }
-}
-
-struct Binding {
-    reg: u8,
-    element: VertexElement,
-    /// The stream's data (guarded in guard-page mode).
-    data: Buf<u8>,
-    stream: StreamSource,
-}
-
-impl Binding {
-    fn check_bounds(
-        &self,
-        vc: usize,
-        instances: usize,
-        indices: Option<&[u32]>,
-    ) -> Result<(), VmError> {
-        if vc == 0 {
-            return Ok(());
-        }
-        // Every number here comes from the caller: checked arithmetic throughout, so that a
-        // sum that would wrap is an error rather than a bounds check that passes. (The
-        // fetch's own sums are each at most `end`.)
-        let max_index = match self.stream.frequency {
-            Frequency::Vertex | Frequency::IndexedData(_) => match indices {
-                Some(ix) => ix.get(..vc).ok_or_else(|| {
-                    VmError::Indices(format!("{} indices for {vc} vertices", ix.len()))
-                })?,
-                None => &[],
-            }
-            .iter()
-            .max()
-            .map_or(vc - 1, |&i| i as usize),
-            Frequency::InstanceData(d) => (instances.saturating_sub(1))
-                .checked_div(d as usize)
-                .ok_or(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA))?,
-            Frequency::Divider(m) => (vc - 1)
-                .checked_div(m as usize)
-                .ok_or(VmError::BadFrequency(0))?,
-        };
-        let e = &self.element;
-        let end = max_index
-            .checked_mul(self.stream.stride)
-            .and_then(|x| x.checked_add(self.stream.offset))
-            .and_then(|x| x.checked_add(e.offset as usize + e.ty.size()));
-        match end {
-            Some(end) if end <= self.stream.data.len() => Ok(()),
-            _ => Err(VmError::ReadsPastStream {
-                stream: e.stream,
-                element: format!("{}{}", e.usage.name().to_ascii_uppercase(), e.usage_index),
-                index: max_index,
-                len: self.stream.data.len(),
-            }),
-        }
-    }
-}
-
-struct DrawContext<'a> {
-    isa: crate::exec::Isa,
-    jit: Option<&'a crate::jit::Jit>,
-    fused: Option<&'a crate::avx512::Fused>,
-    program: &'a Program,
-    uniforms: &'a Uniforms<'a>,
-    bindings: &'a [Binding],
-    unbound: &'a [(u8, String)],
-    indices: Option<&'a [u32]>,
-    vertex_count: usize,
-}
-
-impl DrawContext<'_> {
-    /// Fetch, run and store draw vertices `first .. first + n` in batches of `LANES`, on the
-    /// draw's instruction-set path. `out` holds their outputs (empty when there are none).
-    fn batches<T: crate::exec::Tracer>(
-        &self,
-        m: &mut Machine,
-        first: usize,
-        n: usize,
-        out: &mut [f32],
-        tracer: &mut T,
-    ) -> Result<(), VmError> {
-        crate::exec::on_isa(
-            self.isa,
-            Batches {
-                ctx: self,
-                m,
-                first,
-                n,
-                out,
-                tracer,
-            },
-        )
-    }
-
-    #[inline(always)]
-    fn batch<T: crate::exec::Tracer>(
-        &self,
-        m: &mut Machine,
-        start: usize,
-        count: usize,
-        out: &mut [f32],
-        tracer: &mut T,
-    ) -> Result<(), VmError> {
-        // Compiled code sets the temporaries it reads before writing, and AVX-512 code the
-        // outputs too; everything else starts from zero here.
-        let compiled = self.jit.filter(|_| !T::ENABLED);
-        let zmm = compiled.is_some_and(|j| j.generator() == CodeGenerator::Avx512);
-        m.reset(self.program, compiled.is_none(), !zmm);
-        // A full batch of consecutive vertices runs fused code where there is some.
-        let k = start % self.vertex_count;
-        if let Some(fused) = self.fused.filter(|_| !T::ENABLED)
-            && count == LANES
-            && k + LANES <= self.vertex_count
-        {
-            let mut io = crate::avx512::BatchIo {
-                inputs: [std::ptr::null(); 16],
-                out: out.as_mut_ptr(),
-                indices: self.indices.map_or(std::ptr::null(), |ix| ix[k..].as_ptr()),
-                ahead: self.indices.map_or(std::ptr::null(), |ix| {
-                    let next = k + LANES;
-                    ix[if next + LANES <= ix.len() { next } else { k }..].as_ptr()
-                }),
-            };
-            // Indexed draws address elements from vertex 0's; instance data is the
-            // instance's element.
-            let first = if self.indices.is_some() { 0 } else { k };
-            let instance = start / self.vertex_count;
-            for b in self.bindings {
-                let element = match b.stream.frequency {
-                    Frequency::InstanceData(d) => instance / d as usize,
-                    _ => first,
-                };
-                let at = b.stream.offset + b.element.offset as usize + element * b.stream.stride;
-                io.inputs[b.reg as usize] = b.data[at..].as_ptr();
-            }
-            let within = fused.run(&mut m.rows, self.program, self.uniforms, &io);
-            if let Some(name) = crate::jit::take_callback_panic() {
-                return Err(VmError::Panicked(name.into()));
-            }
-            if !within {
-                return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
-            }
-            return Ok(());
-        }
-        // Where each lane's vertex sits in the draw: vertex k of instance i, and the stream
-        // element k reads through the index buffer. Counters, not divisions.
-        let (mut k, mut instance) = (start % self.vertex_count, start / self.vertex_count);
-        let mut ks = [0usize; LANES];
-        let mut instances = [0usize; LANES];
-        let mut vix = [0usize; LANES];
-        for l in 0..count {
-            ks[l] = k;
-            instances[l] = instance;
-            vix[l] = self.indices.map_or(k, |ix| ix[k] as usize);
-            k += 1;
-            if k == self.vertex_count {
-                k = 0;
-                instance += 1;
-            }
-        }
-        for b in self.bindings {
-            let base = INPUT_BASE as usize + b.reg as usize * 4;
-            let e = &b.element;
-            let data = &b.data[..];
-            let first = b.stream.offset + e.offset as usize;
-            let stride = b.stream.stride;
-            let mut at = [0usize; LANES];
-            match b.stream.frequency {
-                Frequency::Vertex | Frequency::IndexedData(_) => {
-                    for l in 0..count {
-                        at[l] = first + vix[l] * stride;
-                    }
-                }
-                Frequency::InstanceData(d) => {
-                    for l in 0..count {
-                        at[l] = first + instances[l] / d as usize * stride;
-                    }
-                }
-                Frequency::Divider(m) => {
-                    for l in 0..count {
-                        at[l] = first + ks[l] / m as usize * stride;
-                    }
-                }
-            }
-            let rows: &mut [[f32; LANES]; 4] = (&mut m.rows[base..base + 4])
-                .try_into()
-                .expect("a register is four rows");
-            e.ty.decode_lanes(data, &at[..count], rows);
-        }
-        for &(reg, _) in self.unbound {
-            let base = INPUT_BASE as usize + reg as usize * 4;
-            for (c, x) in [0.0, 0.0, 0.0, 1.0].into_iter().enumerate() {
-                m.rows[base + c] = [x; LANES];
-            }
-        }
-        match compiled {
-            Some(jit) => {
-                let within = jit.run(&mut m.rows, self.program, self.uniforms);
-                if let Some(name) = crate::jit::take_callback_panic() {
-                    return Err(VmError::Panicked(name.into()));
-                }
-                if !within {
-                    return Err(VmError::InstructionLimit(self.uniforms.max_instructions));
-                }
-            }
-            _ => m.run_traced(self.program, self.uniforms, tracer)?,
-        }
-        let regs = self.program.outputs.len();
-        for (k, r) in self.program.outputs.iter().enumerate() {
-            // The output rows are cleared before the next batch: canonicalise in place.
-            let canon: &mut [[f32; LANES]; 4] = (&mut m.rows[r.row as usize..r.row as usize + 4])
-                .try_into()
-                .expect("a register is four rows");
-            // One NaN for every NaN: which operand's NaN an IEEE operation returns depends on
-            // operand order, which the compiler may swap per instruction set; no non-NaN
-            // result depends on it, so outputs are bit-identical.
-            for row in canon.iter_mut() {
-                for x in row.iter_mut() {
-                    if x.is_nan() {
-                        *x = f32::NAN;
-                    }
-                }
-            }
-            let mut vertices = out.chunks_exact_mut(regs * 4).take(count);
-            for l in (0..count / 4 * 4).step_by(4) {
-                let four = |c: usize| -> [f32; 4] { canon[c][l..l + 4].try_into().expect("4") };
-                let t = transpose4([four(0), four(1), four(2), four(3)]);
-                for v in t {
-                    let dst = vertices.next().expect("count vertices");
-                    dst[k * 4..k * 4 + 4].copy_from_slice(&v);
-                }
-            }
-            for (j, dst) in vertices.enumerate() {
-                let l = count / 4 * 4 + j;
-                for c in 0..4 {
-                    dst[k * 4 + c] = canon[c][l];
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-struct Batches<'a, 'c, T> {
-    ctx: &'a DrawContext<'c>,
-    m: &'a mut Machine,
-    first: usize,
-    n: usize,
-    out: &'a mut [f32],
-    tracer: &'a mut T,
-}
-
-impl<T: crate::exec::Tracer> crate::exec::OnIsa for Batches<'_, '_, T> {
-    type Output = Result<(), VmError>;
-
-    #[inline(always)]
-    fn run(self) -> Self::Output {
-        let per_vertex = self.ctx.program.outputs.len() * 4;
-        let mut done = 0;
-        while done < self.n {
-            let count = LANES.min(self.n - done);
-            let out = if per_vertex == 0 {
-                &mut []
-            } else {
-                &mut self.out[done * per_vertex..(done + count) * per_vertex]
-            };
-            self.ctx
-                .batch(self.m, self.first + done, count, out, self.tracer)?;
-            done += count;
-        }
         Ok(())
     }
 }

@@ -1,7 +1,123 @@
-//! Vertex fetch: `D3DDECLTYPE` decoding (`../shared/spec/vertex-pipeline.md` §1).
+//! Vertex fetch: vertex elements, streams and their frequencies (instancing), a draw's
+//! binding of an input register to its element (bounds-checked), and `D3DDECLTYPE`
+//! decoding (`../shared/spec/vertex-pipeline.md` §1).
 
-use crate::LANES;
+use crate::guard::Buf;
+use crate::{LANES, VmError};
+use dxso::ir::Usage;
 use half::f16;
+use std::sync::Arc;
+
+/// `D3DVERTEXELEMENT9`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VertexElement {
+    pub stream: u16,
+    pub offset: u16,
+    pub ty: DeclType,
+    /// `D3DDECLMETHOD`; only DEFAULT (0) is meaningful without a tessellator.
+    pub method: u8,
+    pub usage: Usage,
+    pub usage_index: u8,
+}
+
+/// `SetStreamSourceFreq` settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Frequency {
+    /// The default: one element per vertex.
+    #[default]
+    Vertex,
+    /// `D3DSTREAMSOURCE_INDEXEDDATA | n`: geometry, drawn `n` times (stream 0).
+    IndexedData(u32),
+    /// `D3DSTREAMSOURCE_INSTANCEDATA | d`: one element per `d` instances.
+    InstanceData(u32),
+    /// A plain divider `m` (software vertex processing, non-indexed): one element per `m`
+    /// vertices of the draw.
+    Divider(u32),
+}
+
+/// `D3DSTREAMSOURCE_INDEXEDDATA` and `D3DSTREAMSOURCE_INSTANCEDATA`.
+pub const STREAMSOURCE_INDEXEDDATA: u32 = 1 << 30;
+pub const STREAMSOURCE_INSTANCEDATA: u32 = 2 << 30;
+
+impl Frequency {
+    /// Decode a raw `SetStreamSourceFreq` setting.
+    pub fn from_setting(setting: u32) -> Result<Frequency, VmError> {
+        let n = setting & 0x3FFF_FFFF;
+        match setting >> 30 {
+            _ if n == 0 => Err(VmError::BadFrequency(setting)),
+            0 if n == 1 => Ok(Frequency::Vertex),
+            0 => Ok(Frequency::Divider(n)),
+            1 => Ok(Frequency::IndexedData(n)),
+            2 => Ok(Frequency::InstanceData(n)),
+            _ => Err(VmError::BadFrequency(setting)),
+        }
+    }
+}
+
+/// A vertex buffer bound to a stream.
+#[derive(Clone, Debug)]
+pub struct StreamSource {
+    /// The vertex buffer: shared, read where it is (see [`StreamData`]).
+    pub data: StreamData,
+    pub offset: usize,
+    pub stride: usize,
+    pub frequency: Frequency,
+}
+
+pub(crate) struct Binding {
+    pub reg: u8,
+    pub element: VertexElement,
+    /// The stream's data (guarded in guard-page mode).
+    pub data: Buf<u8>,
+    pub stream: StreamSource,
+}
+
+impl Binding {
+    pub(crate) fn check_bounds(
+        &self,
+        vc: usize,
+        instances: usize,
+        indices: Option<&[u32]>,
+    ) -> Result<(), VmError> {
+        if vc == 0 {
+            return Ok(());
+        }
+        // Every number here comes from the caller: checked arithmetic throughout, so that a
+        // sum that would wrap is an error rather than a bounds check that passes. (The
+        // fetch's own sums are each at most `end`.)
+        let max_index = match self.stream.frequency {
+            Frequency::Vertex | Frequency::IndexedData(_) => match indices {
+                Some(ix) => ix.get(..vc).ok_or_else(|| {
+                    VmError::Indices(format!("{} indices for {vc} vertices", ix.len()))
+                })?,
+                None => &[],
+            }
+            .iter()
+            .max()
+            .map_or(vc - 1, |&i| i as usize),
+            Frequency::InstanceData(d) => (instances.saturating_sub(1))
+                .checked_div(d as usize)
+                .ok_or(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA))?,
+            Frequency::Divider(m) => (vc - 1)
+                .checked_div(m as usize)
+                .ok_or(VmError::BadFrequency(0))?,
+        };
+        let e = &self.element;
+        let end = max_index
+            .checked_mul(self.stream.stride)
+            .and_then(|x| x.checked_add(self.stream.offset))
+            .and_then(|x| x.checked_add(e.offset as usize + e.ty.size()));
+        match end {
+            Some(end) if end <= self.stream.data.len() => Ok(()),
+            _ => Err(VmError::ReadsPastStream {
+                stream: e.stream,
+                element: format!("{}{}", e.usage.name().to_ascii_uppercase(), e.usage_index),
+                index: max_index,
+                len: self.stream.data.len(),
+            }),
+        }
+    }
+}
 
 /// `D3DDECLTYPE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -354,7 +470,7 @@ mod tests {
 #[derive(Clone)]
 pub struct StreamData {
     /// What holds the bytes; never read again after `new`, only kept alive.
-    _owner: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>,
+    _owner: Arc<dyn AsRef<[u8]> + Send + Sync>,
     /// `_owner`'s bytes, as its `as_ref` returned them once.
     ptr: std::ptr::NonNull<u8>,
     len: usize,
@@ -368,7 +484,7 @@ unsafe impl Sync for StreamData {}
 impl StreamData {
     /// The bytes `owner.as_ref()` returns, shared without a copy.
     pub fn new<T: AsRef<[u8]> + Send + Sync + 'static>(owner: T) -> StreamData {
-        let owner: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync> = std::sync::Arc::new(owner);
+        let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(owner);
         let bytes = (*owner).as_ref();
         StreamData {
             ptr: std::ptr::NonNull::from(bytes).cast(),
@@ -417,8 +533,8 @@ impl From<Box<[u8]>> for StreamData {
     }
 }
 
-impl From<std::sync::Arc<[u8]>> for StreamData {
-    fn from(a: std::sync::Arc<[u8]>) -> StreamData {
+impl From<Arc<[u8]>> for StreamData {
+    fn from(a: Arc<[u8]>) -> StreamData {
         StreamData::new(a)
     }
 }

@@ -15,7 +15,7 @@
 //! Only on Unix (`mmap`/`mprotect`); elsewhere, or when a mapping fails, the mode falls back
 //! to ordinary buffers.
 
-use crate::exec::Row;
+use crate::math::Row;
 use std::ops::{Deref, DerefMut};
 
 /// Element types a guarded buffer may hold: plain data that all-zero bytes make valid.
@@ -236,23 +236,4 @@ mod tests {
         assert_eq!(rows.as_ptr() as usize % 64, 0);
         assert!(rows.iter().flatten().all(|&x| x == 0.0));
     }
-}
-
-/// Test builds only: registers that compiled gathers of `c[a0.x + n]` add to each lane's
-/// clamped index — 0, or with `DXSO_TEST_BREAK_GATHER=1` in the environment
-/// `device::CONST_PAD + 1`, which moves a lane clamped to the zero register one register past
-/// the padded constant file: the deliberately broken access the guard-page tests catch.
-#[cfg(test)]
-pub(crate) fn broken_gather() -> i32 {
-    if std::env::var("DXSO_TEST_BREAK_GATHER").as_deref() == Ok("1") {
-        crate::device::CONST_PAD as i32 + 1
-    } else {
-        0
-    }
-}
-
-/// Outside test builds, gathers are never broken.
-#[cfg(not(test))]
-pub(crate) const fn broken_gather() -> i32 {
-    0
 }

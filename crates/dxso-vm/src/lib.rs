@@ -32,28 +32,34 @@
 // Lane and component loops index several arrays in step; ranges read best there.
 #![allow(clippy::needless_range_loop)]
 
-mod avx512;
 mod by_name;
+mod compile;
 mod device;
+mod draw;
 mod exec;
 mod fetch;
 mod guard;
 #[cfg(test)]
 mod guard_tests;
-mod jit;
+mod math;
 mod program;
 #[cfg(test)]
 mod safety_tests;
 mod texture;
 mod trace;
+/// Test and bench data, not engine API: the W1-W3 workloads for the divan benchmark, the
+/// equivalence and guard suites and the CLI's `bench` (hidden from the docs; it may change
+/// without notice).
+#[doc(hidden)]
 pub mod workloads;
 
-pub use device::{
-    CodeGenerator, Device, Frequency, MAX_OUTPUT_BYTES, Outputs, STREAMSOURCE_INDEXEDDATA,
-    STREAMSOURCE_INSTANCEDATA, StreamSource, Tier, VertexElement,
-};
+pub use compile::{CodeGenerator, Tier};
+pub use device::{Device, MAX_OUTPUT_BYTES, Outputs};
 pub use exec::Isa;
-pub use fetch::{DeclType, StreamData};
+pub use fetch::{
+    DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
+    StreamSource, VertexElement,
+};
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
     Format, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,

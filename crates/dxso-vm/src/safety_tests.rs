@@ -1,15 +1,13 @@
 //! The compiled tier's safety, tested: a panic under generated code or in a rayon worker is
 //! an error of the draw, never an abort.
 
+use crate::texture::PANIC_BITS;
 use crate::{
     CodeGenerator, DeclType, Device, Format, Frequency, StreamSource, Texture, TextureKind, Tier,
     VertexElement, VmError,
 };
 use dxso::validate::{Caps, validate};
 use std::sync::Arc;
-
-/// A `texldl` coordinate with these bits makes the sampler panic (test builds only).
-pub(crate) const PANIC_BITS: u32 = 0x7FC0_0BAD;
 
 /// A device running the vs_3_0 `src` over `rows` (one vertex each, FLOAT4 TEXCOORD0 in v0).
 pub(crate) fn float4_device(src: &str, rows: &[[f32; 4]]) -> Device {

@@ -14,7 +14,7 @@
 //!   level; POINT takes level ⌈lod + 0.5⌉ − 1, LINEAR blends floor and ceil by frac(lod).
 
 use crate::LANES;
-use crate::exec::Row;
+use crate::math::Row;
 use half::f16;
 use std::sync::Arc;
 
@@ -605,11 +605,15 @@ impl Sampling<'_> {
     }
 }
 
+/// Test builds: a coordinate with these bits makes the sampler panic (a stand-in defect).
+#[cfg(test)]
+pub(crate) const PANIC_BITS: u32 = 0x7FC0_0BAD;
+
 /// One `texldl` lookup.
 pub fn sample(tex: &Texture, st: &SamplerState, src: [f32; 4]) -> [f32; 4] {
     // Test hook: a coordinate with these bits stands for a defect in the sampler.
     #[cfg(test)]
-    if src[0].to_bits() == crate::safety_tests::PANIC_BITS {
+    if src[0].to_bits() == PANIC_BITS {
         panic!("test: a panic inside the sampler");
     }
     let last = tex.levels.len() - 1;

@@ -1,7 +1,7 @@
 //! The built-in benchmark workloads W1 (transform), W2 (skinning), W3 (lighting loop): the
 //! shaders of `../shared/bench`, with vertex data laid out as `make_scenes.py` lays it out
 //! (FLOAT4 elements, interleaved, one stream), drawn from a small deterministic generator
-//! instead of numpy's.
+//! instead of numpy's. Test and bench data, not engine API (hidden from the docs).
 
 use crate::{DeclType, Device, Frequency, StreamSource, VertexElement, VmError};
 use dxso::ir::Usage;

@@ -1,0 +1,434 @@
+//! The compiled tier: a lowered [`Program`] translated into machine code that runs a whole
+//! batch with temporaries held in registers. Two code generators: dxso's own x86-64 one
+//! (`x86/`, 16 lanes per instruction, with fetch and store fused where the draw's layout
+//! allows) where the instruction-set path is AVX-512, and Cranelift (`cranelift/`, four
+//! lanes per instruction, any processor Cranelift targets) elsewhere or where the first
+//! fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
+//! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
+//! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
+//!
+//! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
+//! the program); anything else (dynamic branches, `break`, subroutines, `o[aL]`) runs on the
+//! interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
+//! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
+//! formula written again, in the same order of rounding (products with the zero rule C8, no
+//! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
+//! outputs; tests compare them on random programs and on every corpus shader.
+//!
+//! Cranelift's memory (`cranelift/`): inputs and constants are read from the batch arena (constant rows
+//! there are already broadcast), outputs are written to it; temporaries, gathered operands,
+//! a0 and p0 are Cranelift variables.
+//!
+//! # Module graph
+//!
+//! The crate's modules import one another without circles: `math` (rows, exp2/log2) and
+//! `guard` (arenas) at the bottom; `program` (lowering); `texture` (sampling) and `fetch`
+//! (streams, declaration types) over them; `exec` (the interpreter and the draw's
+//! [`Uniforms`]) over those; `compile` (this module) over `exec`, `fetch` and `texture`,
+//! with `cranelift` and `x86` beneath it importing only `compile`'s ABI and the modules
+//! below; `trace` over `exec`; `draw` (a draw's batches) over `compile` and `exec`; `device`
+//! (the D3D9 state) over `draw`; `by_name` over `device`. Nothing outside `compile/` knows
+//! machine code.
+//!
+//! # What generated code touches, and why nothing else
+//!
+//! Machine code from either generator is `unsafe` to run; this is the argument that it stays
+//! inside memory the draw owns. It reads and writes only through the pointers of one call
+//! ([`Entry`], and for fused AVX-512 code its `BatchIo`), never through an address computed
+//! from shader data except as follows:
+//! - **The batch arena** (`rows`): every row the code addresses is a constant offset below
+//!   `program.rows` (lowering numbers them), and [`Args::new`] asserts that the arena holds
+//!   `program.rows` rows. Relative input reads (`v[aL]`, `v[a0]`) compare each index with
+//!   the 16 input registers (unsigned, so negative ones fail) and, outside, load from index
+//!   0 (Cranelift) or not at all (AVX-512 masks the load or gather off), giving zero.
+//! - **The constant file**: relative reads (`c[a0.x + n]`, `c[aL + n]`) clamp each lane's
+//!   index into the file or onto the zero register that follows it (unsigned compares, so
+//!   negative indices clamp too); the AVX-512 code then reads up to [`CONST_PAD`]
+//!   registers beyond a clamped index, which the draw's padded file provides (zeros on both
+//!   sides). Direct reads use register numbers the validator bounded by the caps, inside the
+//!   file the device sized from the same caps. Integer and boolean files are 16 entries,
+//!   addressed by register number (at most 15).
+//! - **Vertex streams** (fused code only): the element addresses of a batch are
+//!   `inputs[r] + lane * stride` (or `index * stride` through the index buffer), for vertex
+//!   or index numbers the draw checked before it ran (`Binding::check_bounds`: the largest
+//!   index times the stride plus the offset plus the element size is within the stream, all
+//!   in checked arithmetic); fused code runs only full batches of 64 vertices inside the
+//!   draw, reads 64 indices, and the next batch's addresses are used for prefetches only
+//!   (which do not fault).
+//! - **The output buffer** (fused code only): 64 records of `outputs * 16` bytes from the
+//!   batch's first record, the draw's output slice for exactly that batch.
+//! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`) with
+//!   a frame slot of `4 * N` floats they read and write.
+//!
+//! W^X: code is never writable and executable at once. The AVX-512 generator assembles into
+//! a buffer, copies it into an anonymous read-write mapping, and turns that mapping
+//! read-execute (`memmap2::MmapMut::make_exec`, an `mprotect`) before taking its address;
+//! the `Mmap` is never made writable again and is unmapped when the code is dropped.
+//! Cranelift's `JITModule` does the same at `finalize_definitions` (its pages become
+//! read-execute), and the module is only read afterwards.
+//!
+//! Panics: generated code has no unwind tables, and the callbacks are `extern "C"` (a panic
+//! leaving one would abort). Each callback's body runs under `catch_unwind`; a panic there
+//! gives zeros to the code, is recorded for the thread, and the draw returns
+//! [`crate::VmError::Panicked`] after the batch. A panic elsewhere in a draw's worker (the
+//! interpreter, fetch) is caught around the worker's batches and is the same error.
+//!
+//! Tested, not only argued: in the guard-page test mode (`DXSO_GUARD_PAGES=1`,
+//! [`crate::Device::set_guard_pages`]; see the `guard` module) a draw's batch arenas, padded
+//! constant file, streams, index buffer and output records each end at an inaccessible
+//! page, so an access past one by generated code faults. A test build can compile a
+//! deliberately broken `c[a0.x]` gather (one register past the padded file); the
+//! `guard_tests` show the mode turning it into SIGSEGV for both generators, and the
+//! `tests/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
+//! covered: the stack frame and the callbacks' slot, the integer and boolean files, and an
+//! access that lands inside another buffer of the same draw (a record of another batch in
+//! the output slice, before the start of a buffer by less than its slack to the page).
+//!
+//! `DXSO_JIT_DUMP=1` prints each program Cranelift compiles as machine code to stderr (the
+//! x86 generator writes it to a file: see there); `DXSO_JIT_WHY=1` prints why a program
+//! is not compiled.
+
+mod cranelift;
+mod x86;
+
+use crate::exec::{CONST_PAD, Isa, Uniforms};
+use crate::fetch::DeclType;
+use crate::math::Row;
+use crate::program::*;
+use crate::texture::Sampling;
+
+/// How a device runs its shader. Both tiers give identical results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Machine code compiled from the program where the compiled tier covers it (uniform
+    /// flow control; see the `compile` module), the interpreter elsewhere. The default.
+    Compiled,
+    /// Always the interpreter.
+    Interpreted,
+}
+
+/// The compiled tier's two code generators: AVX-512 machine code (16 lanes per instruction)
+/// where the instruction-set path is [`crate::Isa::Avx512`], Cranelift (four lanes per
+/// instruction, any processor Cranelift targets) elsewhere or when the first fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeGenerator {
+    Avx512,
+    Cranelift,
+}
+
+/// `(arena, consts, consts.len(), ints, bools, max_instructions, sampling) -> 0, or 1 when a
+/// vertex runs more than `max_instructions`.
+pub(crate) type Entry = unsafe extern "C" fn(
+    *mut f32,
+    *const f32,
+    u64,
+    *const i32,
+    *const u8,
+    u64,
+    *const Sampling,
+) -> u32;
+
+/// `texldl` on `N` lanes (4 for Cranelift's code, 16 for the AVX-512 code): `io` holds the
+/// coordinates as four component rows of `N` lanes on entry, the texels in the same layout
+/// on return.
+pub(crate) extern "C" fn texldl<const N: usize>(
+    sampling: *const Sampling,
+    sampler: u32,
+    io: *mut f32,
+) {
+    // SAFETY: the compiled code passes the draw's sampling state and its 4 * N float slot.
+    let (sampling, io) = unsafe { (&*sampling, std::slice::from_raw_parts_mut(io, 4 * N)) };
+    callback("texldl", io, |io| {
+        for l in 0..N {
+            let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
+            let t = sampling.sample_lane(sampler as u8, coords);
+            for (c, x) in t.into_iter().enumerate() {
+                io[c * N + l] = x;
+            }
+        }
+    });
+}
+
+/// `sincos` on `N` lanes: `io[0..N]` = x on entry; cos x in `io[0..N]`, sin x in
+/// `io[N..2N]` on return.
+pub(crate) extern "C" fn sincos<const N: usize>(io: *mut f32) {
+    // SAFETY: the compiled code passes its 4 * N float slot.
+    let io = unsafe { std::slice::from_raw_parts_mut(io, 4 * N) };
+    callback("sincos", io, |io| {
+        for l in 0..N {
+            let x = io[l];
+            io[l] = x.cos();
+            io[N + l] = x.sin();
+        }
+    });
+}
+
+thread_local! {
+    /// The callback that panicked during the batch this thread runs, if one did.
+    static CALLBACK_PANIC: std::cell::Cell<Option<&'static str>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A callback's body, run so that a panic never unwinds into generated code (which has no
+/// unwind tables; from an `extern "C"` function it would abort the process): it is caught
+/// here, the results are zeros, and the panic is recorded for [`take_callback_panic`], which
+/// the draw calls after the batch and turns into an error.
+fn callback(name: &'static str, io: &mut [f32], body: impl FnOnce(&mut [f32])) {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *io)));
+    if caught.is_err() {
+        io.fill(0.0);
+        CALLBACK_PANIC.with(|p| p.set(Some(name)));
+    }
+}
+
+/// The callback that panicked during this thread's last batch of compiled code (cleared).
+pub(crate) fn take_callback_panic() -> Option<&'static str> {
+    CALLBACK_PANIC.with(|p| p.take())
+}
+
+/// A program compiled to machine code, by one of the code generators.
+pub(crate) struct Jit {
+    code: Generated,
+    entry: Entry,
+}
+
+/// What keeps a generator's code mapped.
+enum Generated {
+    Cranelift(#[allow(dead_code)] Box<cranelift::Code>),
+    X86(#[allow(dead_code)] x86::Code),
+}
+
+impl std::fmt::Debug for Jit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Jit")
+    }
+}
+
+impl Jit {
+    /// The code generator that made this code.
+    pub(crate) fn generator(&self) -> CodeGenerator {
+        match self.code {
+            Generated::X86(_) => CodeGenerator::Avx512,
+            Generated::Cranelift(_) => CodeGenerator::Cranelift,
+        }
+    }
+
+    /// Run the program over the batch in `rows` (inputs fetched, outputs cleared). `false`
+    /// when the instruction limit was passed.
+    pub(crate) fn run(&self, rows: &mut [Row], program: &Program, u: &Uniforms) -> bool {
+        let a = Args::new(rows, program, u);
+        // SAFETY: see `Args::new`.
+        let status = unsafe {
+            (self.entry)(
+                a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling,
+            )
+        };
+        status == 0
+    }
+}
+
+/// The arguments compiled code takes for a batch.
+pub(crate) struct Args<'a> {
+    pub arena: *mut f32,
+    pub consts: *const f32,
+    pub nconsts: u64,
+    pub ints: *const i32,
+    pub bools: *const u8,
+    pub max: u64,
+    pub sampling: *const Sampling<'a>,
+}
+
+impl<'a> Args<'a> {
+    /// The arena has every row the program addresses (checked here); gathers clamp their
+    /// indices to `nconsts` registers; ints and bools are the draw's 16-entry files.
+    pub(crate) fn new(rows: &mut [Row], program: &Program, u: &Uniforms<'a>) -> Args<'a> {
+        assert!(rows.len() >= program.rows, "the arena holds every row");
+        Args {
+            arena: rows.as_mut_ptr().cast(),
+            // The constants' address, from the padded file (the AVX-512 code reads its
+            // padding).
+            consts: u.padded_consts[CONST_PAD..].as_flattened().as_ptr(),
+            nconsts: u.consts.len() as u64,
+            ints: u.ints.as_flattened().as_ptr(),
+            bools: u.bools.as_ptr().cast(),
+            max: u.max_instructions,
+            sampling: u.sampling,
+        }
+    }
+}
+
+/// How a draw's vertices reach code compiled for it: the input registers the program reads,
+/// each fed by elements of a declaration type (any but UNUSED) `stride` bytes apart, one
+/// vertex after another. Such code loads its inputs from the vertex streams and writes
+/// finished output records itself (fetch and store fused into the shader); it runs full
+/// batches only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// (input register, element type, stride)
+    pub inputs: Vec<(u8, DeclType, u32)>,
+    /// Per stream, the input register whose element comes first in a vertex: the next
+    /// batch's vertices are prefetched from its address on.
+    pub streams: Vec<u8>,
+    /// Vertices are read through the draw's index buffer (each stream then holds less than
+    /// 2 GiB, so element offsets are 32-bit).
+    pub indexed: bool,
+}
+
+/// What fused code reads per batch: where the element of the batch's first vertex is for
+/// each input register (indexed draws: of vertex 0), where the batch's first output record
+/// goes, and (indexed draws) the batch's first index.
+#[repr(C)]
+pub(crate) struct BatchIo {
+    pub inputs: [*const u8; 16],
+    pub out: *mut f32,
+    pub indices: *const u32,
+    /// Indexed draws: the next batch's first index, or where there is none, this batch's
+    /// (only prefetches follow it).
+    pub ahead: *const u32,
+}
+
+/// `Entry` with the batch's [`BatchIo`] last.
+pub(crate) type FusedEntry = unsafe extern "C" fn(
+    *mut f32,
+    *const f32,
+    u64,
+    *const i32,
+    *const u8,
+    u64,
+    *const Sampling,
+    *const BatchIo,
+) -> u32;
+
+/// Code compiled for one [`Layout`].
+pub(crate) struct Fused {
+    _map: memmap2::Mmap,
+    pub(crate) layout: Layout,
+    pub(crate) entry: FusedEntry,
+}
+
+impl std::fmt::Debug for Fused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Fused({:?})", self.layout)
+    }
+}
+
+impl Fused {
+    /// Run a full batch: inputs read from where `io` says, output records written there
+    /// (the arena's output rows cleared before). `false` when the instruction limit was
+    /// passed.
+    pub(crate) fn run(
+        &self,
+        rows: &mut [Row],
+        program: &Program,
+        u: &Uniforms,
+        io: &BatchIo,
+    ) -> bool {
+        let a = Args::new(rows, program, u);
+        // SAFETY: as for `Jit::run`; the caller gives a BatchIo whose input elements and
+        // output records exist for all 64 vertices, in the layout the code was made for.
+        let status = unsafe {
+            (self.entry)(
+                a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling, io,
+            )
+        };
+        status == 0
+    }
+}
+
+unsafe impl Send for Fused {}
+unsafe impl Sync for Fused {}
+
+/// Whether the compiled tier can run `p`, and if not, why.
+fn supported(p: &Program) -> Result<(), String> {
+    for op in &p.ops {
+        match op {
+            Op::Alu { dst, src, .. } => {
+                if matches!(dst.kind, DstKind::OutputByLoop(_)) {
+                    return Err("o[aL] destination".into());
+                }
+                for s in src {
+                    if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
+                        return Err("source modifier".into());
+                    }
+                }
+            }
+            Op::GatherConstA0 { .. }
+            | Op::GatherConstAl { .. }
+            | Op::GatherInputAl { .. }
+            | Op::GatherInputA0 { .. }
+            | Op::IfBool { .. }
+            | Op::Jump { .. }
+            | Op::Loop { .. }
+            | Op::EndLoop { .. } => {}
+            // `ret` ends the program when there are no calls.
+            Op::Ret => {}
+            other => return Err(format!("{other:?}")),
+        }
+    }
+    Ok(())
+}
+
+/// Compile `p` (see [`supported`]); `Err` says why not. Where `isa` is AVX-512, the
+/// AVX-512 code generator runs first and Cranelift only if it fails. A failure inside a
+/// code generator (a processor it cannot target, say; even a panic) is an `Err` too: the
+/// draw then runs on the interpreter. `DXSO_JIT_WHY=1` prints each reason to stderr.
+pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
+    supported(p).inspect_err(|e| why("compiled tier", e))?;
+    if isa == Isa::Avx512 {
+        match guarded(|| x86::compile(p)) {
+            Ok(code) => {
+                return Ok(Jit {
+                    entry: code.entry,
+                    code: Generated::X86(code),
+                });
+            }
+            Err(e) => why("AVX-512", &e),
+        }
+    }
+    let code = guarded(|| cranelift::generate(p)).inspect_err(|e| why("Cranelift", e))?;
+    Ok(Jit {
+        entry: code.entry,
+        code: Generated::Cranelift(Box::new(code)),
+    })
+}
+
+/// Compile `p` with fetch and store fused for draws laid out as `layout` says (AVX-512 only;
+/// see [`Layout`]).
+pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Option<Fused> {
+    supported(p).ok()?;
+    guarded(|| x86::compile_fused(p, layout))
+        .inspect_err(|e| why("AVX-512 (fused)", e))
+        .ok()
+}
+
+/// A code generator's result, its panic turned into an `Err`.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err("the code generator failed".to_string()))
+}
+
+/// Say why a program is not compiled, when `DXSO_JIT_WHY` is set.
+fn why(generator: &str, e: &str) {
+    if std::env::var_os("DXSO_JIT_WHY").is_some() {
+        eprintln!("dxso: {generator}: not compiled: {e}");
+    }
+}
+
+/// Test builds only: registers that compiled gathers of `c[a0.x + n]` add to each lane's
+/// clamped index — 0, or with `DXSO_TEST_BREAK_GATHER=1` in the environment
+/// `CONST_PAD + 1`, which moves a lane clamped to the zero register one register past
+/// the padded constant file: the deliberately broken access the guard-page tests catch.
+#[cfg(test)]
+pub(crate) fn broken_gather() -> i32 {
+    if std::env::var("DXSO_TEST_BREAK_GATHER").as_deref() == Ok("1") {
+        CONST_PAD as i32 + 1
+    } else {
+        0
+    }
+}
+
+/// Outside test builds, gathers are never broken.
+#[cfg(not(test))]
+pub(crate) const fn broken_gather() -> i32 {
+    0
+}
