@@ -1,7 +1,5 @@
-"""dxso: Direct3D 9 shader bytecode — assemble, disassemble, validate, link, and run vertex
-shaders on the CPU with NumPy arrays in and out.
-
-Translation for GPUs (`translate`) joins when dxso's GPU translation exists.
+"""dxso: Direct3D 9 shader bytecode — assemble, disassemble, validate, link, run vertex
+shaders on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
 """
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -41,6 +39,9 @@ class LinkError(Error):
 
 class DeviceError(Error):
     """The device refused a state or a draw."""
+
+class TranslationError(Error):
+    """The GPU translation does not handle something in the shader."""
 
 class Diagnostic:
     """One finding: a validation or link rule, or an assembly or bytecode error (rule None)."""
@@ -91,7 +92,8 @@ class Shader:
         """A vertex shader's dcl inputs; a pixel shader's interpolated inputs."""
     @property
     def outputs(self) -> List[Element]:
-        """A vertex shader's outputs (empty for a pixel shader)."""
+        """A vertex shader's outputs; a pixel shader's colours (COLOR#: oC#, r0 in ps_1_x) and
+        depth (DEPTH0: oDepth)."""
     def validate(self, caps: Optional[Caps] = None) -> List[Diagnostic]: ...
     def __bytes__(self) -> bytes: ...
 
@@ -125,6 +127,17 @@ def validate(data_or_text: ShaderLike, caps: Optional[Caps] = None) -> List[Diag
 def link(vs: ShaderLike, ps: ShaderLike, software: bool = False) -> Linkage:
     """Link a vertex shader to a pixel shader by semantic. Raises ValidationError, LinkError."""
 
+def translate(
+    data: ShaderLike, to: str = "wgsl", float: str = "strict"
+) -> Tuple[Union[str, bytes], Dict[str, Any]]:
+    """Translate a vertex or pixel shader (any version) for GPUs, as `dxso translate` does.
+
+    `to`: "wgsl", "spirv", "glsl", "msl" or "hlsl"; `float`: "strict" (D3D9's arithmetic as
+    dxso's CPU engine does it) or "ieee". Returns the code (str; bytes of little-endian
+    32-bit words for "spirv") and the interface dict (constant buffers, samplers, inputs,
+    outputs and their locations: the JSON of `dxso translate --interface`). Raises
+    ValidationError (caps "max") or TranslationError."""
+
 class TraceStep:
     instruction: int
     text: str
@@ -157,7 +170,14 @@ class Device:
         """(stream, offset, type, usage[, usage_index[, method]]) per element, e.g.
         (0, 0, "FLOAT3", "POSITION", 0)."""
     def set_stream(self, n: int, data: Optional[ArrayLike], stride: int = 0, offset: int = 0) -> None:
-        """Bind stream n to a NumPy array (any dtype, any strides) or bytes; None unbinds."""
+        """Bind stream n to a NumPy array (any dtype, any strides) or a bytes-like object; None
+        unbinds. A C-contiguous array or any contiguous buffer (bytes, bytearray, memoryview,
+        mmap; any alignment) is read where it lies, not copied: the device holds it until the
+        stream is unbound or rebound (it cannot be freed or resized meanwhile) and each draw
+        reads what it holds then. A non-contiguous view is copied when bound."""
+    def stream_info(self, n: int) -> Optional[Dict[str, Any]]:
+        """What stream n reads: {"address", "nbytes", "copied", "offset", "stride"} ("address"
+        is the array's own ctypes.data when it was not copied); None when unbound."""
     def set_stream_frequency(self, n: int, setting: int) -> None:
         """1, INDEXEDDATA | count, INSTANCEDATA | divider, or a plain divider."""
     def set_indices(self, indices: Optional[npt.ArrayLike]) -> None: ...

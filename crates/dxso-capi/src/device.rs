@@ -7,7 +7,6 @@ use dxso_format::source::Source;
 use dxso_format::validate::{Caps, Severity};
 use dxso_vm::{DeclType, Device, Frequency, Outputs, StreamSource, VertexElement};
 use std::ffi::{CString, c_char};
-use std::sync::Arc;
 
 const STREAMS: usize = 16;
 
@@ -264,7 +263,7 @@ pub extern "C" fn dxso_device_set_stream(
             None
         } else {
             Some(StreamSource {
-                data: Arc::from(slice(data, len, "data")?),
+                data: slice(data, len, "data")?.into(),
                 offset,
                 stride,
                 frequency: d.frequencies.get(n).copied().unwrap_or_default(),

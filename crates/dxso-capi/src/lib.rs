@@ -1,10 +1,9 @@
 //! The C library of dxso (`libdxso.so`, `libdxso.a`, header `include/dxso.h`): assemble,
-//! disassemble, validate, and a software vertex-processing device. A thin door to the `dxso`
-//! and `dxso-vm` crates.
+//! disassemble, validate, signatures, translation for GPUs, and a software vertex-processing
+//! device. A thin door to the `dxso`, `dxso-vm` and `dxso-naga` crates.
 //!
 //! Every exported function catches panics ([`guard`]) so nothing unwinds into C, and
 //! returns a [`DxsoStatus`]; the message of the last failure is [`dxso_last_error`]'s.
-//! Translation (`dxso_translate`) joins as its own module when `dxso-naga` exists.
 
 // Exported functions take raw pointers from C; each checks them and documents its contract
 // in the header (clippy would have every one `unsafe`, which C callers cannot see anyway).
@@ -12,6 +11,8 @@
 
 mod device;
 mod shader;
+mod signature;
+mod translate;
 
 use std::cell::RefCell;
 use std::ffi::{CString, c_char};
@@ -19,6 +20,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use device::*;
 pub use shader::*;
+pub use signature::*;
+pub use translate::*;
 
 /// What a call did.
 #[repr(C)]

@@ -4,12 +4,12 @@ use crate::errors::{self, DeviceError};
 use crate::shader;
 use dxso::validate::Caps;
 use dxso_vm::{
-    DeclType, Format, Frequency, SamplerState, StreamSource, Texture, TextureAddress,
+    DeclType, Format, Frequency, SamplerState, StreamData, StreamSource, Texture, TextureAddress,
     TextureFilter, TextureKind, VertexElement,
 };
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use std::sync::Arc;
 
 /// D3D9's 16 vertex streams.
@@ -23,6 +23,8 @@ pub struct Device {
     inner: dxso_vm::Device,
     /// Each stream as last bound (its frequency is set separately, as in D3D9).
     streams: [Option<StreamSource>; STREAMS],
+    /// Whether each stream's bytes are a copy (else they are the caller's memory, pinned).
+    copied: [bool; STREAMS],
     frequencies: [Frequency; STREAMS],
 }
 
@@ -62,19 +64,82 @@ fn rows<T: numpy::Element + Copy + Default>(
 /// The bytes of a NumPy array (any dtype, any strides: a non-contiguous view is copied into
 /// order) or of a bytes-like object.
 fn raw_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
+    match byte_array(obj)? {
+        Some((array, _)) => Ok(array.readonly().as_slice()?.to_vec()),
+        None => shader::bytes_of(obj),
     }
+}
+
+/// `obj`'s bytes as a one-dimensional uint8 NumPy array, and whether that is a copy: a NumPy
+/// array (any dtype) as it lies in memory when it is C-contiguous, else copied into order;
+/// any other object with a contiguous buffer (`bytes`, `bytearray`, `memoryview`, `mmap`,
+/// `array.array`) without a copy. None for what has no buffer.
+fn byte_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyArray1<u8>>, bool)>> {
     let np = obj.py().import("numpy")?;
-    if obj.is_instance(&np.getattr("ndarray")?)? {
+    let (array, copied) = if obj.is_instance(&np.getattr("ndarray")?)? {
+        let contiguous: bool = obj.getattr("flags")?.getattr("c_contiguous")?.extract()?;
         let array = np
             .call_method1("ascontiguousarray", (obj,))?
             .call_method1("reshape", (-1,))?
             .call_method1("view", ("uint8",))?;
-        let array = array.cast::<PyArray1<u8>>()?.readonly();
-        return Ok(array.as_slice()?.to_vec());
+        (array, !contiguous)
+    } else {
+        let kwargs = PyDict::new(obj.py());
+        kwargs.set_item("dtype", "uint8")?;
+        match np.call_method("frombuffer", (obj,), Some(&kwargs)) {
+            Ok(array) => (array, false),
+            Err(_) => return Ok(None),
+        }
+    };
+    Ok(Some((array.cast_into::<PyArray1<u8>>()?, copied)))
+}
+
+/// The memory of a uint8 NumPy array, which a stream reads where it is (`Device.set_stream`).
+///
+/// Holding the array keeps its memory where it is: NumPy frees it only with the last
+/// reference, and refuses to resize an array that is referenced (or that has views or
+/// exported buffers), as a `bytearray` refuses to resize while the array's buffer export
+/// lives. Python writes into it only with the GIL held, and a draw that reads a pinned
+/// stream holds the GIL (`Device::draw`), so nothing in Python writes it while dxso reads it.
+struct Pinned {
+    _array: Py<PyArray1<u8>>,
+    ptr: *const u8,
+    len: usize,
+}
+
+impl Pinned {
+    fn new(array: Bound<'_, PyArray1<u8>>) -> Pinned {
+        Pinned {
+            ptr: array.data().cast_const(),
+            len: numpy::PyUntypedArrayMethods::len(&array),
+            _array: array.unbind(),
+        }
     }
-    shader::bytes_of(obj)
+}
+
+// SAFETY: the pointer is only read (as `AsRef`), under the contract above; `Py` is `Send +
+// Sync`.
+unsafe impl Send for Pinned {}
+unsafe impl Sync for Pinned {}
+
+impl AsRef<[u8]> for Pinned {
+    fn as_ref(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the `len` bytes of the array's data, kept alive and in place by `_array`
+        // (see the type's docs).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A stream's bytes: `obj`'s memory itself where [`byte_array`] takes it without a copy,
+/// else a copy; and whether it is a copy.
+fn stream_data(obj: &Bound<'_, PyAny>) -> PyResult<(StreamData, bool)> {
+    Ok(match byte_array(obj)? {
+        Some((array, copied)) => (StreamData::new(Pinned::new(array)), copied),
+        None => (shader::bytes_of(obj)?.into(), true),
+    })
 }
 
 /// A register number (`Ok`) or a constant's name (`Err`).
@@ -131,6 +196,7 @@ impl Device {
         Device {
             inner: dxso_vm::Device::new(),
             streams: Default::default(),
+            copied: [false; STREAMS],
             frequencies: [Frequency::Vertex; STREAMS],
         }
     }
@@ -201,9 +267,16 @@ impl Device {
         self.inner.set_declaration(decl).map_err(errors::device)
     }
 
-    /// Bind stream `n` (`SetStreamSource`): `data` is a NumPy array (any dtype; a
-    /// non-contiguous view is read in order) or bytes; `stride` and `offset` in bytes. None
-    /// unbinds it. Its frequency is `set_stream_frequency`'s.
+    /// Bind stream `n` (`SetStreamSource`): `data` is a NumPy array (any dtype) or a
+    /// bytes-like object; `stride` and `offset` in bytes. None unbinds it. Its frequency is
+    /// `set_stream_frequency`'s.
+    ///
+    /// A C-contiguous array, `bytes`, `bytearray`, `memoryview`, `mmap` (anything with a
+    /// contiguous buffer, at any alignment) is read where it is, without a copy: the device
+    /// holds it until the stream is unbound or rebound, so it cannot be freed or resized
+    /// meanwhile, and each draw reads what it holds then — writes between draws show in the
+    /// next draw (a draw reading one holds the GIL, so Python cannot write it during the
+    /// draw). A non-contiguous view is copied, in order, when it is bound.
     #[pyo3(signature = (n, data, stride = 0, offset = 0))]
     fn set_stream(
         &mut self,
@@ -212,20 +285,42 @@ impl Device {
         stride: usize,
         offset: usize,
     ) -> PyResult<()> {
-        let source = match data {
-            Some(d) => Some(StreamSource {
-                data: Arc::from(raw_bytes(d)?),
-                offset,
-                stride,
-                frequency: self.frequencies.get(n).copied().unwrap_or_default(),
-            }),
-            None => None,
+        let (source, copied) = match data {
+            Some(d) => {
+                let (data, copied) = stream_data(d)?;
+                let frequency = self.frequencies.get(n).copied().unwrap_or_default();
+                let source = StreamSource {
+                    data,
+                    offset,
+                    stride,
+                    frequency,
+                };
+                (Some(source), copied)
+            }
+            None => (None, false),
         };
         self.inner
             .set_stream(n, source.clone())
             .map_err(errors::device)?;
         self.streams[n] = source;
+        self.copied[n] = copied;
         Ok(())
+    }
+
+    /// What stream `n` reads: a dict with "address" (of its first byte: the array's own
+    /// `ctypes.data` when it was bound without a copy), "nbytes", "copied", "offset",
+    /// "stride"; None when it is not bound.
+    fn stream_info<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = self.streams.get(n).and_then(Option::as_ref) else {
+            return Ok(None);
+        };
+        let info = PyDict::new(py);
+        info.set_item("address", s.data.as_ptr() as usize)?;
+        info.set_item("nbytes", s.data.len())?;
+        info.set_item("copied", self.copied[n])?;
+        info.set_item("offset", s.offset)?;
+        info.set_item("stride", s.stride)?;
+        Ok(Some(info))
     }
 
     /// `SetStreamSourceFreq(n, setting)`: 1 (every vertex), `INDEXEDDATA | count`,
@@ -351,7 +446,8 @@ impl Device {
     /// Run the shader over `vertex_count` vertices, `instance_count` times. Returns a float32
     /// array shaped (vertices, outputs, 4) — the bytes `dxso run --format bin` writes — and
     /// each output register's semantics ("POSITION0"; "TEXCOORD0+TEXCOORD1" for a packed
-    /// vs_3_0 register).
+    /// vs_3_0 register). The GIL is released during the draw unless a stream reads the
+    /// caller's memory (see `set_stream`).
     #[pyo3(signature = (vertex_count, instance_count = 1))]
     fn draw<'py>(
         &self,
@@ -360,9 +456,11 @@ impl Device {
         instance_count: usize,
     ) -> PyResult<Drawn<'py>> {
         let inner = &self.inner;
-        let out = py
-            .detach(|| inner.draw(vertex_count, instance_count))
-            .map_err(errors::device)?;
+        let draw = || inner.draw(vertex_count, instance_count);
+        // Streams that are the caller's memory are read with the GIL held, so that no Python
+        // code writes them meanwhile; a draw from copies lets other threads run.
+        let pinned = (0..STREAMS).any(|n| self.streams[n].is_some() && !self.copied[n]);
+        let out = if pinned { draw() } else { py.detach(draw) }.map_err(errors::device)?;
         let shape = [out.vertices, out.registers.len(), 4];
         let array = PyArray1::from_vec(py, out.data).reshape(shape)?;
         Ok((array.into_any(), semantics(&out.registers)))

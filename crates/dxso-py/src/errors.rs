@@ -42,6 +42,13 @@ create_exception!(
     "The device refused a state or a draw (the message says which and why)."
 );
 
+create_exception!(
+    dxso,
+    TranslationError,
+    Error,
+    "The GPU translation does not handle something in the shader (the message says what)."
+);
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("Error", py.get_type::<Error>())?;
@@ -50,6 +57,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ValidationError", py.get_type::<ValidationError>())?;
     m.add("LinkError", py.get_type::<LinkError>())?;
     m.add("DeviceError", py.get_type::<DeviceError>())?;
+    m.add("TranslationError", py.get_type::<TranslationError>())?;
     Ok(())
 }
 

@@ -1,15 +1,15 @@
 //! The Python package `dxso`: assemble, disassemble, validate and link Direct3D 9 shaders,
-//! and run vertex shaders on the CPU with NumPy arrays in and out.
+//! run vertex shaders on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
 //!
-//! A thin door to the `dxso` and `dxso-vm` crates (no logic of its own): see
+//! A thin door to the `dxso`, `dxso-vm` and `dxso-naga` crates (no logic of its own): see
 //! `crates/dxso-py/dxso.pyi` for the API with types, and the README for building the wheel.
-//! Translation for GPUs (`translate`) joins when the `dxso-naga` crate exists.
 
 use pyo3::prelude::*;
 
 mod device;
 mod errors;
 mod shader;
+mod translate;
 
 #[pymodule(name = "dxso")]
 fn dxso_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -18,6 +18,7 @@ fn dxso_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shader::disassemble, m)?)?;
     m.add_function(wrap_pyfunction!(shader::validate, m)?)?;
     m.add_function(wrap_pyfunction!(shader::link, m)?)?;
+    m.add_function(wrap_pyfunction!(translate::translate, m)?)?;
     m.add_class::<shader::Shader>()?;
     m.add_class::<shader::Diagnostic>()?;
     m.add_class::<shader::Element>()?;

@@ -249,14 +249,11 @@ impl Shader {
         signature.iter().map(Element::from).collect()
     }
 
-    /// A vertex shader's outputs with their semantics (empty for a pixel shader).
+    /// The outputs with their semantics: a vertex shader's varyings; a pixel shader's
+    /// colours (COLOR#: `oC#`, `r0` in ps_1_x) and depth (DEPTH0: `oDepth`).
     #[getter]
     fn outputs(&self) -> Vec<Element> {
-        let s = &self.source.shader;
-        if !s.version.is_vertex() {
-            return Vec::new();
-        }
-        dxso::link::output_signature(s)
+        dxso::link::output_signature(&self.source.shader)
             .iter()
             .map(Element::from)
             .collect()

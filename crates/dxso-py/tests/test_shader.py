@@ -132,8 +132,21 @@ def test_shader_object():
     assert [e.semantic for e in old.outputs] == ["POSITION0"] and old.outputs[0].register == "oPos"
     assert old.validate() == [] and old.validate("min") == []
     ps = dxso.Shader("ps_2_0\ndcl t0.xy\ndcl v0\nmov oC0, v0\n")
-    assert ps.kind == "ps" and ps.outputs == []
+    assert ps.kind == "ps"
+    assert [(e.semantic, e.usage, e.register, e.mask) for e in ps.outputs] == [("COLOR0", "color", "oC0", "xyzw")]
     assert [(e.semantic, e.register, e.mask) for e in ps.inputs] == [("TEXCOORD0", "t0", "xy"), ("COLOR0", "v0", "xyzw")]
+
+
+def test_pixel_shader_outputs_colours_and_depth():
+    ps3 = dxso.Shader("ps_3_0\ndef c0, 1, 0, 0, 1\nmov oDepth, c0.x\nmov oC2, c0\nmov oC0, c0\n")
+    assert [(e.semantic, e.usage, e.usage_index, e.register) for e in ps3.outputs] == [
+        ("COLOR0", "color", 0, "oC0"), ("COLOR2", "color", 2, "oC2"), ("DEPTH0", "depth", 0, "oDepth")
+    ]
+    # ps_1_x: the colour is r0, with the components the shader writes.
+    ps1 = dxso.Shader("ps_1_1\ntex t0\nmov r0.rgb, t0\n")
+    assert [(e.semantic, e.register, e.mask) for e in ps1.outputs] == [("COLOR0", "r0", "xyz")]
+    ps14 = dxso.Shader(dxso.assemble("ps_1_4\ntexcrd r0.rgb, t0\ntexdepth r5\n"))
+    assert [(e.semantic, e.register, e.mask) for e in ps14.outputs] == [("COLOR0", "r0", "xyz"), ("DEPTH0", "r5", "xy")]
     with pytest.raises(dxso.BytecodeError):
         dxso.Shader(b"\x00\x03\xfe\xff")
 

@@ -447,7 +447,7 @@ impl Device {
                     let b = Binding {
                         reg,
                         element: *e,
-                        data: Buf::Shared(stream.data.clone()),
+                        data: Buf::Shared(Arc::new(stream.data.clone())),
                         stream,
                     };
                     b.check_bounds(vertex_count, instances, self.indices.as_deref())?;

@@ -57,7 +57,8 @@ impl Frequency {
 /// A vertex buffer bound to a stream.
 #[derive(Clone, Debug)]
 pub struct StreamSource {
-    pub data: Arc<[u8]>,
+    /// The vertex buffer: shared, read where it is (see [`StreamData`]).
+    pub data: StreamData,
     pub offset: usize,
     pub stride: usize,
     pub frequency: Frequency,
@@ -454,5 +455,99 @@ mod tests {
         assert_eq!(Float16_4.size(), 8);
         assert_eq!(D3dColor.size(), 4);
         assert_eq!(Float3.size(), 12);
+    }
+}
+
+/// The bytes of a vertex buffer bound to a stream ([`crate::StreamSource::data`]), shared:
+/// cloning a `StreamData` shares the bytes, and a draw reads them where they are.
+///
+/// Its bytes are the slice its owner's `as_ref` returns when the `StreamData` is made; the
+/// owner is kept alive by every clone, so they stay where they are for as long as one lives.
+/// Build one from a `Vec<u8>`, an `Arc<[u8]>`, a `Box<[u8]>`, an iterator of bytes
+/// (`collect`), or any owner of bytes with [`StreamData::new`] — a memory-mapped file, or
+/// another language's array that the owner keeps from moving (the Python package binds
+/// NumPy arrays this way, without a copy).
+#[derive(Clone)]
+pub struct StreamData {
+    /// What holds the bytes; never read again after `new`, only kept alive.
+    _owner: Arc<dyn AsRef<[u8]> + Send + Sync>,
+    /// `_owner`'s bytes, as its `as_ref` returned them once.
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: `ptr`/`len` are shared, read-only access to bytes that `_owner` (`Send + Sync`)
+// holds; nothing writes through them.
+unsafe impl Send for StreamData {}
+unsafe impl Sync for StreamData {}
+
+impl StreamData {
+    /// The bytes `owner.as_ref()` returns, shared without a copy.
+    pub fn new<T: AsRef<[u8]> + Send + Sync + 'static>(owner: T) -> StreamData {
+        let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(owner);
+        let bytes = (*owner).as_ref();
+        StreamData {
+            ptr: std::ptr::NonNull::from(bytes).cast(),
+            len: bytes.len(),
+            _owner: owner,
+        }
+    }
+
+    /// Where the bytes are (what a caller that bound its own memory can compare with).
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+}
+
+impl std::ops::Deref for StreamData {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: the slice `_owner.as_ref()` returned, borrowed from an owner that lives as
+        // long as `self` does and that nothing can borrow mutably (it sits in an `Arc` that
+        // never hands out `&mut`), so the borrow that produced it is still valid.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl AsRef<[u8]> for StreamData {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl std::fmt::Debug for StreamData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StreamData({} bytes at {:p})", self.len, self.ptr)
+    }
+}
+
+impl From<Vec<u8>> for StreamData {
+    fn from(v: Vec<u8>) -> StreamData {
+        StreamData::new(v)
+    }
+}
+
+impl From<Box<[u8]>> for StreamData {
+    fn from(b: Box<[u8]>) -> StreamData {
+        StreamData::new(b)
+    }
+}
+
+impl From<Arc<[u8]>> for StreamData {
+    fn from(a: Arc<[u8]>) -> StreamData {
+        StreamData::new(a)
+    }
+}
+
+impl From<&[u8]> for StreamData {
+    /// A copy of the bytes.
+    fn from(b: &[u8]) -> StreamData {
+        StreamData::new(b.to_vec())
+    }
+}
+
+impl FromIterator<u8> for StreamData {
+    fn from_iter<I: IntoIterator<Item = u8>>(iter: I) -> StreamData {
+        StreamData::new(iter.into_iter().collect::<Vec<u8>>())
     }
 }

@@ -138,7 +138,8 @@ pub(crate) fn from_env() -> bool {
 /// Bytes a draw reads or writes: a vector or shared data as given, or a guarded copy.
 pub(crate) enum Buf<T: Plain> {
     Heap(Vec<T>),
-    Shared(std::sync::Arc<[T]>),
+    /// Data shared with its owner (a stream's bytes), read where it is.
+    Shared(std::sync::Arc<dyn AsRef<[T]> + Send + Sync>),
     Guarded(GuardedBuf<T>),
 }
 
@@ -156,7 +157,7 @@ impl<T: Plain> Deref for Buf<T> {
     fn deref(&self) -> &[T] {
         match self {
             Buf::Heap(v) => v,
-            Buf::Shared(a) => a,
+            Buf::Shared(a) => (**a).as_ref(),
             Buf::Guarded(g) => g,
         }
     }

@@ -57,8 +57,8 @@ pub use compile::{CodeGenerator, Tier};
 pub use device::{Device, Inputs, MAX_OUTPUT_BYTES, Outputs};
 pub use exec::Isa;
 pub use fetch::{
-    DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamSource,
-    VertexElement,
+    DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
+    StreamSource, VertexElement,
 };
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{

@@ -20,6 +20,7 @@
 //! ps_3_0 read v0-1 as COLOR0-1 and t0-7 as TEXCOORD0-7.
 
 use crate::ir::*;
+use crate::opcodes::Opcode;
 use crate::registers::register_name;
 use crate::validate::Checked;
 
@@ -78,8 +79,12 @@ fn declared(shader: &Shader, kind: RegisterKind) -> Vec<Element> {
     out
 }
 
-/// What a vertex shader outputs.
+/// What a shader outputs: a vertex shader's varyings; a pixel shader's colours and depth
+/// ([`pixel_outputs`]).
 pub fn output_signature(vs: &Shader) -> Vec<Element> {
+    if vs.version.is_pixel() {
+        return pixel_outputs(vs);
+    }
     if vs.version.major >= 3 {
         return declared(vs, RegisterKind::Output);
     }
@@ -109,6 +114,61 @@ pub fn output_signature(vs: &Shader) -> Vec<Element> {
             }),
         }
     }
+    out
+}
+
+/// What a pixel shader outputs, in register order: from ps_2_0 on, each `oC#` it writes as
+/// COLOR# and `oDepth` as DEPTH0; in ps_1_x the colour is `r0` (COLOR0, always present: the
+/// pixel's colour is whatever `r0` holds at the end), and ps_1_4's `texdepth r5` makes `r5`
+/// the depth (DEPTH0, its x/y). Masks are the components written (`r0` unwritten: xyzw).
+fn pixel_outputs(ps: &Shader) -> Vec<Element> {
+    let legacy = ps.version.number() < 0x200;
+    let mut out: Vec<Element> = Vec::new();
+    if legacy {
+        out.push(Element {
+            usage: Usage::Color,
+            usage_index: 0,
+            register: Register {
+                kind: RegisterKind::Temp,
+                number: 0,
+            },
+            mask: 0,
+            centroid: false,
+            instruction: None,
+        });
+    }
+    for (i, inst) in ps.instructions.iter().enumerate() {
+        let Some(d) = inst.dst else { continue };
+        let (usage, index, mask) = match (d.reg.kind, d.reg.number) {
+            (RegisterKind::ColorOut, n) if !legacy => (Usage::Color, n as u8, d.mask.0),
+            (RegisterKind::DepthOut, _) if !legacy => (Usage::Depth, 0, d.mask.0),
+            (RegisterKind::Temp, 0) if legacy => (Usage::Color, 0, d.mask.0),
+            (RegisterKind::Temp, _) if legacy && inst.opcode == Opcode::TexDepth => {
+                (Usage::Depth, 0, 0b0011)
+            }
+            _ => continue,
+        };
+        match out.iter_mut().find(|e| e.register == d.reg) {
+            Some(e) => {
+                e.mask |= mask;
+                e.instruction.get_or_insert(i);
+            }
+            None => out.push(Element {
+                usage,
+                usage_index: index,
+                register: d.reg,
+                mask,
+                centroid: false,
+                instruction: Some(i),
+            }),
+        }
+    }
+    for e in &mut out {
+        if e.mask == 0 {
+            e.mask = 0xF;
+        }
+    }
+    out.sort_by_key(|e| (e.usage == Usage::Depth, e.usage_index));
     out
 }
 
@@ -542,5 +602,54 @@ mod tests {
         let l = link_shaders(&vs(""), &ps, false).unwrap();
         assert_eq!(l.warnings[0].rule, LinkRule::Position);
         assert_eq!(l.varyings[0].vs.register_name(), "o0");
+    }
+
+    /// (semantic, register, mask) of each output.
+    fn outputs(src: &str) -> Vec<(String, String, String)> {
+        output_signature(&parse(src).unwrap())
+            .iter()
+            .map(|e| (e.semantic(), e.register_name(), mask_letters(e.mask)))
+            .collect()
+    }
+
+    fn owned(v: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+        v.iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn pixel_shader_outputs_are_colours_and_depth() {
+        // Register order, whatever the order of the writes; masks from the writes.
+        let ps3 = "ps_3_0\ndef c0, 1, 0, 0, 1\nmov oDepth, c0.x\nmov oC1, c0\nmov oC0, c0\n";
+        assert_eq!(
+            outputs(ps3),
+            owned(&[
+                ("COLOR0", "oC0", "xyzw"),
+                ("COLOR1", "oC1", "xyzw"),
+                ("DEPTH0", "oDepth", "xyzw"),
+            ])
+        );
+        let ps2 = "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n";
+        assert_eq!(outputs(ps2), owned(&[("COLOR0", "oC0", "xyzw")]));
+        // ps_1_x: r0 is the colour, its components as written (co-issued halves add up).
+        let ps1 = "ps_1_1\ntex t0\nmov r0.rgb, t0\n+mov r0.a, v0\n";
+        assert_eq!(outputs(ps1), owned(&[("COLOR0", "r0", "xyzw")]));
+        let ps1 = "ps_1_3\ntex t0\nmov r0.rgb, t0\n";
+        assert_eq!(outputs(ps1), owned(&[("COLOR0", "r0", "xyz")]));
+        let ps14 = "ps_1_4\ntexcrd r0.rgb, t0\ntexdepth r5\n";
+        assert_eq!(
+            outputs(ps14),
+            owned(&[("COLOR0", "r0", "xyz"), ("DEPTH0", "r5", "xy")])
+        );
+        // A temporary is no output from ps_2_0 on, and r0 unwritten is still the colour.
+        assert_eq!(
+            outputs("ps_2_0\ndef c0, 1, 1, 1, 1\nmov r0, c0\nmov oC0, r0\n"),
+            owned(&[("COLOR0", "oC0", "xyzw")])
+        );
+        assert_eq!(
+            outputs("ps_1_1\ndef c0, 1, 1, 1, 1\nmov r1, c0\n"),
+            owned(&[("COLOR0", "r0", "xyzw")])
+        );
     }
 }

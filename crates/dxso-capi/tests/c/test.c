@@ -213,7 +213,95 @@ static void test_constants_by_name(void) {
     dxso_device_free(dev);
 }
 
+/* Element i of `list` is `semantic` at `reg` with mask `mask`. */
+static int element_is(const DxsoSignature *list, size_t i, const char *semantic, const char *reg, uint32_t mask) {
+    const DxsoElement *e = dxso_signature_get(list, i);
+    return e && strcmp(e->semantic, semantic) == 0 && strcmp(e->register_name, reg) == 0 && e->mask == mask;
+}
+
+static void test_signature(void) {
+    const char *ps = "ps_3_0\ndcl_texcoord2 v1.xy\ndef c0, 1, 0, 0, 1\nmov oDepth, c0.x\nmov oC1, v1\nmov oC0, c0\n";
+    DxsoSignature *list = NULL;
+    CHECK(dxso_signature((const uint8_t *)ps, strlen(ps), DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 3);
+    CHECK(element_is(list, 0, "COLOR0", "oC0", 0xF) && element_is(list, 1, "COLOR1", "oC1", 0xF));
+    CHECK(element_is(list, 2, "DEPTH0", "oDepth", 0xF));
+    const DxsoElement *e = dxso_signature_get(list, 2);
+    CHECK(e && e->usage == 12 && e->usage_index == 0 && !e->centroid);
+    CHECK(dxso_signature_get(list, 3) == NULL);
+    dxso_signature_free(list);
+    CHECK(dxso_signature((const uint8_t *)ps, strlen(ps), DXSO_SIGNATURE_KIND_INPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 1 && element_is(list, 0, "TEXCOORD2", "v1", 0x3));
+    dxso_signature_free(list);
+
+    /* ps_1_x: the colour is r0; bytecode works as text does. */
+    const char *ps1 = "ps_1_1\ntex t0\nmov r0.rgb, t0\n";
+    DxsoBuffer tokens = {NULL, 0};
+    CHECK(dxso_assemble(ps1, strlen(ps1), 0, &tokens) == DXSO_STATUS_OK);
+    CHECK(dxso_signature(tokens.data, tokens.len, DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 1 && element_is(list, 0, "COLOR0", "r0", 0x7));
+    dxso_signature_free(list);
+    dxso_buffer_free(&tokens);
+
+    const char *vs = "vs_1_1\ndcl_position v0\nmov oPos, v0\nmov oT1.xy, v0\n";
+    CHECK(dxso_signature((const uint8_t *)vs, strlen(vs), DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_OK);
+    CHECK(dxso_signature_count(list) == 2 && element_is(list, 0, "POSITION0", "oPos", 0xF));
+    CHECK(element_is(list, 1, "TEXCOORD1", "oT1", 0x3));
+    dxso_signature_free(list);
+
+    list = NULL;
+    CHECK(dxso_signature((const uint8_t *)"ps_2_0\nfoo\n", 11, DXSO_SIGNATURE_KIND_OUTPUTS, &list) == DXSO_STATUS_INPUT);
+    CHECK(list == NULL && strstr(dxso_last_error(), "<input>:2:1: error: unknown instruction 'foo'") != NULL);
+    dxso_signature_free(NULL);
+}
+
+static void test_translate(void) {
+    const char *vs = "vs_2_0\ndcl_position v0\ndcl_texcoord0 v1\nm4x4 oPos, v0, c0\nrcp r0.x, v1.x\nmov oT0, r0.x\n";
+    DxsoBuffer code = {NULL, 0};
+    char *json = NULL;
+    CHECK(dxso_translate((const uint8_t *)vs, strlen(vs), DXSO_TARGET_WGSL, DXSO_FLOAT_STRICT, &code, &json) == DXSO_STATUS_OK);
+    /* The text has no NUL: search a copy. */
+    char wgsl[65536] = {0};
+    CHECK(code.len > 0 && code.len < sizeof wgsl && memchr(code.data, 0, code.len) == NULL);
+    size_t strict_len = code.len < sizeof wgsl ? code.len : 0;
+    memcpy(wgsl, code.data, strict_len);
+    CHECK(strstr(wgsl, "@vertex") != NULL);
+    CHECK(json && strncmp(json, "{\"stage\":\"vertex\",\"version\":\"vs_2_0\"", 36) == 0);
+    CHECK(json && strstr(json, "\"register\":\"oT0\"") != NULL);
+    dxso_buffer_free(&code);
+    dxso_string_free(json);
+
+    /* IEEE arithmetic is other code (rcp without the FLT_MAX select). */
+    CHECK(dxso_translate((const uint8_t *)vs, strlen(vs), DXSO_TARGET_WGSL, DXSO_FLOAT_IEEE, &code, &json) == DXSO_STATUS_OK);
+    CHECK(code.len > 0 && (code.len != strict_len || memcmp(code.data, wgsl, code.len) != 0));
+    dxso_buffer_free(&code);
+    dxso_string_free(json);
+
+    /* SPIR-V: little-endian words, starting with the magic number. */
+    const char *ps = "ps_2_0\ndcl t0.xy\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n";
+    CHECK(dxso_translate((const uint8_t *)ps, strlen(ps), DXSO_TARGET_SPIRV, DXSO_FLOAT_STRICT, &code, &json) == DXSO_STATUS_OK);
+    CHECK(code.len >= 20 && code.len % 4 == 0 && word(&code, 0) == 0x07230203);
+    CHECK(json && strstr(json, "\"stage\":\"fragment\"") != NULL && strstr(json, "\"semantic\":\"COLOR0\"") != NULL);
+    dxso_buffer_free(&code);
+    dxso_string_free(json);
+
+    /* A shader that does not validate is refused with the validator's errors; nothing is
+     * written. */
+    const char *bad = "vs_2_0\ndcl_position v0\ndcl_normal v1\nadd r0, v0, v1\nmov oPos, r0\n";
+    code.data = NULL;
+    json = NULL;
+    CHECK(dxso_translate((const uint8_t *)bad, strlen(bad), DXSO_TARGET_GLSL, DXSO_FLOAT_STRICT, &code, &json) == DXSO_STATUS_INPUT);
+    CHECK(strcmp(dxso_last_error(),
+                 "<input>:4:1: error[V007]: 2 different v# registers in one instruction; vs_2_0 allows 1\n"
+                 "<input>: the shader does not validate") == 0);
+    CHECK(code.data == NULL && json == NULL);
+    CHECK(dxso_translate((const uint8_t *)vs, strlen(vs), DXSO_TARGET_MSL, DXSO_FLOAT_STRICT, NULL, &json) == DXSO_STATUS_ARGUMENT);
+    CHECK(strcmp(dxso_last_error(), "code is null") == 0);
+}
+
 int main(void) {
+    test_translate();
+    test_signature();
     test_constants_by_name();
     test_assemble_and_disassemble();
     test_validate();
