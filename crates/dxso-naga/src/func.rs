@@ -1,0 +1,265 @@
+//! Building one naga function: its expression arena with the `Emit` bookkeeping naga needs,
+//! the stack of blocks being filled, and small constructors for the expressions the
+//! translator uses (literals that may be infinite or NaN, splats, swizzles, selects, ...).
+
+use naga::{
+    BinaryOperator, Block, Expression, Function, Handle, Literal, MathFunction, Module, Scalar,
+    ScalarKind, Span, Statement, SwizzleComponent, Type, TypeInner, VectorSize,
+};
+
+pub(crate) type H = Handle<Expression>;
+
+/// The shape of a value the arithmetic helpers work on: one `f32` or a `vec4<f32>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Scalar,
+    Vec4,
+}
+
+/// A function under construction.
+pub(crate) struct FnBuilder {
+    pub f: Function,
+    blocks: Vec<Block>,
+    /// The first and last expression of the run not yet covered by an `Emit`.
+    pending: Option<(H, H)>,
+}
+
+impl FnBuilder {
+    pub fn new(name: &str) -> FnBuilder {
+        FnBuilder {
+            f: Function {
+                name: Some(name.to_string()),
+                ..Function::default()
+            },
+            blocks: vec![Block::new()],
+            pending: None,
+        }
+    }
+
+    /// Append an expression; those naga evaluates at the start of the function (literals,
+    /// variables, arguments) and call results stay out of `Emit` ranges.
+    pub fn expr(&mut self, e: Expression) -> H {
+        if e.needs_pre_emit() || matches!(e, Expression::CallResult(_)) {
+            self.flush();
+            return self.f.expressions.append(e, Span::UNDEFINED);
+        }
+        let h = self.f.expressions.append(e, Span::UNDEFINED);
+        self.pending = Some(match self.pending {
+            Some((first, _)) => (first, h),
+            None => (h, h),
+        });
+        h
+    }
+
+    /// Emit the pending expressions into the current block.
+    pub fn flush(&mut self) {
+        if let Some((first, last)) = self.pending.take() {
+            let range = naga::Range::new_from_bounds(first, last);
+            self.current().push(Statement::Emit(range), Span::UNDEFINED);
+        }
+    }
+
+    fn current(&mut self) -> &mut Block {
+        self.blocks.last_mut().expect("a block is always open")
+    }
+
+    pub fn stmt(&mut self, s: Statement) {
+        self.flush();
+        self.current().push(s, Span::UNDEFINED);
+    }
+
+    /// Start a nested block (the arm of an `if`, the body of a loop).
+    pub fn open(&mut self) {
+        self.flush();
+        self.blocks.push(Block::new());
+    }
+
+    /// Finish the nested block started last.
+    pub fn close(&mut self) -> Block {
+        self.flush();
+        if self.blocks.len() > 1 {
+            self.blocks.pop().unwrap_or_default()
+        } else {
+            Block::new()
+        }
+    }
+
+    /// The finished function.
+    pub fn finish(mut self) -> Function {
+        self.flush();
+        self.f.body = self.blocks.swap_remove(0);
+        self.f
+    }
+
+    // ---- constructors -------------------------------------------------------------------
+
+    /// An `f32` constant. naga rejects non-finite literals, so infinities and NaNs are a
+    /// bitcast of their bits.
+    pub fn f32(&mut self, v: f32) -> H {
+        if v.is_finite() {
+            self.expr(Expression::Literal(Literal::F32(v)))
+        } else {
+            let bits = self.u32(v.to_bits());
+            self.bitcast(bits, ScalarKind::Float)
+        }
+    }
+    pub fn u32(&mut self, v: u32) -> H {
+        self.expr(Expression::Literal(Literal::U32(v)))
+    }
+    pub fn i32(&mut self, v: i32) -> H {
+        self.expr(Expression::Literal(Literal::I32(v)))
+    }
+    pub fn bool(&mut self, v: bool) -> H {
+        self.expr(Expression::Literal(Literal::Bool(v)))
+    }
+    /// `v` in `shape`.
+    pub fn kf(&mut self, v: f32, shape: Shape) -> H {
+        let s = self.f32(v);
+        self.fit(s, shape)
+    }
+    /// A scalar expression splatted to `shape`.
+    pub fn fit(&mut self, s: H, shape: Shape) -> H {
+        match shape {
+            Shape::Scalar => s,
+            Shape::Vec4 => self.splat(s),
+        }
+    }
+    pub fn splat(&mut self, value: H) -> H {
+        self.expr(Expression::Splat {
+            size: VectorSize::Quad,
+            value,
+        })
+    }
+    /// A `vec4<f32>` of four bit patterns (any of them may be infinite or NaN).
+    pub fn vec4_bits(&mut self, module: &mut Module, bits: [u32; 4]) -> H {
+        let parts = bits.map(|b| self.f32(f32::from_bits(b)));
+        self.compose(module, vec4(Scalar::F32), parts.to_vec())
+    }
+    pub fn compose(&mut self, module: &mut Module, inner: TypeInner, components: Vec<H>) -> H {
+        let ty = ty(module, inner);
+        self.expr(Expression::Compose { ty, components })
+    }
+    pub fn bin(&mut self, op: BinaryOperator, left: H, right: H) -> H {
+        self.expr(Expression::Binary { op, left, right })
+    }
+    pub fn add(&mut self, a: H, b: H) -> H {
+        self.bin(BinaryOperator::Add, a, b)
+    }
+    pub fn sub(&mut self, a: H, b: H) -> H {
+        self.bin(BinaryOperator::Subtract, a, b)
+    }
+    pub fn fmul(&mut self, a: H, b: H) -> H {
+        self.bin(BinaryOperator::Multiply, a, b)
+    }
+    pub fn neg(&mut self, a: H) -> H {
+        self.expr(Expression::Unary {
+            op: naga::UnaryOperator::Negate,
+            expr: a,
+        })
+    }
+    pub fn not(&mut self, a: H) -> H {
+        self.expr(Expression::Unary {
+            op: naga::UnaryOperator::LogicalNot,
+            expr: a,
+        })
+    }
+    pub fn math(&mut self, fun: MathFunction, arg: H) -> H {
+        self.math_n(fun, arg, None, None)
+    }
+    pub fn math_n(&mut self, fun: MathFunction, arg: H, arg1: Option<H>, arg2: Option<H>) -> H {
+        self.expr(Expression::Math {
+            fun,
+            arg,
+            arg1,
+            arg2,
+            arg3: None,
+        })
+    }
+    /// `condition ? accept : reject`.
+    pub fn select(&mut self, condition: H, accept: H, reject: H) -> H {
+        self.expr(Expression::Select {
+            condition,
+            accept,
+            reject,
+        })
+    }
+    pub fn index(&mut self, base: H, index: u32) -> H {
+        self.expr(Expression::AccessIndex { base, index })
+    }
+    pub fn load(&mut self, pointer: H) -> H {
+        self.expr(Expression::Load { pointer })
+    }
+    pub fn store(&mut self, pointer: H, value: H) {
+        self.stmt(Statement::Store { pointer, value });
+    }
+    /// A four-component swizzle; the identity gives `v` itself.
+    pub fn swizzle(&mut self, v: H, pattern: [u8; 4]) -> H {
+        if pattern == [0, 1, 2, 3] {
+            return v;
+        }
+        self.expr(Expression::Swizzle {
+            size: VectorSize::Quad,
+            vector: v,
+            pattern: pattern.map(component),
+        })
+    }
+    /// The first `n` (2 or 3) components of a vector.
+    pub fn prefix(&mut self, v: H, n: u8) -> H {
+        let size = if n == 2 {
+            VectorSize::Bi
+        } else {
+            VectorSize::Tri
+        };
+        self.expr(Expression::Swizzle {
+            size,
+            vector: v,
+            pattern: [0, 1, 2, 3].map(component),
+        })
+    }
+    pub fn bitcast(&mut self, expr: H, kind: ScalarKind) -> H {
+        self.expr(Expression::As {
+            expr,
+            kind,
+            convert: None,
+        })
+    }
+    pub fn convert(&mut self, expr: H, kind: ScalarKind) -> H {
+        self.expr(Expression::As {
+            expr,
+            kind,
+            convert: Some(4),
+        })
+    }
+}
+
+fn component(c: u8) -> SwizzleComponent {
+    match c & 3 {
+        0 => SwizzleComponent::X,
+        1 => SwizzleComponent::Y,
+        2 => SwizzleComponent::Z,
+        _ => SwizzleComponent::W,
+    }
+}
+
+pub(crate) fn vec4(scalar: Scalar) -> TypeInner {
+    TypeInner::Vector {
+        size: VectorSize::Quad,
+        scalar,
+    }
+}
+
+pub(crate) fn ty(module: &mut Module, inner: TypeInner) -> Handle<Type> {
+    module
+        .types
+        .insert(Type { name: None, inner }, Span::UNDEFINED)
+}
+
+pub(crate) fn named_ty(module: &mut Module, name: &str, inner: TypeInner) -> Handle<Type> {
+    module.types.insert(
+        Type {
+            name: Some(name.to_string()),
+            inner,
+        },
+        Span::UNDEFINED,
+    )
+}

@@ -1,0 +1,495 @@
+//! What a caller must know to bind a translated shader: constant buffers, samplers, vertex
+//! inputs or interpolated inputs, outputs and their locations. Serialised to JSON by
+//! `dxso translate --interface`.
+
+use dxso::ir::{self, RegisterKind, Shader, ShaderKind, Usage};
+use dxso::opcodes::Opcode;
+use serde::Serialize;
+
+/// Bind group of a vertex shader's constant buffers (`c#` binding 0, `i#` 1, `b#` 2).
+pub const VS_CONSTANT_GROUP: u32 = 0;
+/// Bind group of a vertex shader's textures and samplers.
+pub const VS_SAMPLER_GROUP: u32 = 1;
+/// Bind group of a pixel shader's constant buffers (so a vs/ps pair never collides).
+pub const PS_CONSTANT_GROUP: u32 = 2;
+/// Bind group of a pixel shader's textures and samplers.
+pub const PS_SAMPLER_GROUP: u32 = 3;
+
+/// Everything outside the shader that a translation reads or writes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interface {
+    /// `"vertex"` or `"fragment"`.
+    pub stage: &'static str,
+    /// The D3D9 version, as `vs_3_0`.
+    pub version: String,
+    /// The names of the entry points in the module: the `@vertex` or `@fragment` function
+    /// and the body (see [`crate::Translation::body`]).
+    pub entry_point: String,
+    pub body: String,
+    /// `c#`: a uniform `array<vec4<f32>, registers>` (register n is element n). `None` when
+    /// the shader reads no `c#` from memory (every read is a `def` turned into a literal).
+    pub float_constants: Option<ConstantBuffer>,
+    /// `i#`: a uniform `array<vec4<i32>, 16>`.
+    pub int_constants: Option<ConstantBuffer>,
+    /// `b#`: a uniform `array<vec4<u32>, 16>`; register n is component x of element n
+    /// (nonzero = true).
+    pub bool_constants: Option<ConstantBuffer>,
+    /// Each sampler register the shader uses.
+    pub samplers: Vec<Sampler>,
+    /// The members of the body's input struct, in order.
+    pub inputs: Vec<Input>,
+    /// The members of the body's output struct, in order.
+    pub outputs: Vec<Output>,
+    /// Per-draw parameters (point size, fog, clip planes, half-pixel offset) the translation
+    /// reads from the caller. Always empty today: the shader's own results (`oPts`, `oFog`)
+    /// are outputs like any other, clip planes and the half-pixel offset are the caller's
+    /// pipeline state, and position is written as D3D9 computes it.
+    pub parameters: Vec<String>,
+}
+
+/// A constant buffer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConstantBuffer {
+    pub group: u32,
+    pub binding: u32,
+    /// Registers (16 bytes each) the buffer holds. Relative reads outside `0..registers`
+    /// give (0, 0, 0, 0) whatever the buffer's size.
+    pub registers: u32,
+    /// Registers the shader fixes with `def`/`defi`/`defb`: direct reads use the literal, but
+    /// a relative read may reach them, so the caller must write these values into the buffer
+    /// (and never others there).
+    pub defs: Vec<Def>,
+}
+
+/// One `def`'d register: its exact bits (`f32`, `i32` or the bool 0/1 as `u32`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Def {
+    pub register: u32,
+    pub bits: [u32; 4],
+}
+
+/// A sampler register: a texture at `texture_binding` and a sampler at `sampler_binding`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sampler {
+    pub register: u32,
+    pub group: u32,
+    pub texture_binding: u32,
+    pub sampler_binding: u32,
+    /// `"2d"`, `"cube"` or `"volume"` (`1d` and undeclared samplers are 2d textures).
+    pub kind: &'static str,
+}
+
+/// An input register.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Input {
+    /// `v3`, `t0` (ps_1_x/ps_2_x texture coordinates), `vPos`, `vFace`.
+    pub register: String,
+    /// Where its value comes from: one vertex attribute (at location = the register
+    /// number), one interpolant per semantic (a packed ps_3_0 register has several, each
+    /// giving the components it declares), or a builtin: `position` (vPos: the pixel's
+    /// top-left corner, D3D9's whole-number centres; z = w = 0) or `front_facing` (vFace:
+    /// +1.0 front, -1.0 back).
+    pub varyings: Vec<Varying>,
+    /// What the entry point reads: always `vec4<f32>`. D3D9 vertex formats without a
+    /// WebGPU float equivalent (`UBYTE4`, `SHORT2`, `SHORT4`: integers read as floats) must
+    /// be converted by the caller (or fed as `float32x4`).
+    pub kind: &'static str,
+}
+
+/// An output register.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Output {
+    /// `oPos`, `oD0`, `oT3`, `oFog`, `oPts`, `o5` (vs_3_0), `oC0`, `oDepth`.
+    pub register: String,
+    /// One varying per semantic the register carries (a packed vs_3_0 register carries
+    /// several, each receiving the whole register).
+    pub varyings: Vec<Varying>,
+    /// Components the shader writes (`"xyzw"`); the others are 0 (oD0 of vs_1_1..vs_2_x:
+    /// 1.0).
+    pub components: String,
+}
+
+/// One semantic of a register and where it travels.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Varying {
+    /// `POSITION0`, `TEXCOORD1`, `COLOR0`, `DEPTH0`, `VPOS`, `VFACE`.
+    pub semantic: String,
+    /// The location (`None` for builtins).
+    pub location: Option<u32>,
+    /// `position`, `frag_depth`, `front_facing`.
+    pub builtin: Option<&'static str>,
+    /// The components of the register this semantic covers (its `dcl` mask).
+    pub components: String,
+}
+
+/// The location a semantic gets when it is a varying: TEXCOORD0..9 at 0..9, COLOR0/1 at
+/// 10/11, FOG0 at 12, PSIZE0 at 13; the others (`NORMAL0`, `TEXCOORD10`, ...) from 14 on,
+/// in the order the shader declares them. A vertex and a pixel shader that only use the
+/// fixed ones agree without a link step.
+pub fn fixed_location(usage: Usage, index: u8) -> Option<u32> {
+    match (usage, index) {
+        (Usage::TexCoord, i) if i < 10 => Some(i as u32),
+        (Usage::Color, i) if i < 2 => Some(10 + i as u32),
+        (Usage::Fog, 0) => Some(12),
+        (Usage::PSize, 0) => Some(13),
+        _ => None,
+    }
+}
+pub(crate) const FIRST_FREE_LOCATION: u32 = 14;
+
+pub(crate) fn semantic_name(usage: Usage, index: u8) -> String {
+    format!("{}{index}", usage.name().to_ascii_uppercase())
+}
+
+pub(crate) fn mask_name(mask: u8) -> String {
+    "xyzw"
+        .chars()
+        .enumerate()
+        .filter(|(c, _)| mask >> c & 1 != 0)
+        .map(|(_, ch)| ch)
+        .collect()
+}
+
+/// What the translator needs to know about the registers a shader uses.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Usage2 {
+    /// Directly read `c#` numbers (matrix macros span rows), relative reads, `def`s.
+    pub consts_read: Vec<u32>,
+    pub relative_consts: bool,
+    pub defs: Vec<(u32, [u32; 4])>,
+    pub ints_read: Vec<u32>,
+    pub defis: Vec<(u32, [u32; 4])>,
+    pub bools_read: Vec<u32>,
+    pub defbs: Vec<(u32, bool)>,
+    pub temps: Vec<u32>,
+}
+
+pub(crate) fn scan(shader: &Shader) -> Usage2 {
+    let mut u = Usage2::default();
+    for inst in &shader.instructions {
+        match inst.opcode {
+            Opcode::Def => {
+                if let Some(d) = inst.dst {
+                    u.defs
+                        .push((d.reg.number, std::array::from_fn(|k| inst.imm[k])));
+                }
+                continue;
+            }
+            Opcode::DefI => {
+                if let Some(d) = inst.dst {
+                    u.defis
+                        .push((d.reg.number, std::array::from_fn(|k| inst.imm[k])));
+                }
+                continue;
+            }
+            Opcode::DefB => {
+                if let Some(d) = inst.dst {
+                    u.defbs.push((d.reg.number, inst.imm[0] != 0));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(d) = inst.dst
+            && d.reg.kind == RegisterKind::Temp
+        {
+            u.temps.push(d.reg.number);
+        }
+        for (k, s) in inst.srcs.iter().enumerate() {
+            match s.reg.kind {
+                RegisterKind::Const if s.relative.is_some() => u.relative_consts = true,
+                RegisterKind::Const => {
+                    let span = match inst.opcode {
+                        Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
+                        Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
+                        Opcode::M3x2 if k == 1 => 2,
+                        _ => 1,
+                    };
+                    u.consts_read.extend(s.reg.number..s.reg.number + span)
+                }
+                RegisterKind::ConstInt => u.ints_read.push(s.reg.number),
+                RegisterKind::ConstBool => u.bools_read.push(s.reg.number),
+                RegisterKind::Temp => {
+                    let span = match inst.opcode {
+                        Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
+                        Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
+                        Opcode::M3x2 if k == 1 => 2,
+                        _ => 1,
+                    };
+                    u.temps.extend(s.reg.number..s.reg.number + span)
+                }
+                _ => {}
+            }
+        }
+    }
+    for v in [
+        &mut u.consts_read,
+        &mut u.ints_read,
+        &mut u.bools_read,
+        &mut u.temps,
+    ] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    u
+}
+
+/// The number of `c#` registers of the constant buffer: the version's register file
+/// (vs: 256, the D3D9 minimum every vs_2_0+ device has; ps_3_0 224, ps_2_x 32, ps_1_x 8),
+/// grown to cover the highest register read.
+pub(crate) fn float_registers(version: ir::Version, highest: Option<u32>) -> u32 {
+    let file = match (version.kind, version.major) {
+        (ShaderKind::Vertex, _) => 256,
+        (ShaderKind::Pixel, 3) => 224,
+        (ShaderKind::Pixel, 2) => 32,
+        (ShaderKind::Pixel, _) => 8,
+    };
+    file.max(highest.map_or(0, |h| h + 1))
+}
+
+/// The inputs and outputs of a shader: the interface entries and, beside each, the register
+/// the body reads or writes.
+pub(crate) struct Io {
+    pub inputs: Vec<(ir::Register, Input)>,
+    pub outputs: Vec<(ir::Register, Output)>,
+}
+
+/// vs_1_1 .. vs_2_x output registers in the order dxso-vm lists them.
+fn legacy_outputs() -> impl Iterator<Item = (ir::Register, &'static str, Usage, u8)> {
+    use RegisterKind::*;
+    [
+        (ir::Register::new(RastOut, 0), "oPos", Usage::Position, 0),
+        (ir::Register::new(RastOut, 1), "oFog", Usage::Fog, 0),
+        (ir::Register::new(RastOut, 2), "oPts", Usage::PSize, 0),
+        (ir::Register::new(AttrOut, 0), "oD0", Usage::Color, 0),
+        (ir::Register::new(AttrOut, 1), "oD1", Usage::Color, 1),
+    ]
+    .into_iter()
+    .chain((0..8u8).map(|t| {
+        let name: &'static str =
+            ["oT0", "oT1", "oT2", "oT3", "oT4", "oT5", "oT6", "oT7"][t as usize];
+        (
+            ir::Register::new(TexCrdOut, t as u32),
+            name,
+            Usage::TexCoord,
+            t,
+        )
+    }))
+}
+
+pub(crate) fn io(shader: &Shader) -> Io {
+    let v = shader.version;
+    let vs = v.is_vertex();
+    let mut next_location = FIRST_FREE_LOCATION;
+    let mut location = |usage: Usage, index: u8| {
+        fixed_location(usage, index).unwrap_or_else(|| {
+            next_location += 1;
+            next_location - 1
+        })
+    };
+    // Write masks per output register.
+    let mut written: Vec<(ir::Register, u8)> = Vec::new();
+    for inst in &shader.instructions {
+        if let Some(d) = inst.dst
+            && inst.opcode != Opcode::Dcl
+        {
+            let reg =
+                if v.is_pixel() && v.major < 2 && d.reg == ir::Register::new(RegisterKind::Temp, 0)
+                {
+                    ir::Register::new(RegisterKind::ColorOut, 0)
+                } else {
+                    d.reg
+                };
+            let mask = if d.relative.is_some() { 0xF } else { d.mask.0 };
+            match written.iter_mut().find(|w| w.0 == reg) {
+                Some(w) => w.1 |= mask,
+                None => written.push((reg, mask)),
+            }
+        }
+    }
+    let mask_of = |reg: ir::Register| written.iter().find(|w| w.0 == reg).map_or(0, |w| w.1);
+    let any_relative_output = shader.instructions.iter().any(|i| {
+        i.dst
+            .is_some_and(|d| d.reg.kind == RegisterKind::Output && d.relative.is_some())
+    });
+
+    let mut inputs: Vec<(ir::Register, Input)> = Vec::new();
+    let mut outputs: Vec<(ir::Register, Output)> = Vec::new();
+    for inst in &shader.instructions {
+        let (Opcode::Dcl, Some(d), Some(decl)) = (inst.opcode, inst.dst, inst.decl) else {
+            continue;
+        };
+        let usage = Usage::from_u32(decl.usage as u32).unwrap_or(Usage::Position);
+        let index = decl.usage_index;
+        let comps = mask_name(d.mask.0);
+        match d.reg.kind {
+            RegisterKind::Input | RegisterKind::Texture | RegisterKind::MiscType => {
+                let (usage, index) = match (vs, v.major, d.reg.kind) {
+                    (false, 2, RegisterKind::Input) => (Usage::Color, d.reg.number as u8),
+                    (false, 2, RegisterKind::Texture) => (Usage::TexCoord, d.reg.number as u8),
+                    _ => (usage, index),
+                };
+                let (name, varying) = if d.reg.kind == RegisterKind::MiscType {
+                    let pos = d.reg.number == ir::MISCTYPE_POSITION;
+                    let (n, sem, b) = if pos {
+                        ("vPos", "VPOS", "position")
+                    } else {
+                        ("vFace", "VFACE", "front_facing")
+                    };
+                    (
+                        n.to_string(),
+                        Varying {
+                            semantic: sem.into(),
+                            location: None,
+                            builtin: Some(b),
+                            components: comps,
+                        },
+                    )
+                } else {
+                    let prefix = if d.reg.kind == RegisterKind::Texture {
+                        "t"
+                    } else {
+                        "v"
+                    };
+                    (
+                        format!("{prefix}{}", d.reg.number),
+                        Varying {
+                            semantic: semantic_name(usage, index),
+                            location: Some(if vs {
+                                d.reg.number
+                            } else {
+                                location(usage, index)
+                            }),
+                            builtin: None,
+                            components: comps,
+                        },
+                    )
+                };
+                match inputs.iter_mut().find(|i| i.0 == d.reg) {
+                    Some(i) => i.1.varyings.push(varying),
+                    None => inputs.push((
+                        d.reg,
+                        Input {
+                            register: name,
+                            varyings: vec![varying],
+                            kind: "vec4<f32>",
+                        },
+                    )),
+                }
+            }
+            RegisterKind::Output => {
+                let builtin = vs && usage == Usage::Position && index == 0;
+                let varying = Varying {
+                    semantic: semantic_name(usage, index),
+                    location: (!builtin).then(|| location(usage, index)),
+                    builtin: builtin.then_some("position"),
+                    components: comps,
+                };
+                match outputs.iter_mut().find(|o| o.0 == d.reg) {
+                    Some(o) => o.1.varyings.push(varying),
+                    None => {
+                        let m = if any_relative_output {
+                            0xF
+                        } else {
+                            mask_of(d.reg)
+                        };
+                        outputs.push((
+                            d.reg,
+                            Output {
+                                register: format!("o{}", d.reg.number),
+                                varyings: vec![varying],
+                                components: mask_name(m),
+                            },
+                        ))
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !vs && v.major < 2 {
+        // ps_1_x declares nothing: colours v0/v1 and texture registers as read.
+        for inst in &shader.instructions {
+            for s in &inst.srcs {
+                let (usage, prefix) = match s.reg.kind {
+                    RegisterKind::Input => (Usage::Color, "v"),
+                    RegisterKind::Texture => (Usage::TexCoord, "t"),
+                    _ => continue,
+                };
+                if inputs.iter().all(|i| i.0 != s.reg) {
+                    let index = s.reg.number as u8;
+                    inputs.push((
+                        s.reg,
+                        Input {
+                            register: format!("{prefix}{}", s.reg.number),
+                            varyings: vec![Varying {
+                                semantic: semantic_name(usage, index),
+                                location: Some(location(usage, index)),
+                                builtin: None,
+                                components: "xyzw".into(),
+                            }],
+                            kind: "vec4<f32>",
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    inputs.sort_by_key(|i| i.0);
+    if vs && v.major < 3 {
+        for (reg, name, usage, index) in legacy_outputs() {
+            let m = mask_of(reg);
+            let diffuse = reg == ir::Register::new(RegisterKind::AttrOut, 0);
+            if m == 0 && !diffuse {
+                continue;
+            }
+            let builtin = usage == Usage::Position;
+            outputs.push((
+                reg,
+                Output {
+                    register: name.into(),
+                    varyings: vec![Varying {
+                        semantic: semantic_name(usage, index),
+                        location: (!builtin).then(|| location(usage, index)),
+                        builtin: builtin.then_some("position"),
+                        components: mask_name(m),
+                    }],
+                    components: mask_name(m),
+                },
+            ));
+        }
+    } else if !vs {
+        let mut regs: Vec<(ir::Register, u8)> = written
+            .iter()
+            .filter(|w| matches!(w.0.kind, RegisterKind::ColorOut | RegisterKind::DepthOut))
+            .copied()
+            .collect();
+        regs.sort_by_key(|w| w.0);
+        for (reg, m) in regs {
+            let depth = reg.kind == RegisterKind::DepthOut;
+            outputs.push((
+                reg,
+                Output {
+                    register: if depth {
+                        "oDepth".into()
+                    } else {
+                        format!("oC{}", reg.number)
+                    },
+                    varyings: vec![Varying {
+                        semantic: if depth {
+                            "DEPTH0".into()
+                        } else {
+                            format!("COLOR{}", reg.number)
+                        },
+                        location: (!depth).then_some(reg.number),
+                        builtin: depth.then_some("frag_depth"),
+                        components: mask_name(m),
+                    }],
+                    components: mask_name(m),
+                },
+            ));
+        }
+    }
+    outputs.sort_by_key(|o| o.0);
+    Io { inputs, outputs }
+}
