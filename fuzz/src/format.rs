@@ -67,7 +67,7 @@ pub fn assembler(data: &[u8]) {
 
 /// A shader file as `dxso check` takes it: tokens when it starts with a version token, else
 /// text; with where each instruction came from (a word offset, or a line and column).
-fn load(data: &[u8]) -> Option<(Shader, Vec<usize>)> {
+pub(crate) fn load(data: &[u8]) -> Option<(Shader, Vec<usize>)> {
     if data.len() >= 4 && matches!(u16::from_le_bytes([data[2], data[3]]), 0xFFFE | 0xFFFF) {
         if !data.len().is_multiple_of(4) {
             return None;

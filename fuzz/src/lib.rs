@@ -5,16 +5,20 @@
 //! (`crates/dxso-cli/tests/fuzz_regressions.rs` includes this file), so a regression input
 //! goes through exactly the code the fuzzer ran.
 
-// The engine targets need `dxso-vm` and the command line's loaders (feature `engine`, on by
+// The engine targets need `dxso-vm`, `dxso-naga` and the command line's loaders (feature `engine`, on by
 // default; always on in the replay test, which is built with `test`).
 #[cfg(any(feature = "engine", test))]
 mod differential;
 mod format;
 #[cfg(any(feature = "engine", test))]
 mod loaders;
+#[cfg(any(feature = "engine", test))]
+mod translate;
 
 #[cfg(any(feature = "engine", test))]
 pub use differential::differential;
 pub use format::{assembler, ctab, law, linker, reader, validator};
 #[cfg(any(feature = "engine", test))]
 pub use loaders::{dds, gltf, obj, png, scene};
+#[cfg(any(feature = "engine", test))]
+pub use translate::translate;

@@ -7,6 +7,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use dxso::Shader;
+
 mod check;
 mod demo;
 mod link;
@@ -355,57 +357,120 @@ fn display_name(file: &Path) -> String {
 fn asm(file: &Path, output: Option<&Path>, hex: bool, ctab: bool) -> Result<(), Failure> {
     let bytes = read_input(file)?;
     let name = display_name(file);
-    let shader = {
+    let tokens = {
         let text = String::from_utf8_lossy(&bytes);
-        let mut shader = dxso::text::parse(&text).map_err(|e| Failure::Input(e.render(&name)))?;
-        if ctab && shader.constant_table_index().is_none() {
-            match dxso::text::parse_header(&text, shader.version) {
-                Ok(Some(table)) => shader.set_constant_table(&table),
+        // Peak memory: each instruction is encoded as soon as it is parsed; the IR of the
+        // whole listing is never held, only the text and the tokens.
+        let mut tokens = vec![0];
+        let mut encoded = Ok(());
+        let mut has_table = false;
+        let mut index = 0;
+        let version = dxso::text::parse_each(&text, |version, inst, _| {
+            if encoded.is_ok() {
+                has_table |= inst.opcode == dxso::opcodes::Opcode::Comment
+                    && dxso::ctab::ctab_data(&inst.imm).is_some();
+                encoded = dxso::binary::write_instruction(&inst, version, index, &mut tokens);
+            }
+            index += 1;
+        })
+        .map_err(|e| Failure::Input(e.render(&name)))?;
+        encoded.map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+        tokens[0] = version.token();
+        tokens.push(dxso::binary::END_TOKEN);
+        if ctab && !has_table {
+            match dxso::text::parse_header(&text, version) {
+                // Where `Shader::set_constant_table` puts it: right after the version token.
+                Ok(Some(table)) => {
+                    let mut block = Vec::new();
+                    dxso::binary::write_instruction(&table.to_comment(), version, 0, &mut block)
+                        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+                    tokens.splice(1..1, block);
+                }
                 Ok(None) => diagnostics_out(&format!(
                     "{name}: warning: --ctab: no '// Parameters:' header; no constant table written\n"
                 )),
                 Err(e) => return Err(Failure::Input(e.render(&name))),
             }
         }
-        shader
+        tokens
     };
-    // Peak memory: the text and the IR are let go as soon as the next step has its own.
     drop(bytes);
-    let tokens = dxso::binary::write(&shader)
-        .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
-    drop(shader);
-    if let Some(out) = output {
-        // Written token by token through a buffer, not copied into bytes first.
-        let write = || -> std::io::Result<()> {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
-            for t in &tokens {
+    // Written token by token through a buffer, not copied into bytes or text first.
+    let write_tokens = |w: &mut dyn Write, hex: bool| -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(w);
+        for t in &tokens {
+            if hex {
+                writeln!(w, "{t:08x}")?;
+            } else {
                 w.write_all(&t.to_le_bytes())?;
             }
-            w.flush()
-        };
-        write().with_context(|| format!("writing {}", out.display()))?;
+        }
+        w.flush()
+    };
+    if let Some(out) = output {
+        std::fs::File::create(out)
+            .and_then(|mut f| write_tokens(&mut f, false))
+            .with_context(|| format!("writing {}", out.display()))?;
     }
     if hex {
-        let mut s = String::with_capacity(tokens.len() * 9);
-        for t in &tokens {
-            s.push_str(&format!("{t:08x}\n"));
-        }
-        std::io::stdout()
-            .write_all(s.as_bytes())
-            .context("writing stdout")?;
+        write_tokens(&mut std::io::stdout().lock(), true).context("writing stdout")?;
     }
     Ok(())
 }
 
 fn dis(file: &Path, style: dxso::text::Style) -> Result<(), Failure> {
-    // Peak memory: the file's bytes are let go once the shader is read.
-    let shader = input::read_bytecode(&read_input(file)?)
-        .map_err(|e| Failure::Input(format!("{}: error: {e}", display_name(file))))?;
+    let name = display_name(file);
+    let failed = |e: dxso::binary::ReadError| Failure::Input(format!("{name}: error: {e}"));
+    if style != dxso::text::Style::Microsoft {
+        // The Unity style looks at the whole shader (which constants each instruction reads).
+        let shader = input::read_bytecode(&read_input(file)?).map_err(failed)?;
+        warn_bad_table(&name, &shader);
+        return stdout(&dxso::text::print_styled(&shader, style));
+    }
+    // Peak memory: the file's bytes are let go once they are tokens; the tokens are read
+    // twice, each instruction decoded and dropped: once to check them all (nothing is
+    // printed for a stream that fails) and find the constant table, once to print.
+    let tokens = dxso::source::bytecode_tokens(&read_input(file)?).map_err(failed)?;
+    let mut stream = dxso::binary::instructions(&tokens).map_err(failed)?;
+    let mut table = Shader {
+        version: stream.version(),
+        instructions: Vec::new(),
+    };
+    for item in &mut stream {
+        let (_, inst) = item.map_err(failed)?;
+        if table.instructions.is_empty()
+            && inst.opcode == dxso::opcodes::Opcode::Comment
+            && dxso::ctab::ctab_data(&inst.imm).is_some()
+        {
+            table.instructions.push(inst);
+        }
+    }
+    warn_bad_table(&name, &table);
+    let print = || -> std::io::Result<()> {
+        let out = std::io::BufWriter::new(std::io::stdout().lock());
+        let header = table.constant_table().ok().flatten();
+        let mut listing = dxso::text::ListingWriter::new(out, table.version, header.as_ref())?;
+        for item in dxso::binary::instructions(&tokens).into_iter().flatten() {
+            // Read once already: no error is left.
+            let Ok((_, inst)) = item else { break };
+            listing.instruction(&inst)?;
+        }
+        listing.into_inner().flush()
+    };
+    match print() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::Io(anyhow::Error::new(e).context("writing stdout")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A warning for a constant table that cannot be read (the listing is printed without its
+/// header).
+fn warn_bad_table(name: &str, shader: &Shader) {
     if let Err(e) = shader.constant_table() {
         diagnostics_out(&format!(
-            "{}: warning: {e}; no header printed (the block is kept as its // @comment line)\n",
-            display_name(file)
+            "{name}: warning: {e}; no header printed (the block is kept as its // @comment line)\n"
         ));
     }
-    stdout(&dxso::text::print_styled(&shader, style))
 }

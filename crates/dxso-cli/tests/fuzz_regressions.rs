@@ -80,4 +80,5 @@ targets!(
     obj,
     gltf,
     differential,
+    translate,
 );

@@ -100,6 +100,11 @@ pub enum WriteError {
 
 /// Read little-endian bytes (as `CreateVertexShader` takes them).
 pub fn read_bytes(bytes: &[u8]) -> Result<Shader, ReadError> {
+    read(&tokens_of_bytes(bytes)?)
+}
+
+/// The little-endian tokens of `bytes`, whose length must be a multiple of 4.
+pub fn tokens_of_bytes(bytes: &[u8]) -> Result<Vec<u32>, ReadError> {
     if !bytes.len().is_multiple_of(4) {
         return Err(ReadError {
             offset: bytes.len() / 4,
@@ -107,11 +112,10 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Shader, ReadError> {
             kind: ReadErrorKind::ByteLength(bytes.len()),
         });
     }
-    let tokens: Vec<u32> = bytes
+    Ok(bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    read(&tokens)
+        .collect())
 }
 
 /// Decode a token stream.
@@ -121,6 +125,37 @@ pub fn read(tokens: &[u32]) -> Result<Shader, ReadError> {
 
 /// Decode a token stream, with the word offset of each instruction (for diagnostics).
 pub fn read_with_offsets(tokens: &[u32]) -> Result<(Shader, Vec<usize>), ReadError> {
+    let mut stream = instructions(tokens)?;
+    let mut instructions = Vec::new();
+    let mut offsets = Vec::new();
+    for item in &mut stream {
+        let (offset, inst) = item?;
+        offsets.push(offset);
+        instructions.push(inst);
+    }
+    Ok((
+        Shader {
+            version: stream.version(),
+            instructions,
+        },
+        offsets,
+    ))
+}
+
+/// Decode a token stream one instruction at a time, without holding them all (as
+/// `dxso dis` prints a large shader): the version token is read here, and the iterator
+/// yields each instruction with the word offset of its first token, then stops at the end
+/// token. It yields the first error [`read`] would return and nothing after it.
+///
+/// ```
+/// let tokens = [0xFFFE_0300, 0x0000_0000, 0x0000_FFFF]; // vs_3_0, nop, end
+/// let mut stream = dxso::binary::instructions(&tokens).unwrap();
+/// assert_eq!(stream.version(), dxso::Version::vs(3, 0));
+/// let (offset, nop) = stream.next().unwrap().unwrap();
+/// assert_eq!((offset, nop.opcode), (1, dxso::opcodes::Opcode::Nop));
+/// assert!(stream.next().is_none());
+/// ```
+pub fn instructions(tokens: &[u32]) -> Result<Instructions<'_>, ReadError> {
     let mut r = Reader {
         tokens,
         pos: 0,
@@ -141,26 +176,45 @@ pub fn read_with_offsets(tokens: &[u32]) -> Result<(Shader, Vec<usize>), ReadErr
     }
     r.version = version;
     r.pos = 1;
-    let mut instructions = Vec::new();
-    let mut offsets = Vec::new();
-    loop {
-        let Some(&tok) = tokens.get(r.pos) else {
-            return Err(r.err(ReadErrorKind::MissingEnd));
+    Ok(Instructions { r, done: false })
+}
+
+/// The instructions of a token stream, decoded as they are asked for (see [`instructions`]).
+pub struct Instructions<'a> {
+    r: Reader<'a>,
+    done: bool,
+}
+
+impl Instructions<'_> {
+    /// The version token's shader version.
+    pub fn version(&self) -> Version {
+        self.r.version
+    }
+}
+
+impl Iterator for Instructions<'_> {
+    /// An instruction and the word offset of its first token.
+    type Item = Result<(usize, Instruction), ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = &mut self.r;
+        let Some(&tok) = r.tokens.get(r.pos) else {
+            self.done = true;
+            return Some(Err(r.err(ReadErrorKind::MissingEnd)));
         };
         if tok == END_TOKEN {
-            break;
+            self.done = true;
+            return None;
         }
-        offsets.push(r.pos);
-        instructions.push(r.instruction(tok)?);
+        let offset = r.pos;
+        let item = r.instruction(tok).map(|inst| (offset, inst));
         r.index += 1;
+        self.done = item.is_err();
+        Some(item)
     }
-    Ok((
-        Shader {
-            version,
-            instructions,
-        },
-        offsets,
-    ))
 }
 
 struct Reader<'a> {
@@ -363,57 +417,57 @@ impl Reader<'_> {
 
 /// Encode a shader as tokens, end token included.
 pub fn write(shader: &Shader) -> Result<Vec<u32>, WriteError> {
-    let version = shader.version;
-    let mut out = vec![version.token()];
-    let mut body = Vec::with_capacity(16);
+    let mut out = vec![shader.version.token()];
     for (index, inst) in shader.instructions.iter().enumerate() {
-        if inst.opcode == Opcode::Comment {
-            if inst.imm.len() > 0x7FFF {
-                return Err(WriteError::CommentTooLong {
-                    index,
-                    len: inst.imm.len(),
-                });
-            }
-            out.push(0xFFFE | (inst.imm.len() as u32) << 16);
-            out.extend_from_slice(&inst.imm);
-            continue;
-        }
-        let layout = inst.opcode.info().layout;
-        let shape_ok = inst.opcode != Opcode::End
-            && layout.has_dst() == inst.dst.is_some()
-            && (layout == Layout::Dcl) == inst.decl.is_some()
-            && inst.imm.len() == layout.imm_count()
-            && (!version.has_length()
-                || layout
-                    .src_counts(version)
-                    .contains(&(inst.srcs.len() as u8)));
-        if !shape_ok {
-            return Err(WriteError::Operands {
+        write_instruction(inst, shader.version, index, &mut out)?;
+    }
+    out.push(END_TOKEN);
+    Ok(out)
+}
+
+/// Append the tokens of one instruction (or comment block) of a `version` shader to `out`;
+/// `index` is its place in the shader, for errors. [`write`](fn@write) is the version token,
+/// this for each instruction, and [`END_TOKEN`]; on an error `out` is left as it was. An encoder that does not hold a whole
+/// shader (as `dxso asm` assembling a large listing) calls it as it goes.
+pub fn write_instruction(
+    inst: &Instruction,
+    version: Version,
+    index: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), WriteError> {
+    if inst.opcode == Opcode::Comment {
+        if inst.imm.len() > 0x7FFF {
+            return Err(WriteError::CommentTooLong {
                 index,
-                opcode: inst.opcode,
-                version,
+                len: inst.imm.len(),
             });
         }
-        body.clear();
-        if let Some(d) = inst.decl {
-            body.push(d.token());
-        }
-        let sm2 = version.has_length();
-        if let Some(d) = &inst.dst {
-            let t = reg_bits(d.reg, index)?
-                | (d.mask.0 as u32 & 0xF) << 16
-                | (d.modifiers as u32 & 0xF) << 20
-                | (d.shift as u32 & 0xF) << 24;
-            push_param(&mut body, t, d.relative, sm2, index)?;
-        }
-        if let Some(p) = &inst.predicate {
-            push_src(&mut body, p, sm2, index)?;
-        }
-        body.extend_from_slice(&inst.imm);
-        for s in &inst.srcs {
-            push_src(&mut body, s, sm2, index)?;
-        }
-        let length = if sm2 { body.len() } else { 0 };
+        out.push(0xFFFE | (inst.imm.len() as u32) << 16);
+        out.extend_from_slice(&inst.imm);
+        return Ok(());
+    }
+    let layout = inst.opcode.info().layout;
+    let shape_ok = inst.opcode != Opcode::End
+        && layout.has_dst() == inst.dst.is_some()
+        && (layout == Layout::Dcl) == inst.decl.is_some()
+        && inst.imm.len() == layout.imm_count()
+        && (!version.has_length()
+            || layout
+                .src_counts(version)
+                .contains(&(inst.srcs.len() as u8)));
+    if !shape_ok {
+        return Err(WriteError::Operands {
+            index,
+            opcode: inst.opcode,
+            version,
+        });
+    }
+    // The instruction token goes first; its length field is filled in once the body is out.
+    let at = out.len();
+    out.push(0);
+    let sm2 = version.has_length();
+    let body = push_body(inst, sm2, index, out).and_then(|()| {
+        let length = if sm2 { out.len() - at - 1 } else { 0 };
         if length > 15 {
             return Err(WriteError::TooLong {
                 index,
@@ -421,20 +475,25 @@ pub fn write(shader: &Shader) -> Result<Vec<u32>, WriteError> {
                 needed: length,
             });
         }
-        let tok = inst.opcode as u32
-            | (inst.control as u32) << 16
-            | (length as u32) << 24
-            | if inst.predicate.is_some() {
-                PREDICATED_BIT
-            } else {
-                0
-            }
-            | if inst.coissue { COISSUE_BIT } else { 0 };
-        out.push(tok);
-        out.extend_from_slice(&body);
-    }
-    out.push(END_TOKEN);
-    Ok(out)
+        Ok(length)
+    });
+    let length = match body {
+        Ok(length) => length,
+        Err(e) => {
+            out.truncate(at);
+            return Err(e);
+        }
+    };
+    out[at] = inst.opcode as u32
+        | (inst.control as u32) << 16
+        | (length as u32) << 24
+        | if inst.predicate.is_some() {
+            PREDICATED_BIT
+        } else {
+            0
+        }
+        | if inst.coissue { COISSUE_BIT } else { 0 };
+    Ok(())
 }
 
 /// Encode as little-endian bytes.
@@ -460,6 +519,33 @@ fn reg_bits(reg: Register, index: usize) -> Result<u32, WriteError> {
 fn push_src(body: &mut Vec<u32>, s: &Src, sm2: bool, index: usize) -> Result<(), WriteError> {
     let t = reg_bits(s.reg, index)? | (s.swizzle.0 as u32) << 16 | (s.modifier as u32) << 24;
     push_param(body, t, s.relative, sm2, index)
+}
+
+/// The parameter tokens and immediates of an instruction, in token order.
+fn push_body(
+    inst: &Instruction,
+    sm2: bool,
+    index: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), WriteError> {
+    if let Some(d) = inst.decl {
+        out.push(d.token());
+    }
+    if let Some(d) = &inst.dst {
+        let t = reg_bits(d.reg, index)?
+            | (d.mask.0 as u32 & 0xF) << 16
+            | (d.modifiers as u32 & 0xF) << 20
+            | (d.shift as u32 & 0xF) << 24;
+        push_param(out, t, d.relative, sm2, index)?;
+    }
+    if let Some(p) = &inst.predicate {
+        push_src(out, p, sm2, index)?;
+    }
+    out.extend_from_slice(&inst.imm);
+    for s in &inst.srcs {
+        push_src(out, s, sm2, index)?;
+    }
+    Ok(())
 }
 
 fn push_param(

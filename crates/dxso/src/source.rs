@@ -187,29 +187,20 @@ pub fn render_link(
 /// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
 /// space (an optional `0x` prefix is accepted).
 pub fn read_bytecode(bytes: &[u8]) -> Result<Shader, ReadError> {
-    // Peak memory: binary tokens are decoded from the bytes as they are, without a copy of
-    // the tokens or a table of offsets.
-    match hex_tokens(bytes) {
-        Some(tokens) => binary::read(&tokens),
-        None => binary::read_bytes(bytes),
-    }
+    binary::read(&bytecode_tokens(bytes)?)
 }
 
-/// [`read_bytecode`], with the word offset of each instruction (none when the byte length
-/// is not a multiple of 4, which is an error anyway).
+/// [`read_bytecode`], with the word offset of each instruction.
 pub fn read_bytecode_with_offsets(bytes: &[u8]) -> Result<(Shader, Vec<usize>), ReadError> {
+    binary::read_with_offsets(&bytecode_tokens(bytes)?)
+}
+
+/// The tokens of bytecode given as raw little-endian tokens or as a hex listing (see
+/// [`read_bytecode`]), not yet decoded: for [`binary::instructions`].
+pub fn bytecode_tokens(bytes: &[u8]) -> Result<Vec<u32>, ReadError> {
     match hex_tokens(bytes) {
-        Some(tokens) => binary::read_with_offsets(&tokens),
-        None => {
-            if !bytes.len().is_multiple_of(4) {
-                return binary::read_bytes(bytes).map(|s| (s, Vec::new()));
-            }
-            let tokens: Vec<u32> = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            binary::read_with_offsets(&tokens)
-        }
+        Some(tokens) => Ok(tokens),
+        None => binary::tokens_of_bytes(bytes),
     }
 }
 

@@ -9,6 +9,8 @@ mod unity;
 pub use header::{parse_header, print_header};
 pub use parse::{
     MAX_MACRO_DEPTH, MAX_MACRO_EXPANSION, MAX_PARSE_ERRORS, ParseError, ParseErrors, Span, parse,
-    parse_with_spans,
+    parse_each, parse_with_spans,
 };
-pub use print::{COMMENT_DIRECTIVE, Style, float, print, print_instruction, print_styled, swizzle};
+pub use print::{
+    COMMENT_DIRECTIVE, ListingWriter, Style, float, print, print_instruction, print_styled, swizzle,
+};

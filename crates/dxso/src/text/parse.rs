@@ -86,13 +86,46 @@ pub fn parse(source: &str) -> Result<Shader, ParseErrors> {
 
 /// Assemble `source` into IR, with the position of each instruction (for diagnostics).
 pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors> {
+    let mut instructions = Vec::new();
+    let mut spans = Vec::new();
+    let version = parse_each(source, |_, inst, span| {
+        instructions.push(inst);
+        spans.push(span);
+    })?;
+    Ok((
+        Shader {
+            version,
+            instructions,
+        },
+        spans,
+    ))
+}
+
+/// Assemble `source` one statement at a time, handing each instruction and its position
+/// (with the shader's version, known from the first statement) to `each` as soon as it is
+/// parsed instead of collecting them (as `dxso asm` encodes a large
+/// listing); returns the shader's version. The instructions handed over are those
+/// [`parse_with_spans`] returns, in order; when this returns `Err` the caller drops what it
+/// was given.
+///
+/// ```
+/// let mut opcodes = Vec::new();
+/// let version = dxso::text::parse_each("vs_2_0\nnop\nnop\n", |_, inst, span| {
+///     opcodes.push((inst.opcode, span.line));
+/// });
+/// assert_eq!(version, Ok(dxso::Version::vs(2, 0)));
+/// assert_eq!(opcodes, [(dxso::opcodes::Opcode::Nop, 2), (dxso::opcodes::Opcode::Nop, 3)]);
+/// ```
+pub fn parse_each(
+    source: &str,
+    mut each: impl FnMut(Version, Instruction, Span),
+) -> Result<Version, ParseErrors> {
     let source = source.split('\0').next().unwrap_or("");
     let (source, unterminated) = blank_block_comments(source);
     let source = &*source;
     let mut p = Parser {
         version: None,
-        instructions: Vec::new(),
-        spans: Vec::new(),
+        each: &mut each,
         errors: Vec::new(),
         macros: Macros::default(),
         not_shown: 0,
@@ -134,19 +167,13 @@ pub fn parse_with_spans(source: &str) -> Result<(Shader, Vec<Span>), ParseErrors
     if !p.errors.is_empty() {
         return Err(ParseErrors(p.errors));
     }
-    Ok((
-        Shader {
-            version,
-            instructions: p.instructions,
-        },
-        p.spans,
-    ))
+    Ok(version)
 }
 
-struct Parser {
+struct Parser<'s> {
     version: Option<Version>,
-    instructions: Vec<Instruction>,
-    spans: Vec<Span>,
+    /// Where each parsed instruction goes, with its span.
+    each: &'s mut dyn FnMut(Version, Instruction, Span),
     errors: Vec<ParseError>,
     macros: Macros,
     /// Errors past [`MAX_PARSE_ERRORS`], counted only.
@@ -155,7 +182,7 @@ struct Parser {
 
 type LineResult<T> = Result<T, (usize, String)>;
 
-impl Parser {
+impl Parser<'_> {
     fn line(&mut self, number: usize, raw: &str) {
         let trimmed = raw.trim_start();
         if let Some(rest) = trimmed.strip_prefix('#') {
@@ -184,8 +211,7 @@ impl Parser {
             }),
             Some(v) => statement(&mut cur, v).map(|inst| {
                 let col = text.len() - text.trim_start().len() + 1;
-                self.instructions.push(inst);
-                self.spans.push(Span { line: number, col });
+                (self.each)(v, inst, Span { line: number, col });
             }),
         };
         if let Err((col, message)) = result {
@@ -249,17 +275,14 @@ impl Parser {
                 }
             }
         }
-        if self.version.is_none() {
+        let Some(version) = self.version else {
             self.error(number, 0, "comment block before the version".into(), raw);
             return;
-        }
+        };
         let mut inst = Instruction::new(Opcode::Comment);
         inst.imm = imm;
-        self.instructions.push(inst);
-        self.spans.push(Span {
-            line: number,
-            col: raw.len() - raw.trim_start().len() + 1,
-        });
+        let col = raw.len() - raw.trim_start().len() + 1;
+        (self.each)(version, inst, Span { line: number, col });
     }
 }
 

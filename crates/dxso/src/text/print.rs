@@ -19,10 +19,12 @@
 //! instead (see `unity.rs`); either style reassembles to the same tokens.
 
 use super::unity::ConstReads;
+use crate::ctab::ConstantTable;
 use crate::ir::*;
 use crate::opcodes::{Layout, Opcode};
 use crate::registers::register_name;
 use std::fmt::Write;
+use std::io;
 
 /// Marker of a comment line that carries a token-stream comment block.
 pub const COMMENT_DIRECTIVE: &str = "// @comment";
@@ -48,29 +50,82 @@ pub fn print(shader: &Shader) -> String {
 pub fn print_styled(shader: &Shader, style: Style) -> String {
     let unity = (style == Style::Unity).then(|| ConstReads::of(shader));
     let mut out = String::new();
-    if let Ok(Some(table)) = shader.constant_table() {
-        super::header::print_header(&table, &mut out);
-        out.push('\n');
-    }
-    let _ = writeln!(out, "    {}", shader.version);
+    push_preamble(
+        shader.constant_table().ok().flatten().as_ref(),
+        shader.version,
+        &mut out,
+    );
     for inst in &shader.instructions {
-        if inst.opcode == Opcode::Comment {
-            out.push_str("    ");
-            out.push_str(COMMENT_DIRECTIVE);
-            for w in &inst.imm {
-                let _ = write!(out, " {w:08x}");
-            }
-            if let Some(tag) = fourcc(&inst.imm) {
-                let _ = write!(out, " // {tag}");
-            }
-            out.push('\n');
-            continue;
-        }
-        out.push_str("    ");
-        out.push_str(&instruction(inst, shader.version, unity.as_ref()));
-        out.push('\n');
+        push_line(inst, shader.version, unity.as_ref(), &mut out);
     }
     out
+}
+
+/// Writes a listing as [`print`](fn@print) prints it, one instruction at a time, to an
+/// [`io::Write`]: for a shader too large to hold whole, as `dxso dis` reads a large token
+/// stream with [`crate::binary::instructions`]. Holds one line at a time.
+///
+/// ```
+/// let shader = dxso::text::parse("vs_2_0\nmov oPos, c0\n").unwrap();
+/// let mut w = dxso::text::ListingWriter::new(Vec::new(), shader.version, None).unwrap();
+/// for inst in &shader.instructions {
+///     w.instruction(inst).unwrap();
+/// }
+/// assert_eq!(w.into_inner(), dxso::text::print(&shader).into_bytes());
+/// ```
+pub struct ListingWriter<W: io::Write> {
+    out: W,
+    version: Version,
+    line: String,
+}
+
+impl<W: io::Write> ListingWriter<W> {
+    /// Start a listing of a `version` shader: the header of its constant table (the one
+    /// [`Shader::constant_table`] reads, when there is one) and the version line.
+    pub fn new(mut out: W, version: Version, table: Option<&ConstantTable>) -> io::Result<Self> {
+        let mut line = String::new();
+        push_preamble(table, version, &mut line);
+        out.write_all(line.as_bytes())?;
+        Ok(ListingWriter { out, version, line })
+    }
+
+    /// Write the line of one instruction or comment block.
+    pub fn instruction(&mut self, inst: &Instruction) -> io::Result<()> {
+        self.line.clear();
+        push_line(inst, self.version, None, &mut self.line);
+        self.out.write_all(self.line.as_bytes())
+    }
+
+    /// The writer, with everything written to it.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// The constant table's header (if any) and the version line.
+fn push_preamble(table: Option<&ConstantTable>, version: Version, out: &mut String) {
+    if let Some(table) = table {
+        super::header::print_header(table, out);
+        out.push('\n');
+    }
+    let _ = writeln!(out, "    {version}");
+}
+
+/// One instruction's line, indented, newline included.
+fn push_line(inst: &Instruction, version: Version, unity: Option<&ConstReads>, out: &mut String) {
+    out.push_str("    ");
+    if inst.opcode == Opcode::Comment {
+        out.push_str(COMMENT_DIRECTIVE);
+        for w in &inst.imm {
+            let _ = write!(out, " {w:08x}");
+        }
+        if let Some(tag) = fourcc(&inst.imm) {
+            let _ = write!(out, " // {tag}");
+        }
+    } else {
+        out.push_str(&instruction(inst, version, unity));
+    }
+    out.push('\n');
 }
 
 fn fourcc(payload: &[u32]) -> Option<String> {
