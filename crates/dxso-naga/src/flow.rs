@@ -98,7 +98,7 @@ impl Tr {
                 }
                 O::TexKill => self.texkill(inst)?,
                 _ => {
-                    if !self.arithmetic(inst)? && !self.texture(inst)? && !self.ps1x(inst)? {
+                    if !self.ps1x(inst)? && !self.arithmetic(inst)? && !self.texture(inst)? {
                         return Err(self.unsupported(inst));
                     }
                 }
