@@ -15,8 +15,9 @@
 //!   bump-environment matrix of each stage, its luminance scale and offset, the range that
 //!   texture coordinates read as values are clamped to and whether `v#` colours are clamped
 //!   to [0, 1]. The eye ray of texm3x3spec is its `c#` operand (the constant buffer).
-//! - Products and dot products use the float mode's rules ([`Tr::mul`], [`Tr::dot`]); `cnd`
-//!   of ps_1_1 .. ps_1_3 tests the alpha of its first operand (`r0.a > 0.5`).
+//! - Products and dot products use the float mode's rules (the helpers of `alu.rs`: in
+//!   `Strict` a zero factor gives +0); `cnd` of ps_1_1 .. ps_1_3 tests the alpha of its first
+//!   operand (`r0.a > 0.5`).
 
 use crate::Error;
 use crate::func::{H, Shape, vec4};

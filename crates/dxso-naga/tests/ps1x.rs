@@ -234,6 +234,21 @@ fn bem_of_ps_1_4() {
 }
 
 #[test]
+fn bump_products_follow_the_float_mode() {
+    // BUMPENVMAT00 = inf times du = 0: +0 in Strict (C8), NaN in Ieee.
+    let mut draw = Draw::default();
+    draw.params[(BUMP_MATRIX_ROW + 1) as usize] = [f32::INFINITY, 0.0, 0.0, 0.0];
+    let src = "ps_1_4\ndef c0, 0.25, 0.5, 0, 0\ndef c1, 0, 1, 0, 0\nbem r1.rg, c0, c1\n\
+               mov r0, r1\n";
+    let r = |m| {
+        let (o, _) = run_in(src, m, &draw);
+        o.outputs[0]
+    };
+    assert_eq!(r(FloatMode::Strict), [0.25, 0.5, 0.0, 0.0]);
+    assert!(r(FloatMode::Ieee)[0].is_nan());
+}
+
+#[test]
 fn texm3x3_family_transforms_and_reflects() {
     // The texel of t0 is N's source: (0.5, -0.25, 0.75); the rows are the coordinates of
     // t1..t3, chosen to give N = (0.75, 0.5, -0.25) (a permutation of the texel).
