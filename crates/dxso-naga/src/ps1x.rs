@@ -37,8 +37,11 @@ pub const STAGES: u32 = 6;
 /// Row `BUMP_MATRIX_ROW + k`: (BUMPENVMAT00, BUMPENVMAT01, BUMPENVMAT10, BUMPENVMAT11) of
 /// stage `k`.
 pub const BUMP_MATRIX_ROW: u32 = 0;
-/// Row `BUMP_LUMINANCE_ROW + k`: (BUMPENVLSCALE, BUMPENVLOFFSET, 0, 0) of stage `k`.
-pub const BUMP_LUMINANCE_ROW: u32 = STAGES;
+/// Row `STAGE_ROW + k`: (BUMPENVLSCALE, BUMPENVLOFFSET, projection, 0) of stage `k`. The
+/// projection is D3DTSS_TEXTURETRANSFORMFLAGS' D3DTTFF_PROJECTED, which `tex` of ps_1_1 ..
+/// ps_1_3 honours: 0 samples at the coordinate, 3 (`D3DTTFF_COUNT3 | D3DTTFF_PROJECTED`)
+/// divides it by its z, any other nonzero value by its w.
+pub const STAGE_ROW: u32 = STAGES;
 /// Row `CLAMP_ROW`: (range, colour clamp, 0, 0). Texture coordinates read as values (`t#`
 /// before a texture instruction writes it in ps_1_1 .. ps_1_3, `texcrd` in ps_1_4) are
 /// clamped to [-range, range] (D3D9: `D3DCAPS9.PixelShader1xMaxValue`, 8 on most hardware
@@ -55,11 +58,11 @@ pub const PARAMETER_BINDING: u32 = 3;
 pub struct Parameters {
     pub group: u32,
     pub binding: u32,
-    /// Rows (`vec4<f32>` each, see [`BUMP_MATRIX_ROW`], [`BUMP_LUMINANCE_ROW`],
+    /// Rows (`vec4<f32>` each, see [`BUMP_MATRIX_ROW`], [`STAGE_ROW`],
     /// [`CLAMP_ROW`]).
     pub rows: u32,
     /// The rows the shader reads: `(row, name)`, e.g. `(1, "BUMPENVMAT1")`,
-    /// `(7, "BUMPENVLUMINANCE1")`, `(12, "PS1X_CLAMP")`.
+    /// `(7, "BUMPENVLUMINANCE1")`, `(6, "TEXTURETRANSFORMFLAGS0")`, `(12, "PS1X_CLAMP")`.
     pub read: Vec<(u32, String)>,
 }
 
@@ -156,7 +159,10 @@ impl Tr {
                 read.push((BUMP_MATRIX_ROW + k, format!("BUMPENVMAT{k}")));
             }
             if inst.opcode == Opcode::TexBemL {
-                read.push((BUMP_LUMINANCE_ROW + k, format!("BUMPENVLUMINANCE{k}")));
+                read.push((STAGE_ROW + k, format!("BUMPENVLUMINANCE{k}")));
+            }
+            if inst.opcode == Opcode::Tex && shader.version.minor < 4 {
+                read.push((STAGE_ROW + k, format!("TEXTURETRANSFORMFLAGS{k}")));
             }
         }
         let values = self
@@ -290,10 +296,7 @@ impl Tr {
                 let a = self.fb.index(s[0], 3);
                 let half = self.fb.f32(0.5);
                 let gt = self.fb.bin(B::Greater, a, half);
-                let gt = self.fb.expr(Expression::Splat {
-                    size: naga::VectorSize::Quad,
-                    value: gt,
-                });
+                let gt = self.fb.splat(gt);
                 self.fb.select(gt, s[1], s[2])
             }
             O::TexCoord => {
@@ -312,7 +315,8 @@ impl Tr {
             O::Tex => {
                 let n = dst?.reg.number;
                 let c = if self.version.minor < 4 {
-                    self.coord(n)
+                    let c = self.coord(n);
+                    self.project(n, c)?
                 } else {
                     // A ps_1_4 `t#` is its raw coordinate (with `_dz`/`_dw`).
                     self.operand(inst, 0)?
@@ -332,7 +336,7 @@ impl Tr {
                 if inst.opcode == O::TexBem {
                     texel
                 } else {
-                    let l = self.param(BUMP_LUMINANCE_ROW + n)?;
+                    let l = self.param(STAGE_ROW + n)?;
                     let scale = self.fb.index(l, 0);
                     let offset = self.fb.index(l, 1);
                     let b = self.fb.index(t, 2);
@@ -515,6 +519,24 @@ impl Tr {
         let w = self.fb.index(base, 3);
         parts.extend([z, w]);
         Ok(self.fb.compose(&mut self.m, vec4(Scalar::F32), parts))
+    }
+
+    /// `tex` of ps_1_1 .. ps_1_3: the coordinate divided by its z or w where stage `n` is
+    /// projected (see [`STAGE_ROW`]).
+    fn project(&mut self, n: u32, c: H) -> Result<H, Error> {
+        let row = self.param(STAGE_ROW + n)?;
+        let flag = self.fb.index(row, 2);
+        let zero = self.fb.f32(0.0);
+        let three = self.fb.f32(3.0);
+        let on = self.fb.bin(B::NotEqual, flag, zero);
+        let by_z = self.fb.bin(B::Equal, flag, three);
+        let z = self.fb.index(c, 2);
+        let w = self.fb.index(c, 3);
+        let d = self.fb.select(by_z, z, w);
+        let d = self.fb.splat(d);
+        let q = self.fb.bin(B::Divide, c, d);
+        let on = self.fb.splat(on);
+        Ok(self.fb.select(on, q, c))
     }
 
     /// The eye vector reflected about the normal: `2 N (N.E) / (N.N) - E`.

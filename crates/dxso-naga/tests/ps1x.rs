@@ -8,7 +8,7 @@
 mod common;
 mod eval;
 
-use dxso_naga::ps1x::{BUMP_LUMINANCE_ROW, BUMP_MATRIX_ROW, CLAMP_ROW, PARAMETER_ROWS};
+use dxso_naga::ps1x::{BUMP_MATRIX_ROW, CLAMP_ROW, PARAMETER_ROWS, STAGE_ROW};
 use dxso_naga::{FloatMode, Options, Output, Target, Translation};
 use eval::{Env, Outcome};
 use std::collections::HashMap;
@@ -205,7 +205,7 @@ fn texbem_and_texbeml_perturb_the_coordinate_by_the_stage_matrix() {
     };
     // Stage 1: BUMPENVMAT00 = 2, 01 = 0.5, 10 = -1, 11 = 3; luminance scale 2, offset 0.5.
     draw.params[(BUMP_MATRIX_ROW + 1) as usize] = [2.0, 0.5, -1.0, 3.0];
-    draw.params[(BUMP_LUMINANCE_ROW + 1) as usize] = [2.0, 0.5, 0.0, 0.0];
+    draw.params[(STAGE_ROW + 1) as usize] = [2.0, 0.5, 0.0, 0.0];
     // t0 = (du, dv, l) = (0.5, -0.25, 0.75):
     // u' = 0.1 + 2 * 0.5 + -1 * -0.25 = 1.35, v' = 0.2 + 0.5 * 0.5 + 3 * -0.25 = -0.3.
     let u = 0.1f32 + 1.0 + 0.25;
@@ -449,6 +449,17 @@ fn texture_coordinates_as_values() {
         colour("ps_1_1\ntex t1\nmov r0, t1\n", &draw),
         [2.0, 4.0, 0.0, 8.0]
     );
+    // ... divided by its w (or z) where the stage is projected (D3DTTFF_PROJECTED).
+    draw.params[(STAGE_ROW + 1) as usize][2] = 4.0;
+    assert_eq!(
+        colour("ps_1_1\ntex t1\nmov r0, t1\n", &draw),
+        [0.125, 0.25, 0.0, 8.0]
+    );
+    draw.params[(STAGE_ROW + 1) as usize][2] = 3.0;
+    assert_eq!(
+        colour("ps_1_1\ntex t1\nmov r0, t1\n", &draw),
+        [0.25, 0.5, 0.0, 8.0]
+    );
 }
 
 #[test]
@@ -490,12 +501,19 @@ fn the_interface_names_stages_samplers_and_parameters() {
     );
     assert!(checked);
     let i = &t.interface;
-    assert_eq!(i.parameters, ["BUMPENVMAT1", "PS1X_CLAMP"]);
+    assert_eq!(
+        i.parameters,
+        ["BUMPENVMAT1", "TEXTURETRANSFORMFLAGS0", "PS1X_CLAMP"]
+    );
     let p = i.ps1x_parameters.as_ref().expect("a parameter buffer");
     assert_eq!((p.group, p.binding, p.rows), (2, 3, 13));
     assert_eq!(
         p.read,
-        [(1, "BUMPENVMAT1".to_string()), (12, "PS1X_CLAMP".into())]
+        [
+            (1, "BUMPENVMAT1".to_string()),
+            (6, "TEXTURETRANSFORMFLAGS0".into()),
+            (12, "PS1X_CLAMP".into())
+        ]
     );
     let samplers: Vec<(u32, &str)> = i.samplers.iter().map(|s| (s.register, s.kind)).collect();
     assert_eq!(samplers, [(0, "2d"), (1, "2d")]);
@@ -521,7 +539,7 @@ fn the_interface_names_stages_samplers_and_parameters() {
     let samplers: Vec<(u32, &str)> = i.samplers.iter().map(|s| (s.register, s.kind)).collect();
     assert_eq!(samplers, [(0, "2d"), (3, "cube")]);
     assert_eq!(i.float_constants.as_ref().map(|c| c.registers), Some(8));
-    assert_eq!(i.parameters, ["PS1X_CLAMP"]);
+    assert_eq!(i.parameters, ["TEXTURETRANSFORMFLAGS0", "PS1X_CLAMP"]);
 
     // A shader without texture coordinates, colours or bump mapping reads no parameters.
     let (t, _) = translate(
