@@ -64,30 +64,26 @@ fn wine_ps1x() -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn wine_ps1x_sources_translate_and_pass_the_validators() {
-    let sources = wine_ps1x();
-    if sources.is_empty() {
-        return;
-    }
-    assert_eq!(sources.len(), 59, "the Wine cases hold 59 ps_1_x sources");
+/// Translate each `(name, source)` in both modes, write it in every target, and run
+/// spirv-val and glslangValidator on the SPIR-V and GLSL; returns how many validated.
+fn translate_and_validate(sources: &[(String, String)]) -> usize {
     let dir = std::env::temp_dir().join(format!("dxso-naga-ps1x-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (spirv_val, glslang) = (have("spirv-val"), have("glslangValidator"));
     let mut validated = 0;
     let mut failures = Vec::new();
-    for (k, source) in sources.iter().enumerate() {
+    for (k, (name, source)) in sources.iter().enumerate() {
         for float in MODES {
             let (t, checked) = translate(source, float);
             validated += usize::from(checked && float == FloatMode::Strict);
             let Ok(Output::SpirV(words)) = dxso_naga::write(&t, Target::SpirV) else {
-                panic!("{source:?}: no SPIR-V");
+                panic!("{name}: no SPIR-V");
             };
             let Ok(Output::Text(glsl)) = dxso_naga::write(&t, Target::Glsl) else {
-                panic!("{source:?}: no GLSL");
+                panic!("{name}: no GLSL");
             };
             for target in [Target::Wgsl, Target::Msl, Target::Hlsl] {
-                dxso_naga::write(&t, target).unwrap_or_else(|e| panic!("{source:?}: {e}"));
+                dxso_naga::write(&t, target).unwrap_or_else(|e| panic!("{name}: {e}"));
             }
             let spv = dir.join(format!("{k}-{float:?}.spv"));
             let frag = dir.join(format!("{k}-{float:?}.frag"));
@@ -104,7 +100,7 @@ fn wine_ps1x_sources_translate_and_pass_the_validators() {
                 let out = Command::new(tool).arg(file).output().expect("runs");
                 if !out.status.success() {
                     failures.push(format!(
-                        "{tool} {source:?} ({float:?}): {}{}",
+                        "{tool} {name} ({float:?}): {}{}",
                         String::from_utf8_lossy(&out.stdout),
                         String::from_utf8_lossy(&out.stderr)
                     ));
@@ -113,12 +109,54 @@ fn wine_ps1x_sources_translate_and_pass_the_validators() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    validated
+}
+
+#[test]
+fn wine_ps1x_sources_translate_and_pass_the_validators() {
+    let sources = wine_ps1x();
+    if sources.is_empty() {
+        return;
+    }
+    assert_eq!(sources.len(), 59, "the Wine cases hold 59 ps_1_x sources");
+    let named: Vec<(String, String)> = sources
+        .iter()
+        .map(|s| (format!("{s:?}"), s.clone()))
+        .collect();
+    let validated = translate_and_validate(&named);
     eprintln!(
         "{} ps_1_x sources translate in both modes ({validated} validated, the others \
          unchecked)",
         sources.len()
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Our own fixtures (`tests/ps1x/*.psh`): game-like shaders of each version that use every
+/// texture-addressing instruction; each validates.
+#[test]
+fn fixtures_validate_translate_and_pass_the_validators() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ps1x");
+    let mut fixtures: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("tests/ps1x")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "psh"))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(&p).expect("text"),
+            )
+        })
+        .collect();
+    fixtures.sort();
+    assert_eq!(fixtures.len(), 9);
+    for (name, source) in &fixtures {
+        let shader = dxso::text::parse(source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Err(e) = dxso::validate::validate(&shader, &dxso::validate::Caps::max()) {
+            panic!("{name} does not validate: {e:?}");
+        }
+    }
+    assert_eq!(translate_and_validate(&fixtures), fixtures.len());
 }
 
 /// Per-draw state for [`run`].
