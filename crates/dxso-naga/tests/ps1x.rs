@@ -66,8 +66,8 @@ fn wine_ps1x() -> Vec<String> {
 
 /// Translate each `(name, source)` in both modes, write it in every target, and run
 /// spirv-val and glslangValidator on the SPIR-V and GLSL; returns how many validated.
-fn translate_and_validate(sources: &[(String, String)]) -> usize {
-    let dir = std::env::temp_dir().join(format!("dxso-naga-ps1x-{}", std::process::id()));
+fn translate_and_validate(label: &str, sources: &[(String, String)]) -> usize {
+    let dir = std::env::temp_dir().join(format!("dxso-naga-ps1x-{label}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (spirv_val, glslang) = (have("spirv-val"), have("glslangValidator"));
     let mut validated = 0;
@@ -124,7 +124,7 @@ fn wine_ps1x_sources_translate_and_pass_the_validators() {
         .iter()
         .map(|s| (format!("{s:?}"), s.clone()))
         .collect();
-    let validated = translate_and_validate(&named);
+    let validated = translate_and_validate("wine", &named);
     eprintln!(
         "{} ps_1_x sources translate in both modes ({validated} validated, the others \
          unchecked)",
@@ -156,7 +156,10 @@ fn fixtures_validate_translate_and_pass_the_validators() {
             panic!("{name} does not validate: {e:?}");
         }
     }
-    assert_eq!(translate_and_validate(&fixtures), fixtures.len());
+    assert_eq!(
+        translate_and_validate("fixtures", &fixtures),
+        fixtures.len()
+    );
 }
 
 /// Per-draw state for [`run`].
