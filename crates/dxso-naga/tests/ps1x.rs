@@ -72,6 +72,7 @@ fn translate_and_validate(label: &str, sources: &[(String, String)]) -> usize {
     let (spirv_val, glslang) = (have("spirv-val"), have("glslangValidator"));
     let mut validated = 0;
     let mut failures = Vec::new();
+    let (mut spvs, mut frags) = (Vec::new(), Vec::new());
     for (k, (name, source)) in sources.iter().enumerate() {
         for float in MODES {
             let (t, checked) = translate(source, float);
@@ -90,23 +91,37 @@ fn translate_and_validate(label: &str, sources: &[(String, String)]) -> usize {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             std::fs::write(&spv, bytes).expect("write");
             std::fs::write(&frag, glsl).expect("write");
-            for (run, tool, file) in [
-                (spirv_val, "spirv-val", &spv),
-                (glslang, "glslangValidator", &frag),
-            ] {
-                if !run {
-                    continue;
-                }
-                let out = Command::new(tool).arg(file).output().expect("runs");
-                if !out.status.success() {
-                    failures.push(format!(
-                        "{tool} {name} ({float:?}): {}{}",
-                        String::from_utf8_lossy(&out.stdout),
-                        String::from_utf8_lossy(&out.stderr)
-                    ));
-                }
-            }
+            spvs.push((format!("{name} ({float:?})"), spv));
+            frags.push((format!("{name} ({float:?})"), frag));
         }
+    }
+    let failed = |tool: &str, files: &[(String, std::path::PathBuf)]| -> Option<String> {
+        let out = Command::new(tool)
+            .args(files.iter().map(|f| &f.1))
+            .output()
+            .expect("runs");
+        (!out.status.success()).then(|| {
+            format!(
+                "{tool} {}: {}{}",
+                files[0].0,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    };
+    if spirv_val {
+        failures.extend(
+            spvs.iter()
+                .filter_map(|f| failed("spirv-val", std::slice::from_ref(f))),
+        );
+    }
+    // glslangValidator takes them all at once; on failure, each alone.
+    if glslang && failed("glslangValidator", &frags).is_some() {
+        failures.extend(
+            frags
+                .iter()
+                .filter_map(|f| failed("glslangValidator", std::slice::from_ref(f))),
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
