@@ -42,7 +42,7 @@ impl Tr {
             self.at = at;
             use Opcode as O;
             match inst.opcode {
-                O::Comment | O::Dcl | O::Def | O::DefI | O::DefB | O::Nop | O::Phase => {}
+                O::Comment | O::Dcl | O::Def | O::DefI | O::DefB | O::Nop => {}
                 O::Label => return Ok(Stop::End),
                 O::Ret => return Ok(Stop::Ret),
                 O::Else => return Ok(Stop::Else),

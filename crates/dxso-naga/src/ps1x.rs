@@ -1,6 +1,7 @@
 //! Pixel shader model 1 (ps_1_1 .. ps_1_4): its register model, co-issue and the
 //! texture-addressing instructions (texcoord/texcrd, tex/texld, texbem, texbeml, texreg2ar/gb/rgb,
-//! texm3x2*/texm3x3*, texdp3*, texdepth, bem; `phase` is a no-op: registers keep their values).
+//! texm3x2*/texm3x3*, texdp3*, texdepth, bem, phase: the temporaries keep their colour and
+//! lose their alpha, which becomes 0).
 //!
 //! - **Registers.** In ps_1_1 .. ps_1_3 `t#` are locals: each starts as its texture
 //!   coordinate clamped to [-range, range] and a texture instruction writing `t#` samples
@@ -327,6 +328,10 @@ impl Tr {
                 self.texkill1x(inst)?;
                 return Ok(true);
             }
+            O::Phase => {
+                self.phase();
+                return Ok(true);
+            }
             O::TexBem | O::TexBemL => {
                 let n = dst?.reg.number;
                 let t = self.operand(inst, 0)?;
@@ -438,6 +443,19 @@ impl Tr {
         };
         self.write(inst, v)?;
         Ok(true)
+    }
+
+    /// ps_1_4 `phase`: the alpha of the temporaries does not survive it (D3D9 leaves it
+    /// undefined; here it becomes 0).
+    fn phase(&mut self) {
+        let mut temps: Vec<(u32, H)> = self.temps.iter().map(|(&n, &p)| (n, p)).collect();
+        temps.sort_by_key(|t| t.0);
+        for (_, p) in temps {
+            let v = self.fb.load(p);
+            let zero = self.fb.f32(0.0);
+            let v = self.with_w(v, zero);
+            self.fb.store(p, v);
+        }
     }
 
     /// Row `row` of the parameter buffer.

@@ -399,6 +399,15 @@ fn depth_of_texm3x2depth_and_texdepth() {
 }
 
 #[test]
+fn phase_keeps_the_colour_of_temporaries_but_not_their_alpha() {
+    let d = Draw::default();
+    let src = "ps_1_4\ndef c0, 0.25, 0.5, 0.75, 1\nmov r1, c0\nphase\nmov r0, r1\n";
+    assert_eq!(colour(src, &d), [0.25, 0.5, 0.75, 0.0]);
+    let src = "ps_1_4\ndef c0, 0.25, 0.5, 0.75, 1\nmov r1, c0\nphase\nmov r1.a, c0\nmov r0, r1\n";
+    assert_eq!(colour(src, &d), [0.25, 0.5, 0.75, 1.0]);
+}
+
+#[test]
 fn coissued_instructions_read_their_inputs_before_either_writes() {
     let d = Draw::default();
     let head = "ps_1_1\ndef c0, 0.1, 0.2, 0.3, 0.4\ndef c1, 0.5, 0.6, 0.7, 0.8\nmov r0, c0\n";
