@@ -123,10 +123,40 @@ pub fn translate(
 /// validated shader guarantees (registers written before they are read, declarations) is
 /// not checked: undeclared inputs read 0, unwritten registers 0.
 pub fn translate_unchecked(shader: &dxso::Shader, options: &Options) -> Result<Translation, Error> {
+    translate_with(shader, options, &[])
+}
+
+/// Translate a vertex shader and the pixel shader it feeds so that their varyings meet:
+/// semantics with a fixed location ([`interface::fixed_location`]) have it in both, and
+/// every other semantic the pixel shader reads (`NORMAL0`, `TEXCOORD12`, ...) gets, in the
+/// vertex shader, the location the pixel shader reads it at (D3D9 links by semantic, as
+/// `dxso::link` does). Vertex outputs the pixel shader does not read are numbered after.
+pub fn translate_pair(
+    vs: &dxso::validate::Checked,
+    ps: &dxso::validate::Checked,
+    options: &Options,
+) -> Result<(Translation, Translation), Error> {
+    let ps = translate(ps, options)?;
+    let agreed: Vec<(String, u32)> = ps
+        .interface
+        .inputs
+        .iter()
+        .flat_map(|i| &i.varyings)
+        .filter_map(|v| Some((v.semantic.clone(), v.location?)))
+        .collect();
+    let vs = translate_with(vs.shader(), options, &agreed)?;
+    Ok((vs, ps))
+}
+
+fn translate_with(
+    shader: &dxso::Shader,
+    options: &Options,
+    agreed: &[(String, u32)],
+) -> Result<Translation, Error> {
     let version = shader.version;
     let vs = version.kind == ShaderKind::Vertex;
     let usage = interface::scan(shader);
-    let io = interface::io(shader);
+    let io = interface::io(shader, agreed);
     let mut m = Module::default();
     let f32x4 = ty(&mut m, vec4(Scalar::F32));
     let (cgroup, sgroup) = if vs {

@@ -129,3 +129,32 @@ fn wine_conformance_sources_translate() {
     // `call l2047` twice (no label) and `texldd` with a temporary for its sampler.
     assert!(meaningless <= 3, "{meaningless} meaningless sources");
 }
+
+/// What Strict costs: the SPIR-V of every 10th corpus shader in both modes, in words.
+#[test]
+fn strict_costs_instructions() {
+    let Some(dir) = common::shared("corpus/dx9-asm") else {
+        return;
+    };
+    let mut words = [0usize; 2];
+    for path in common::asm_files(&dir).iter().step_by(10) {
+        let shader = dxso::text::parse(&common::read_text(path)).expect("assembles");
+        let Ok(checked) = dxso::validate::validate(&shader, &dxso::validate::Caps::max()) else {
+            continue;
+        };
+        for (k, float) in [FloatMode::Strict, FloatMode::Ieee].into_iter().enumerate() {
+            let t = dxso_naga::translate(&checked, &Options { float }).expect("translates");
+            match dxso_naga::write(&t, dxso_naga::Target::SpirV).expect("writes") {
+                dxso_naga::Output::SpirV(w) => words[k] += w.len(),
+                dxso_naga::Output::Text(_) => unreachable!("SPIR-V is words"),
+            }
+        }
+    }
+    eprintln!(
+        "SPIR-V words, every 10th corpus shader: strict {}, ieee {} ({:.2}x)",
+        words[0],
+        words[1],
+        words[0] as f64 / words[1] as f64
+    );
+    assert!(words[0] > words[1], "Strict adds selects and polynomials");
+}
