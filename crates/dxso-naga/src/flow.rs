@@ -42,7 +42,7 @@ impl Tr {
             self.at = at;
             use Opcode as O;
             match inst.opcode {
-                O::Comment | O::Dcl | O::Def | O::DefI | O::DefB | O::Nop | O::Phase => {}
+                O::Comment | O::Dcl | O::Def | O::DefI | O::DefB | O::Nop => {}
                 O::Label => return Ok(Stop::End),
                 O::Ret => return Ok(Stop::Ret),
                 O::Else => return Ok(Stop::Else),
@@ -98,7 +98,7 @@ impl Tr {
                 }
                 O::TexKill => self.texkill(inst)?,
                 _ => {
-                    if !self.arithmetic(inst)? && !self.texture(inst)? && !self.ps1x(inst)? {
+                    if !self.ps1x(inst)? && !self.arithmetic(inst)? && !self.texture(inst)? {
                         return Err(self.unsupported(inst));
                     }
                 }

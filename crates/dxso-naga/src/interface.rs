@@ -41,10 +41,13 @@ pub struct Interface {
     /// The members of the body's output struct, in order.
     pub outputs: Vec<Output>,
     /// Per-draw parameters (point size, fog, clip planes, half-pixel offset) the translation
-    /// reads from the caller. Always empty today: the shader's own results (`oPts`, `oFog`)
-    /// are outputs like any other, clip planes and the half-pixel offset are the caller's
+    /// reads from the caller. Only ps_1_x reads any (the names of
+    /// [`crate::ps1x::Parameters::read`]): the shader's own results (`oPts`, `oFog`) are
+    /// outputs like any other, clip planes and the half-pixel offset are the caller's
     /// pipeline state, and position is written as D3D9 computes it.
     pub parameters: Vec<String>,
+    /// ps_1_x: the buffer of per-draw texture-stage state (bump-environment matrices, ...).
+    pub ps1x_parameters: Option<crate::ps1x::Parameters>,
 }
 
 /// A constant buffer.
@@ -304,13 +307,16 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
         if let Some(d) = inst.dst
             && inst.opcode != Opcode::Dcl
         {
-            let reg =
-                if v.is_pixel() && v.major < 2 && d.reg == ir::Register::new(RegisterKind::Temp, 0)
-                {
-                    ir::Register::new(RegisterKind::ColorOut, 0)
-                } else {
-                    d.reg
-                };
+            let reg = if crate::ps1x::writes_depth(inst) {
+                ir::Register::new(RegisterKind::DepthOut, 0)
+            } else if v.is_pixel()
+                && v.major < 2
+                && d.reg == ir::Register::new(RegisterKind::Temp, 0)
+            {
+                ir::Register::new(RegisterKind::ColorOut, 0)
+            } else {
+                d.reg
+            };
             let mask = if d.relative.is_some() { 0xF } else { d.mask.0 };
             match written.iter_mut().find(|w| w.0 == reg) {
                 Some(w) => w.1 |= mask,
@@ -420,8 +426,11 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
     }
     if !vs && v.major < 2 {
         // ps_1_x declares nothing: colours v0/v1 and texture registers as read.
-        for inst in &shader.instructions {
-            for s in &inst.srcs {
+        // ps_1_1 .. ps_1_3 texture instructions read the coordinate of their destination.
+        let destinations = crate::ps1x::coordinate_destinations(shader);
+        let read = shader.instructions.iter().flat_map(|i| i.srcs.iter());
+        for s in read.chain(destinations.iter()) {
+            {
                 let (usage, prefix) = match s.reg.kind {
                     RegisterKind::Input => (Usage::Color, "v"),
                     RegisterKind::Texture => (Usage::TexCoord, "t"),

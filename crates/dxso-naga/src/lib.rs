@@ -33,7 +33,7 @@ mod entry;
 mod flow;
 mod func;
 pub mod interface;
-mod ps1x;
+pub mod ps1x;
 mod regs;
 mod tex;
 mod write;
@@ -309,6 +309,11 @@ fn translate_with(
             }
         }
     }
+    for s in ps1x::samplers(shader) {
+        if sampler_regs.iter().all(|x| x.0 != s.0) {
+            sampler_regs.push(s);
+        }
+    }
     let mut samplers = Vec::new();
     for (n, tt) in sampler_regs {
         let (dim, kind) = match tt {
@@ -387,7 +392,9 @@ fn translate_with(
         tr.temp(t);
     }
 
+    let ps1x_parameters = tr.ps1x_setup(shader, cgroup)?;
     tr.main(shader)?;
+    tr.ps1x_flush()?;
 
     // Return the outputs.
     let mut values = Vec::new();
@@ -436,7 +443,11 @@ fn translate_with(
         samplers,
         inputs: io.inputs.into_iter().map(|i| i.1).collect(),
         outputs: io.outputs.into_iter().map(|o| o.1).collect(),
-        parameters: Vec::new(),
+        parameters: ps1x_parameters
+            .iter()
+            .flat_map(|p| p.read.iter().map(|r| r.1.clone()))
+            .collect(),
+        ps1x_parameters,
     };
     Ok(Translation {
         module: m,

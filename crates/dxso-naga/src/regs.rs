@@ -45,6 +45,8 @@ pub(crate) struct Tr {
     pub samplers: HashMap<u32, SamplerRef>,
     /// The instruction being translated (for errors).
     pub at: usize,
+    /// ps_1_x: held writes (co-issue), texture coordinates, parameters.
+    pub ps1: crate::ps1x::State,
 }
 
 /// A zero-initialised local variable; returns its pointer expression.
@@ -92,6 +94,7 @@ impl Tr {
             defbs: HashMap::new(),
             samplers: HashMap::new(),
             at: 0,
+            ps1: Default::default(),
         }
     }
 
@@ -135,6 +138,16 @@ impl Tr {
                     self.fb.load(p)
                 }
             },
+            // ps_1_1 .. ps_1_3: `t#` is a local that texture instructions write.
+            RegisterKind::Texture
+                if self
+                    .outputs
+                    .iter()
+                    .any(|o| o.0 == Register::new(s.reg.kind, number)) =>
+            {
+                let p = self.dst_ptr(&dxso::ir::Dst::new(Register::new(s.reg.kind, number)))?;
+                self.fb.load(p)
+            }
             RegisterKind::Input | RegisterKind::Texture | RegisterKind::MiscType => {
                 match self
                     .inputs
@@ -361,6 +374,11 @@ impl Tr {
         let v = self.result_modifiers(&d, v);
         if d.reg.kind == RegisterKind::Addr {
             return self.write_a0(inst, &d, v);
+        }
+        if let Some(held) = self.ps1.held.as_mut() {
+            // ps_1_x: stored when the next instruction that is not co-issued starts.
+            held.push((inst.clone(), d, v));
+            return Ok(());
         }
         if let Some(rel) = d.relative {
             // o[aL + n]: every output the index may name, each behind its test; writes

@@ -100,6 +100,9 @@ impl Tr {
 
     /// texkill: discard the pixel when any written component of the operand is below 0.
     pub fn texkill(&mut self, inst: &Instruction) -> Result<(), Error> {
+        if self.version.is_pixel() && self.version.major < 2 {
+            return self.texkill1x(inst);
+        }
         let d = inst
             .dst
             .ok_or_else(|| self.invalid("texkill without operand"))?;
