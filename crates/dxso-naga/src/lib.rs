@@ -1,7 +1,7 @@
 //! # dxso-naga — Direct3D 9 shaders for GPUs, through naga
 //!
 //! [`translate`] turns a validated vertex or pixel shader into a [`naga::Module`] (checked by
-//! naga's validator) and an [`Interface`] that says how to bind it; [`write`] prints the
+//! naga's validator) and an [`Interface`] that says how to bind it; [`write()`] prints the
 //! module as WGSL, SPIR-V, GLSL (450 core), MSL or HLSL.
 //!
 //! The module holds three functions:
@@ -119,7 +119,7 @@ pub fn translate(
 }
 
 /// Translate a shader that has not been validated (an assembler test, a fragment). Anything
-/// the translation cannot give a meaning to is an [`Error`], never a panic; what a
+/// the translation cannot give a meaning to is an [`enum@Error`], never a panic; what a
 /// validated shader guarantees (registers written before they are read, declarations) is
 /// not checked: undeclared inputs read 0, unwritten registers 0.
 pub fn translate_unchecked(shader: &dxso::Shader, options: &Options) -> Result<Translation, Error> {
