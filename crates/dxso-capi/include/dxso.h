@@ -9,9 +9,9 @@
  * - After a failure, dxso_last_error() returns the message (the text the dxso command line
  *   prints for the same failure), valid until the next dxso call on the same thread.
  * - Each returned buffer says who owns it and which function frees it.
- * - Sections: errors, buffers, shaders (assemble, disassemble, validate), the software
- *   vertex-processing device. Translation for GPUs (dxso_translate: WGSL or SPIR-V plus the
- *   interface as JSON) will join as its own section when the dxso-naga crate exists.
+ * - Sections: errors, buffers, shaders (assemble, disassemble, validate), signatures
+ *   (inputs and outputs with semantics), translation for GPUs (dxso_translate: WGSL, SPIR-V,
+ *   GLSL, MSL or HLSL plus the interface as JSON), the software vertex-processing device.
  */
 
 #ifndef DXSO_H
@@ -61,6 +61,56 @@ typedef enum DxsoSeverity {
 } DxsoSeverity;
 
 /*
+ Which signature `dxso_signature` lists.
+ */
+typedef enum DxsoSignatureKind {
+  /*
+   A vertex shader's declared inputs (`dcl_* v#`), a pixel shader's interpolated inputs.
+   */
+  DXSO_SIGNATURE_KIND_INPUTS = 0,
+  /*
+   A vertex shader's outputs (oPos, oD#, oT#, ... or vs_3_0's `o#`); a pixel shader's
+   colours and depth: COLOR# (`oC#`; `r0` in ps_1_x) and DEPTH0 (`oDepth`).
+   */
+  DXSO_SIGNATURE_KIND_OUTPUTS = 1,
+} DxsoSignatureKind;
+
+/*
+ The language `dxso_translate` writes.
+ */
+typedef enum DxsoTarget {
+  DXSO_TARGET_WGSL = 0,
+  /*
+   A binary SPIR-V module (little-endian 32-bit words).
+   */
+  DXSO_TARGET_SPIRV = 1,
+  /*
+   GLSL 450 core.
+   */
+  DXSO_TARGET_GLSL = 2,
+  DXSO_TARGET_MSL = 3,
+  /*
+   HLSL shader model 5.1.
+   */
+  DXSO_TARGET_HLSL = 4,
+} DxsoTarget;
+
+/*
+ The arithmetic `dxso_translate` emits.
+ */
+typedef enum DxsoFloat {
+  /*
+   D3D9's arithmetic as dxso's CPU engine does it (a zero factor gives +0, rcp/rsq of 0
+   give FLT_MAX, log of 0 gives -FLT_MAX, relative reads outside a file give 0, ...).
+   */
+  DXSO_FLOAT_STRICT = 0,
+  /*
+   Plain IEEE operations.
+   */
+  DXSO_FLOAT_IEEE = 1,
+} DxsoFloat;
+
+/*
  A device (opaque). Owned by the caller: free with `dxso_device_free`.
  */
 typedef struct DxsoDevice DxsoDevice;
@@ -69,6 +119,11 @@ typedef struct DxsoDevice DxsoDevice;
  A list of findings (opaque). Owned by the caller: free with `dxso_diagnostics_free`.
  */
 typedef struct DxsoDiagnostics DxsoDiagnostics;
+
+/*
+ A signature (opaque). Owned by the caller: free with `dxso_signature_free`.
+ */
+typedef struct DxsoSignature DxsoSignature;
 
 /*
  Bytes dxso allocated. Owned by the caller: free with `dxso_buffer_free`.
@@ -111,6 +166,30 @@ typedef struct DxsoDiagnostic {
    */
   int64_t word;
 } DxsoDiagnostic;
+
+/*
+ One register with a semantic. Its strings are owned by the list it came from.
+ */
+typedef struct DxsoElement {
+  /*
+   "TEXCOORD0", "COLOR1", "DEPTH0".
+   */
+  const char *semantic;
+  /*
+   D3DDECLUSAGE (0 POSITION .. 10 COLOR, 11 FOG, 12 DEPTH, 13 SAMPLE).
+   */
+  uint32_t usage;
+  uint32_t usage_index;
+  /*
+   The register: "o2", "oPos", "v0", "t1", "oC0", "oDepth", "r0".
+   */
+  const char *register_name;
+  /*
+   The components used, bit 0 = x.
+   */
+  uint32_t mask;
+  bool centroid;
+} DxsoElement;
 
 #ifdef __cplusplus
 extern "C" {
@@ -307,6 +386,53 @@ const struct DxsoDiagnostic *dxso_diagnostics_get(const struct DxsoDiagnostics *
  Free a list from `dxso_validate` (and every string in it). NULL is fine.
  */
 void dxso_diagnostics_free(struct DxsoDiagnostics *list);
+
+/*
+ List the inputs or outputs (`which`) of the shader in `len` bytes at `data` (assembly
+ text, binary tokens or a hex listing; it need not validate) into `*out`, owned by the
+ caller: free it with `dxso_signature_free`. Fails (DXSO_STATUS_INPUT) for text that does
+ not assemble and bytes that are not a shader.
+ */
+enum DxsoStatus dxso_signature(const uint8_t *data,
+                               size_t len,
+                               enum DxsoSignatureKind which,
+                               struct DxsoSignature **out);
+
+/*
+ The number of elements in `list` (0 for NULL).
+ */
+size_t dxso_signature_count(const struct DxsoSignature *list);
+
+/*
+ Element `i` of `list`, or NULL when `i` is out of range. Owned by the list: valid until
+ `dxso_signature_free`.
+ */
+const struct DxsoElement *dxso_signature_get(const struct DxsoSignature *list, size_t i);
+
+/*
+ Free a list from `dxso_signature` (and every string in it). NULL is fine.
+ */
+void dxso_signature_free(struct DxsoSignature *list);
+
+/*
+ Translate the vertex or pixel shader in `len` bytes at `data` (assembly text, binary
+ tokens or a hex listing; any version) into `target`, as `dxso translate` does.
+
+ On success `*code` holds the code — UTF-8 text without a terminating NUL (print it with
+ its length), or for DXSO_TARGET_SPIRV the SPIR-V module's bytes — owned by the caller:
+ free it with `dxso_buffer_free`. `*interface_json` (NUL-terminated; owned by the caller:
+ free it with `dxso_string_free`) is what a caller must know to bind the shader: constant
+ buffers, samplers, inputs, outputs and their locations, as JSON (`dxso translate
+ --interface`). On failure neither is written: DXSO_STATUS_INPUT for a shader that does
+ not read, does not validate (caps "max"; the message has the validator's errors) or that
+ the translation does not handle.
+ */
+enum DxsoStatus dxso_translate(const uint8_t *data,
+                               size_t len,
+                               enum DxsoTarget target,
+                               enum DxsoFloat float_mode,
+                               struct DxsoBuffer *code,
+                               char **interface_json);
 
 #ifdef __cplusplus
 }  // extern "C"

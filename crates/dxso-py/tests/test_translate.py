@@ -1,4 +1,5 @@
 """translate: a shader for GPUs (WGSL, SPIR-V, GLSL, MSL, HLSL) and its interface."""
+import json
 import struct
 
 import pytest
@@ -45,6 +46,19 @@ def test_spirv_is_bytes_of_little_endian_words():
     assert interface["stage"] == "fragment"
     assert [s["register"] for s in interface["samplers"]] == [0] and interface["samplers"][0]["kind"] == "2d"
     assert output(interface, "oC0")["varyings"][0]["semantic"] == "COLOR0"
+
+
+def test_the_same_as_the_command_line(cli, tmp_path):
+    (tmp_path / "vs.asm").write_text(VS)
+    (tmp_path / "ps.asm").write_text(PS)
+    for name, to, flt in [("vs", "wgsl", "strict"), ("vs", "hlsl", "ieee"), ("ps", "spirv", "strict")]:
+        out = cli(["translate", str(tmp_path / f"{name}.asm"), "--to", to, "--float", flt,
+                   "-o", str(tmp_path / "code"), "--interface", str(tmp_path / "interface.json")])
+        assert out.returncode == 0, out.stderr.decode()
+        code, interface = dxso.translate((tmp_path / f"{name}.asm").read_text(), to=to, float=flt)
+        expected = (tmp_path / "code").read_bytes()
+        assert (code if isinstance(code, bytes) else code.encode()) == expected, (name, to)
+        assert interface == json.loads((tmp_path / "interface.json").read_text())
 
 
 def test_errors():

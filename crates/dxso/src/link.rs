@@ -80,7 +80,7 @@ fn declared(shader: &Shader, kind: RegisterKind) -> Vec<Element> {
 }
 
 /// What a shader outputs: a vertex shader's varyings; a pixel shader's colours and depth
-/// ([`pixel_outputs`]).
+/// (`pixel_outputs`).
 pub fn output_signature(vs: &Shader) -> Vec<Element> {
     if vs.version.is_pixel() {
         return pixel_outputs(vs);
