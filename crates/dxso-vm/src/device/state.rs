@@ -3,8 +3,8 @@
 //! vertex's input registers decoded exactly as the draw's own vertex fetch decodes them.
 
 use super::{Device, MAX_OUTPUT_BYTES};
-use crate::fetch::Frequency;
 use crate::VmError;
+use crate::fetch::Frequency;
 use crate::texture::{SamplerState, Texture};
 use dxso::validate::Checked;
 use std::sync::Arc;
