@@ -114,7 +114,7 @@ impl std::fmt::Display for Report {
         if let Some((u, abs, a, b, at)) = &self.largest {
             write!(
                 f,
-                "; largest other: {u} ulp ({abs:e}) at {at}: cpu {a:e}, gpu {b:e}"
+                "; largest: {u} ulp ({abs:e}) at {at}: cpu {a:e}, gpu {b:e}"
             )?;
         }
         Ok(())
