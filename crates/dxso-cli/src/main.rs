@@ -12,6 +12,7 @@ mod demo;
 mod link;
 mod raster;
 mod run;
+mod translate;
 
 use dxso_cli::{input, scene};
 
@@ -144,6 +145,26 @@ enum Command {
         #[arg(long, value_name = "NAME", requires = "gpu")]
         adapter: Option<String>,
     },
+    /// Translate a vertex or pixel shader for GPUs: WGSL, SPIR-V, GLSL, MSL or HLSL.
+    #[command(
+        after_help = "Examples:\n  dxso translate skin.asm\n  dxso translate skin.vso --to spirv -o skin.spv --interface skin.json\n  dxso translate water_ps.asm --to glsl --float ieee"
+    )]
+    Translate {
+        /// The shader (text or bytecode, vs_1_1 .. vs_3_0, ps_1_1 .. ps_3_0); `-` reads stdin.
+        file: PathBuf,
+        /// The language to write.
+        #[arg(long, value_enum, default_value_t = translate::To::Wgsl)]
+        to: translate::To,
+        /// Write to OUT instead of stdout (binary SPIR-V needs OUT or a pipe).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Also write the interface (bindings, inputs, outputs, locations) as JSON.
+        #[arg(long, value_name = "OUT.json")]
+        interface: Option<PathBuf>,
+        /// strict: D3D9's arithmetic as dxso's CPU engine does it; ieee: plain IEEE.
+        #[arg(long, value_enum, default_value_t = translate::Float::Strict)]
+        float: translate::Float,
+    },
     /// Run the built-in vs_3_0 terrain shader on a built-in grid and draw it into a PNG.
     #[command(after_help = "Examples:\n  dxso demo\n  dxso demo -o /tmp/terrain.png")]
     Demo {
@@ -253,6 +274,13 @@ fn main() -> ExitCode {
             &run::On::new(gpu, adapter),
         ),
         Command::Demo { output } => demo::demo(&output),
+        Command::Translate {
+            file,
+            to,
+            output,
+            interface,
+            float,
+        } => translate::translate(&file, to, output.as_deref(), interface.as_deref(), float),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -277,15 +277,26 @@ fn legacy_outputs() -> impl Iterator<Item = (ir::Register, &'static str, Usage, 
     }))
 }
 
-pub(crate) fn io(shader: &Shader) -> Io {
+/// The inputs and outputs of `shader`. `agreed` gives the locations of semantics without a
+/// fixed one that another stage already uses ([`crate::translate_pair`]); the others are
+/// numbered after them.
+pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
     let v = shader.version;
     let vs = v.is_vertex();
-    let mut next_location = FIRST_FREE_LOCATION;
+    let mut next_location = agreed
+        .iter()
+        .map(|a| a.1 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(FIRST_FREE_LOCATION);
     let mut location = |usage: Usage, index: u8| {
-        fixed_location(usage, index).unwrap_or_else(|| {
-            next_location += 1;
-            next_location - 1
-        })
+        let name = semantic_name(usage, index);
+        fixed_location(usage, index)
+            .or_else(|| agreed.iter().find(|a| a.0 == name).map(|a| a.1))
+            .unwrap_or_else(|| {
+                next_location += 1;
+                next_location - 1
+            })
     };
     // Write masks per output register.
     let mut written: Vec<(ir::Register, u8)> = Vec::new();

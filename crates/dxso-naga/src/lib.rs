@@ -1,7 +1,7 @@
 //! # dxso-naga — Direct3D 9 shaders for GPUs, through naga
 //!
 //! [`translate`] turns a validated vertex or pixel shader into a [`naga::Module`] (checked by
-//! naga's validator) and an [`Interface`] that says how to bind it; [`write`] prints the
+//! naga's validator) and an [`Interface`] that says how to bind it; [`write()`] prints the
 //! module as WGSL, SPIR-V, GLSL (450 core), MSL or HLSL.
 //!
 //! The module holds three functions:
@@ -115,11 +115,48 @@ pub fn translate(
     shader: &dxso::validate::Checked,
     options: &Options,
 ) -> Result<Translation, Error> {
-    let shader = shader.shader();
+    translate_unchecked(shader.shader(), options)
+}
+
+/// Translate a shader that has not been validated (an assembler test, a fragment). Anything
+/// the translation cannot give a meaning to is an [`enum@Error`], never a panic; what a
+/// validated shader guarantees (registers written before they are read, declarations) is
+/// not checked: undeclared inputs read 0, unwritten registers 0.
+pub fn translate_unchecked(shader: &dxso::Shader, options: &Options) -> Result<Translation, Error> {
+    translate_with(shader, options, &[])
+}
+
+/// Translate a vertex shader and the pixel shader it feeds so that their varyings meet:
+/// semantics with a fixed location ([`interface::fixed_location`]) have it in both, and
+/// every other semantic the pixel shader reads (`NORMAL0`, `TEXCOORD12`, ...) gets, in the
+/// vertex shader, the location the pixel shader reads it at (D3D9 links by semantic, as
+/// `dxso::link` does). Vertex outputs the pixel shader does not read are numbered after.
+pub fn translate_pair(
+    vs: &dxso::validate::Checked,
+    ps: &dxso::validate::Checked,
+    options: &Options,
+) -> Result<(Translation, Translation), Error> {
+    let ps = translate(ps, options)?;
+    let agreed: Vec<(String, u32)> = ps
+        .interface
+        .inputs
+        .iter()
+        .flat_map(|i| &i.varyings)
+        .filter_map(|v| Some((v.semantic.clone(), v.location?)))
+        .collect();
+    let vs = translate_with(vs.shader(), options, &agreed)?;
+    Ok((vs, ps))
+}
+
+fn translate_with(
+    shader: &dxso::Shader,
+    options: &Options,
+    agreed: &[(String, u32)],
+) -> Result<Translation, Error> {
     let version = shader.version;
     let vs = version.kind == ShaderKind::Vertex;
     let usage = interface::scan(shader);
-    let io = interface::io(shader);
+    let io = interface::io(shader, agreed);
     let mut m = Module::default();
     let f32x4 = ty(&mut m, vec4(Scalar::F32));
     let (cgroup, sgroup) = if vs {
@@ -252,21 +289,33 @@ pub fn translate(
     }
 
     // Samplers.
-    let mut samplers = Vec::new();
+    // Declared samplers, then (unvalidated shaders) undeclared ones used, as 2d.
+    let mut sampler_regs: Vec<(u32, TextureType)> = Vec::new();
     for inst in &shader.instructions {
-        let (Some(d), Some(decl)) = (inst.dst, inst.decl) else {
-            continue;
-        };
-        if d.reg.kind != RegisterKind::Sampler {
-            continue;
+        if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
+            && d.reg.kind == RegisterKind::Sampler
+            && sampler_regs.iter().all(|s| s.0 != d.reg.number)
+        {
+            let tt = TextureType::from_u32(decl.texture_type as u32).unwrap_or(TextureType::TwoD);
+            sampler_regs.push((d.reg.number, tt));
         }
-        let tt = TextureType::from_u32(decl.texture_type as u32).unwrap_or(TextureType::TwoD);
+    }
+    for inst in &shader.instructions {
+        for s in &inst.srcs {
+            if s.reg.kind == RegisterKind::Sampler
+                && sampler_regs.iter().all(|x| x.0 != s.reg.number)
+            {
+                sampler_regs.push((s.reg.number, TextureType::TwoD));
+            }
+        }
+    }
+    let mut samplers = Vec::new();
+    for (n, tt) in sampler_regs {
         let (dim, kind) = match tt {
             TextureType::Cube => (ImageDimension::Cube, "cube"),
             TextureType::Volume => (ImageDimension::D3, "volume"),
             _ => (ImageDimension::D2, "2d"),
         };
-        let n = d.reg.number;
         let tex_ty = ty(
             &mut tr.m,
             TypeInner::Image {

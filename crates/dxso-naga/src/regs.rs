@@ -284,7 +284,8 @@ impl Tr {
             .ok_or_else(|| self.invalid(format!("writing {:?} {}", reg.kind, reg.number)))
     }
 
-    /// ps_1_x writes its colour in r0; every other register is itself.
+    /// The register a destination writes: itself (ps_1_x's colour is r0's final value,
+    /// read when the body returns).
     pub fn dst_register(&self, d: &Dst) -> Register {
         d.reg
     }
