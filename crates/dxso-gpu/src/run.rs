@@ -115,7 +115,14 @@ impl<'a> Draw<'a> {
                 .push(uniform_entry(b.binding));
         }
         let filterable = gpu.features.contains(wgpu::Features::FLOAT32_FILTERABLE);
+        // Each sampler register once (a shader may declare one twice).
+        let mut samplers: Vec<&dxso_naga::interface::Sampler> = Vec::new();
         for s in &iface.samplers {
+            if samplers.iter().all(|k| k.register != s.register) {
+                samplers.push(s);
+            }
+        }
+        for s in &samplers {
             let g = layouts
                 .get_mut(s.group as usize)
                 .ok_or_else(|| Error::Interface(format!("bind group {}", s.group)))?;
@@ -226,7 +233,7 @@ impl<'a> Draw<'a> {
             resources[*g as usize].push((*b, buf.as_entire_binding()));
         }
         let mut bound = Vec::new();
-        for s in &iface.samplers {
+        for s in &samplers {
             let state = vm.sampler_state(s.register as usize).unwrap_or_default();
             let texture = vm.texture(s.register as usize).map(|t| &**t);
             bound.push((

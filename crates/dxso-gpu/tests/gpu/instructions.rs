@@ -82,7 +82,7 @@ fn arithmetic_in_both_modes() {
         let got = o1(
             &mut gpu,
             mode,
-            "mad o1, v0, c0, c1\n",
+            "mov r0, c1\nmad o1, v0, c0, r0\n",
             &[(0, [2.0; 4]), (1, [0.5, -0.5, 0.25, 0.0])],
             &[[1.0, 2.0, 3.0, 4.0]],
         );
@@ -189,8 +189,8 @@ fn legacy_outputs_keep_dxso_vms_names_and_defaults() {
     assert_eq!(out, dev.draw(1, 1).unwrap());
 }
 
-/// texldl with point sampling reads texel centres exactly; an unbound sampler reads
-/// (0, 0, 0, 1) as in dxso-vm.
+/// texldl with point sampling (D3D9's default sampler state: POINT, WRAP) reads texels
+/// exactly; an unbound sampler reads (0, 0, 0, 1) as in dxso-vm.
 #[test]
 fn texldl_point_sampling_reads_the_texels() {
     let Some(gpu) = crate::gpu() else { return };
@@ -199,8 +199,9 @@ fn texldl_point_sampling_reads_the_texels() {
     let v0 = [
         [0.25, 0.25, 0.0, 0.0],
         [0.75, 0.25, 0.0, 0.0],
-        [0.25, 0.75, 0.0, 0.0],
-        [1.75, 0.75, 0.0, 0.0],
+        // WRAP (the default address mode): u 1.25 reads column 0, v -0.25 row 1.
+        [1.25, 0.75, 0.0, 0.0],
+        [0.75, -0.25, 0.0, 0.0],
     ];
     let mut dev = device(src, &[], &v0);
     let texels: [f32; 16] = [

@@ -11,7 +11,7 @@ fn w1_w2_w3_give_dxso_vms_bits() {
         let mut r = Report::default();
         r.add(w.name, &cpu, &out);
         println!("{} on {}: {r}", w.name, gpu.adapter_name());
-        assert_eq!(r.others(), 0, "{}: {r}", w.name);
+        assert_eq!(r.differences(), 0, "{}: {r}", w.name);
     }
 }
 
