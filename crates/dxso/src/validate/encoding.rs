@@ -16,10 +16,12 @@
 //!   `_d8` (4..=12) [V034] (checked with the other result modifiers).
 //! - a swizzle on an `aL` index [V010] (checked with relative addressing): `c[aL]` is the
 //!   only spelling.
+//! - the predicated bit 28 on `dcl`/`def`/`defi`/`defb` [V038]: a declaration has no
+//!   `(p0)` spelling, and its predicate token would print as any register at all.
 
 use super::{Rule, Validator};
 use crate::ir::Instruction;
-use crate::opcodes::{Opcode, TEXLD_BIAS};
+use crate::opcodes::{Layout, Opcode, TEXLD_BIAS};
 
 impl Validator<'_> {
     /// The checks above, for every instruction but comments.
@@ -46,6 +48,17 @@ impl Validator<'_> {
                 Rule::CoIssue,
                 i,
                 format!("co-issue (+) does not exist in {}", self.v),
+            );
+        }
+        let declaration = matches!(
+            inst.opcode.info().layout,
+            Layout::Dcl | Layout::Def | Layout::DefI | Layout::DefB
+        );
+        if declaration && inst.predicate.is_some() {
+            self.err(
+                Rule::Predication,
+                i,
+                format!("{} cannot be predicated", inst.opcode.info().mnemonic),
             );
         }
         if inst.dst.is_some_and(|d| d.mask.0 == 0) {

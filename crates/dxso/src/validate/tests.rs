@@ -398,3 +398,52 @@ const VS11_MOV: &str = "vs_1_1\ndcl_position v0\nmov oPos, v0\n";
 const PS11_MOV: &str = "ps_1_1\ntex t0\nmov r0, t0\n";
 /// The relative token of `c0[aL]` is word 22.
 const VS3_LOOP: &str = "vs_3_0\ndcl_position v0\ndcl_position o0\ndefi i0, 1, 0, 1, 0\nmov o0, v0\nloop aL, i0\nmov o0, c0[aL]\nendloop\n";
+
+/// A declaration with the predicated bit (28) and a predicate token has no spelling (`(p0)`
+/// exists for instructions only): V038, whatever register the predicate token names. Found by
+/// the reader's fuzz target (`fuzz-regressions/reader/predicated-def.vso`), where the token
+/// named oT9 and printed as `(oT9.wwxx) def c2, ...`.
+#[test]
+fn predicated_declarations_are_refused() {
+    let one = 1.0f32.to_bits();
+    // ps_1_1: def c2 (predicated), predicate token oT9.wwxx, four values.
+    let ps11 = [
+        0xFFFF_0101,
+        0x1000_0051,
+        0xA00F_0002,
+        0xE00F_0009,
+        one,
+        one,
+        0,
+        0,
+        0x0000_FFFF,
+    ];
+    // vs_3_0: def c0 predicated by p0 (a valid predicate anywhere else), then dcl_position
+    // v0 predicated by p0.
+    let p0 = 0xB0E4_1000;
+    let vs3 = [
+        0xFFFE_0300,
+        0x1600_0051,
+        0xA00F_0000,
+        p0,
+        one,
+        one,
+        one,
+        one,
+        0x0000_FFFF,
+    ];
+    let vs3_dcl = [
+        0xFFFE_0300,
+        0x1300_001F,
+        0x8000_0000,
+        0x900F_0000,
+        p0,
+        0x0000_FFFF,
+    ];
+    for tokens in [&ps11[..], &vs3[..], &vs3_dcl[..]] {
+        let read = crate::binary::read(tokens).unwrap();
+        assert!(read.instructions[0].predicate.is_some());
+        let got = ir_errors(&read, &Caps::max());
+        assert!(got.contains(&"V038"), "{tokens:08x?}: {got:?}");
+    }
+}
