@@ -9,6 +9,52 @@ use dxso::ir::Usage;
 use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
 use std::path::Path;
 
+/// What loading a mesh may hold at its peak: ten times the file's size (a .gltf's buffers
+/// included) plus 64 MiB, the README's bound. A mesh whose own numbers say it needs more is
+/// refused before anything is sized from them.
+fn budget(file_bytes: usize) -> usize {
+    file_bytes.saturating_mul(10).saturating_add(64 << 20)
+}
+
+/// Bytes an OBJ face corner (`f`'s vertex reference) costs while loading: the OBJ reader's
+/// face and index tables, then the mesh's index and the device's copy; about 36 measured on an
+/// OBJ of `f 1 1 1` lines.
+pub const OBJ_BYTES_PER_CORNER: usize = 44;
+
+/// Bytes a glTF accessor element can cost: up to four f32 as read, then the stream's copy.
+pub const GLTF_BYTES_PER_ELEMENT: usize = 32;
+
+/// Refuse a mesh whose loading would need `need` bytes, over `budget(file_bytes)`.
+fn within_budget(path: &Path, what: &str, need: usize, file_bytes: usize) -> anyhow::Result<()> {
+    let limit = budget(file_bytes);
+    if need > limit {
+        bail!(
+            "{}: {what} would take about {} MiB to load; a mesh may take at most 10 × its \
+             file's size + 64 MiB ({} MiB)",
+            path.display(),
+            need >> 20,
+            limit >> 20
+        );
+    }
+    Ok(())
+}
+
+/// The face corners of an OBJ text: the vertex references on its `f` lines, counted without
+/// allocating.
+fn obj_corners(text: &[u8]) -> usize {
+    text.split(|&b| b == b'\n')
+        .map(|line| {
+            let mut words = line
+                .split(|b| b.is_ascii_whitespace())
+                .filter(|w| !w.is_empty());
+            match words.next() {
+                Some(b"f") => words.count(),
+                _ => 0,
+            }
+        })
+        .sum()
+}
+
 /// The vertex attributes and triangle indices of one mesh (all its primitives joined).
 #[derive(Default, Debug, PartialEq)]
 pub struct Mesh {
@@ -113,6 +159,13 @@ impl Mesh {
 
 fn obj(path: &Path) -> anyhow::Result<Mesh> {
     let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let corners = obj_corners(&text);
+    within_budget(
+        path,
+        &format!("{corners} face corners"),
+        corners.saturating_mul(OBJ_BYTES_PER_CORNER),
+        text.len(),
+    )?;
     let opts = tobj::LoadOptions {
         single_index: true,
         triangulate: true,
@@ -209,6 +262,22 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
         };
         buffers.push(data);
     }
+    // Every accessor's declared count, before any is read (a sparse accessor without a
+    // buffer view can declare any count in a few bytes of JSON).
+    let elements = g
+        .accessors()
+        .map(|a| a.count())
+        .fold(0usize, usize::saturating_add);
+    let file_bytes = buffers
+        .iter()
+        .map(Vec::len)
+        .fold(bytes.len(), usize::saturating_add);
+    within_budget(
+        path,
+        &format!("{elements} accessor elements"),
+        elements.saturating_mul(GLTF_BYTES_PER_ELEMENT),
+        file_bytes,
+    )?;
     let mut mesh = Mesh::default();
     for m in g.meshes() {
         for prim in m.primitives() {
@@ -270,6 +339,29 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_face_corners() {
+        assert_eq!(
+            obj_corners(b"v 0 0 0\nf 1 1 1\r\n  f\t1/2/3 4//5 6 7\nfoo 1\nf\n"),
+            7
+        );
+        assert_eq!(obj_corners(b""), 0);
+    }
+
+    #[test]
+    fn refuses_a_mesh_past_its_budget() {
+        assert_eq!(budget(1), 10 + (64 << 20));
+        assert_eq!(budget(usize::MAX), usize::MAX);
+        let p = Path::new("m.obj");
+        assert!(within_budget(p, "x", budget(100), 100).is_ok());
+        let err = within_budget(p, "9 face corners", budget(100) + 1, 100).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "m.obj: 9 face corners would take about 64 MiB to load; a mesh may take at most 10 × \
+             its file's size + 64 MiB (64 MiB)"
+        );
+    }
 
     fn device() -> Device {
         let src = "vs_3_0\ndcl_position v0\ndcl_texcoord v1\ndcl_position o0\ndcl_texcoord o1\nmov o0, v0\nmov o1, v1\n";

@@ -760,6 +760,36 @@ fn meshes_from_obj_and_gltf_feed_the_declaration() {
     );
 }
 
+/// A glTF whose accessor declares a billion elements in a few bytes of JSON (a sparse
+/// accessor needs no buffer) is refused by its declared count, before anything is read.
+#[test]
+fn a_gltf_declaring_more_than_it_holds_is_refused() {
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"count": 1_000_000_000u32, "componentType": 5126, "type": "VEC3",
+            "min": [0, 0, 0], "max": [0, 0, 0],
+            "sparse": {"count": 1, "indices": {"bufferView": 0, "componentType": 5125},
+                "values": {"bufferView": 0}}}],
+        "bufferViews": [{"buffer": 0, "byteLength": 16}],
+        "buffers": [{"byteLength": 16, "uri": "bomb.bin"}]
+    });
+    let mesh = temp("bomb.gltf", gltf.to_string().as_bytes());
+    temp("bomb.bin", &[0; 16]);
+    let scene = serde_json::json!({
+        "shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n",
+        "mesh": {"file": mesh}
+    });
+    let p = temp("bomb-scene.json", scene.to_string().as_bytes());
+    let out = dxso(&["run", p.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1000000000 accessor elements would take about 30517 MiB to load"),
+        "{stderr}"
+    );
+}
+
 /// The edit cycle with names: `asm --ctab` builds the constant table from the listing's
 /// header, `dis` prints the same header back (and the CTAB's exact words as `// @comment`),
 /// and that listing assembles to the same tokens.

@@ -1,8 +1,9 @@
-//! Peak memory of `dxso asm` and `dxso dis` on a large shader made of the shortest
+//! Peak memory of `dxso asm`, `dis` and `check` on a large shader made of the shortest
 //! instructions there are (`nop`: a 4-byte line, one token): within ten times the input's
-//! size plus 64 MB (the README's limits table). Both commands hold only the input and the
+//! size plus 64 MB (the README's limits table). `asm` and `dis` hold only the input and the
 //! tokens, each instruction's IR for as long as it is encoded or printed; held whole, the
-//! IR of a `nop` is about 25 times its line.
+//! IR of a `nop` is about 25 times its line. `check` holds at most
+//! `dxso::source::MAX_INSTRUCTIONS` instructions and counts the rest.
 
 #![cfg(target_os = "linux")]
 
@@ -12,14 +13,15 @@ use std::process::{Command, Stdio};
 /// The input's size: 2,097,152 `nop` lines.
 const NOPS: usize = 2 << 20;
 
-/// Run `dxso ARGS...` (stdout discarded); its exit status must be 0. Returns its maximum
-/// resident set size in bytes.
+/// Run `dxso ARGS...` (stdout and stderr discarded); its exit status must be `code`. Returns
+/// its maximum resident set size in bytes.
 // The child is reaped by `wait4` (which also gives its resource usage), not by `Child::wait`.
 #[allow(clippy::zombie_processes)]
-fn peak_bytes(args: &[&Path]) -> u64 {
+fn peak_bytes(args: &[&Path], code: i32) -> u64 {
     let child = Command::new(env!("CARGO_BIN_EXE_dxso"))
         .args(args)
         .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .expect("dxso runs");
     let mut status = 0;
@@ -29,7 +31,7 @@ fn peak_bytes(args: &[&Path]) -> u64 {
     let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
     assert_eq!(pid, child.id() as libc::pid_t, "wait4");
     assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == code,
         "dxso {args:?}: status {status}"
     );
     // Linux reports ru_maxrss in kilobytes.
@@ -41,7 +43,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
-fn asm_and_dis_hold_about_the_input() {
+fn asm_dis_and_check_hold_about_the_input() {
     let listing = scratch("nops.asm");
     let tokens = scratch("nops.vso");
     let mut text = String::with_capacity(7 + 4 * NOPS);
@@ -54,23 +56,105 @@ fn asm_and_dis_hold_about_the_input() {
     drop(text);
     let limit = 10 * size + (64 << 20);
 
-    let asm = peak_bytes(&[Path::new("asm"), &listing, Path::new("-o"), &tokens]);
+    let asm = peak_bytes(&[Path::new("asm"), &listing, Path::new("-o"), &tokens], 0);
     let token_size = std::fs::metadata(&tokens).unwrap().len();
     // The version token, a token per nop and the end token.
     assert_eq!(token_size, 4 * (NOPS as u64 + 2));
-    let dis = peak_bytes(&[Path::new("dis"), &tokens]);
+    let dis = peak_bytes(&[Path::new("dis"), &tokens], 0);
+    // Far past what any valid shader has: `check` says so (exit 1) without holding it all.
+    let check_text = peak_bytes(&[Path::new("check"), &listing], 1);
+    let check_tokens = peak_bytes(&[Path::new("check"), &tokens], 1);
     let _ = std::fs::remove_file(&listing);
     let _ = std::fs::remove_file(&tokens);
     let mib = |b: u64| b as f64 / f64::from(1 << 20);
     eprintln!(
-        "input {:.1} MiB, limit {:.1} MiB: asm {:.1} MiB, dis {:.1} MiB",
+        "input {:.1} MiB, limit {:.1} MiB: asm {:.1} MiB, dis {:.1} MiB, check {:.1} MiB (text) \
+         and {:.1} MiB (tokens)",
         mib(size),
         mib(limit),
         mib(asm),
-        mib(dis)
+        mib(dis),
+        mib(check_text),
+        mib(check_tokens)
     );
     assert!(asm <= limit, "asm: {asm} bytes, more than {limit}");
+    assert!(
+        check_text <= limit,
+        "check: {check_text} bytes, more than {limit}"
+    );
     // dis reads a token file of the same size as the listing (4 bytes per nop).
     let limit = 10 * token_size + (64 << 20);
     assert!(dis <= limit, "dis: {dis} bytes, more than {limit}");
+    assert!(
+        check_tokens <= limit,
+        "check: {check_tokens} bytes, more than {limit}"
+    );
+}
+
+/// A scene drawing three vertices of mesh `obj`: the draw's `vertex_count` differs from the
+/// mesh's, so `dxso run` loads the mesh, then exits 1 — what is measured is the loading.
+fn mesh_scene(obj: &Path) -> PathBuf {
+    let scene = obj.with_extension("json");
+    let doc = serde_json::json!({
+        "shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n",
+        "mesh": {"file": obj},
+        "vertex_count": 3,
+    });
+    std::fs::write(&scene, doc.to_string()).unwrap();
+    scene
+}
+
+/// The densest OBJ there is (`f 1 1 1`: 8 bytes, three face corners) costs the OBJ reader
+/// about 36 bytes a corner: 8 MiB of it loads within the bound, 16 MiB is refused before the
+/// reader runs (`OBJ_BYTES_PER_CORNER`), both within ten times the file plus 64 MiB.
+#[test]
+fn mesh_loading_holds_about_the_input() {
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    for (faces, refused) in [(1 << 20, false), (2 << 20, true)] {
+        let obj = scratch(&format!("dense-{faces}.obj"));
+        let mut text = String::with_capacity(8 + 8 * faces);
+        text.push_str("v 0 0 0\n");
+        for _ in 0..faces {
+            text.push_str("f 1 1 1\n");
+        }
+        std::fs::write(&obj, &text).unwrap();
+        let size = text.len() as u64;
+        drop(text);
+        let scene = mesh_scene(&obj);
+        let peak = peak_bytes(
+            &[
+                Path::new("run"),
+                &scene,
+                Path::new("-o"),
+                Path::new("/dev/null"),
+            ],
+            1,
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_dxso"))
+            .args([
+                Path::new("run"),
+                &scene,
+                Path::new("-o"),
+                Path::new("/dev/null"),
+            ])
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&obj);
+        let _ = std::fs::remove_file(&scene);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let limit = 10 * size + (64 << 20);
+        eprintln!(
+            "OBJ {:.1} MiB, limit {:.1} MiB: run {:.1} MiB",
+            mib(size),
+            mib(limit),
+            mib(peak)
+        );
+        assert!(peak <= limit, "run: {peak} bytes, more than {limit}");
+        let says = if refused {
+            "face corners would take about"
+        } else {
+            "differs from the mesh's"
+        };
+        assert!(stderr.contains(says), "{stderr}");
+    }
 }

@@ -69,6 +69,12 @@ pub enum ReadErrorKind {
     LengthMismatch { length: usize, used: usize },
     #[error("SM1 instruction token has a nonzero length field")]
     Sm1Length,
+    /// Refused by [`crate::source::Source`], which holds at most
+    /// [`MAX_INSTRUCTIONS`](crate::source::MAX_INSTRUCTIONS); [`read`] has no such limit.
+    #[error(
+        "the shader has {found} instructions; dxso loads at most {limit} (no valid shader has that many)"
+    )]
+    TooManyInstructions { found: usize, limit: usize },
 }
 
 /// Why an IR shader could not be encoded.

@@ -13,9 +13,17 @@
 //! ```
 
 use crate::Shader;
-use crate::binary::{self, ReadError};
-use crate::text::{ParseErrors, Span};
+use crate::binary::{self, ReadError, ReadErrorKind};
+use crate::text::{ParseError, ParseErrors, Span};
 use std::fmt;
+
+/// The most instructions (comments, declarations and `def`s included) a [`Source`] holds: a
+/// longer shader is refused, after reading it to the end to count them, in memory that does
+/// not grow with its length. No valid shader comes near it — vs_3_0 and ps_3_0 have at most
+/// 32,768 instruction slots, and a shader's `dcl`s and `def`s are bounded by its register
+/// files — so the limit only keeps `check`, `run`, `translate` and `link` of a hostile file
+/// within bounded memory (an [`Instruction`](crate::ir::Instruction) is larger than its text).
+pub const MAX_INSTRUCTIONS: usize = 65_536;
 
 /// Where an instruction is: a 1-based line and column of the text, or the word offset of
 /// its first token in the bytecode.
@@ -53,11 +61,11 @@ pub struct Source {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Origin {
-    /// The text, where each of its lines starts, and each instruction's span.
+    /// The text, and each instruction's span and the byte offset of its line.
     Text {
         text: String,
-        line_starts: Vec<usize>,
         spans: Vec<Span>,
+        line_starts: Vec<usize>,
     },
     Binary(Vec<usize>),
 }
@@ -72,27 +80,83 @@ impl Source {
         }
     }
 
-    /// Assemble `text`.
+    /// Assemble `text`. A text of more than [`MAX_INSTRUCTIONS`] instructions is an error at
+    /// the first one past the limit.
     pub fn text(text: &str) -> Result<Source, ParseErrors> {
-        let (shader, spans) = crate::text::parse_with_spans(text)?;
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
+        let mut instructions = Vec::new();
+        let mut spans = Vec::new();
+        let mut line_starts = Vec::new();
+        // Where each instruction's line starts, found by walking the text forward once (the
+        // spans come in line order): a per-instruction table, not one entry per line.
+        let mut cursor = Cursor::default();
+        let mut count = 0usize;
+        let mut first_past: Option<Span> = None;
+        let version = crate::text::parse_each(text, |_, inst, span| {
+            count += 1;
+            if count > MAX_INSTRUCTIONS {
+                first_past.get_or_insert(span);
+                return;
+            }
+            line_starts.push(cursor.line_start(text, span.line));
+            instructions.push(inst);
+            spans.push(span);
+        })?;
+        if let Some(span) = first_past {
+            let start = cursor.line_start(text, span.line);
+            return Err(ParseErrors(vec![ParseError {
+                line: span.line,
+                col: span.col,
+                message: too_many(count),
+                line_text: line_at(text, start).to_string(),
+            }]));
+        }
         Ok(Source {
-            shader,
+            shader: Shader {
+                version,
+                instructions,
+            },
             origin: Origin::Text {
                 text: text.to_string(),
-                line_starts,
                 spans,
+                line_starts,
             },
         })
     }
 
-    /// Decode bytecode: binary little-endian tokens, or a hex listing.
+    /// Decode bytecode: binary little-endian tokens, or a hex listing. Bytecode of more than
+    /// [`MAX_INSTRUCTIONS`] instructions is an error at the first one past the limit.
     pub fn bytecode(bytes: &[u8]) -> Result<Source, ReadError> {
-        let (shader, offsets) = read_bytecode_with_offsets(bytes)?;
+        let tokens = bytecode_tokens(bytes)?;
+        let mut stream = binary::instructions(&tokens)?;
+        let mut instructions = Vec::new();
+        let mut offsets = Vec::new();
+        let mut count = 0usize;
+        let mut first_past = None;
+        for item in &mut stream {
+            let (offset, inst) = item?;
+            count += 1;
+            if count > MAX_INSTRUCTIONS {
+                first_past.get_or_insert(offset);
+                continue;
+            }
+            offsets.push(offset);
+            instructions.push(inst);
+        }
+        if let Some(offset) = first_past {
+            return Err(ReadError {
+                offset,
+                instruction: MAX_INSTRUCTIONS,
+                kind: ReadErrorKind::TooManyInstructions {
+                    found: count,
+                    limit: MAX_INSTRUCTIONS,
+                },
+            });
+        }
         Ok(Source {
-            shader,
+            shader: Shader {
+                version: stream.version(),
+                instructions,
+            },
             origin: Origin::Binary(offsets),
         })
     }
@@ -120,9 +184,9 @@ impl Source {
                     text, line_starts, ..
                 },
             ) => {
-                let start = line_starts.get(line - 1).copied().unwrap_or(text.len());
-                let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
-                let line_text = text[start..end].trim_end_matches('\r');
+                // `position` found instruction `i`, so its line start is there too.
+                let start = i.and_then(|i| line_starts.get(i)).copied();
+                let line_text = line_at(text, start.unwrap_or(text.len()));
                 let pad: String = line_text
                     .chars()
                     .take(col - 1)
@@ -153,6 +217,56 @@ impl Source {
             "{at}: {severity}[{rule}]: {message}\n{}",
             snippet.unwrap_or_default()
         )
+    }
+}
+
+/// The message for a shader of `found` instructions, more than [`MAX_INSTRUCTIONS`] (the
+/// bytecode's error says the same).
+fn too_many(found: usize) -> String {
+    ReadErrorKind::TooManyInstructions {
+        found,
+        limit: MAX_INSTRUCTIONS,
+    }
+    .to_string()
+}
+
+/// The line of `text` that starts at byte `start`, without its line break.
+fn line_at(text: &str, start: usize) -> &str {
+    let rest = text.get(start..).unwrap_or("");
+    let end = rest.find('\n').unwrap_or(rest.len());
+    rest[..end].trim_end_matches('\r')
+}
+
+/// A position in a text walked forward: line `line` (1-based) starts at byte `start`.
+struct Cursor {
+    line: usize,
+    start: usize,
+}
+
+impl Default for Cursor {
+    fn default() -> Cursor {
+        Cursor { line: 1, start: 0 }
+    }
+}
+
+impl Cursor {
+    /// The byte offset where line `line` starts (the text's end past its last line). Lines
+    /// asked for in order cost one pass over the text in all; asking for an earlier line
+    /// starts again from the top.
+    fn line_start(&mut self, text: &str, line: usize) -> usize {
+        if line < self.line {
+            *self = Cursor::default();
+        }
+        while self.line < line {
+            match text[self.start..].find('\n') {
+                Some(n) => {
+                    self.start += n + 1;
+                    self.line += 1;
+                }
+                None => return text.len(),
+            }
+        }
+        self.start
     }
 }
 
@@ -285,5 +399,79 @@ mod tests {
             ("a.vso: word 4".to_string(), None)
         );
         assert_eq!(Position::Text { line: 2, col: 5 }.to_string(), "2:5");
+    }
+
+    #[test]
+    fn holds_at_most_max_instructions() {
+        let listing = |n: usize| format!("vs_3_0\n{}", "nop\n".repeat(n));
+        // At the limit: loaded, and positions still point at the right lines.
+        let at = Source::load(listing(MAX_INSTRUCTIONS).as_bytes()).unwrap();
+        assert_eq!(at.shader.instructions.len(), MAX_INSTRUCTIONS);
+        assert_eq!(
+            at.locate("a.asm", Some(MAX_INSTRUCTIONS - 1)),
+            (
+                format!("a.asm:{}:1", MAX_INSTRUCTIONS + 1),
+                Some("    nop\n    ^\n".into())
+            )
+        );
+        // Past it: an error at the first instruction past the limit, counting them all.
+        let past = Source::load(listing(MAX_INSTRUCTIONS + 5).as_bytes()).unwrap_err();
+        let SourceError::Parse(e) = past else {
+            panic!("{past:?}")
+        };
+        assert_eq!(
+            (e.0.len(), e.0[0].line, e.0[0].col),
+            (1, MAX_INSTRUCTIONS + 2, 1)
+        );
+        assert_eq!(e.0[0].line_text, "nop");
+        assert_eq!(
+            e.0[0].message,
+            format!(
+                "the shader has {} instructions; dxso loads at most {MAX_INSTRUCTIONS} \
+                 (no valid shader has that many)",
+                MAX_INSTRUCTIONS + 5
+            )
+        );
+        // A syntax error anywhere is reported as such, not as the length.
+        let bad = format!("{}foo\n", listing(MAX_INSTRUCTIONS + 5));
+        assert!(
+            matches!(Source::load(bad.as_bytes()), Err(SourceError::Parse(e)) if e.0[0].message.contains("foo"))
+        );
+
+        // Bytecode: the version token, one token per nop, the end token.
+        let tokens = |n: usize| {
+            let mut t = vec![0xFFFE_0300u32];
+            t.resize(n + 1, 0);
+            t.push(0x0000_FFFF);
+            t.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>()
+        };
+        let at = Source::load(&tokens(MAX_INSTRUCTIONS)).unwrap();
+        assert_eq!(
+            at.position(Some(MAX_INSTRUCTIONS - 1)),
+            Some(Position::Word(MAX_INSTRUCTIONS))
+        );
+        assert_eq!(
+            Source::load(&tokens(MAX_INSTRUCTIONS + 2)),
+            Err(SourceError::Read(ReadError {
+                offset: MAX_INSTRUCTIONS + 1,
+                instruction: MAX_INSTRUCTIONS,
+                kind: ReadErrorKind::TooManyInstructions {
+                    found: MAX_INSTRUCTIONS + 2,
+                    limit: MAX_INSTRUCTIONS
+                }
+            }))
+        );
+    }
+
+    #[test]
+    fn locates_lines_out_of_order_and_past_the_end() {
+        let mut c = Cursor::default();
+        let text = "a\nbb\r\nccc";
+        assert_eq!(c.line_start(text, 3), 6);
+        assert_eq!(c.line_start(text, 1), 0);
+        assert_eq!(c.line_start(text, 2), 2);
+        assert_eq!(c.line_start(text, 9), text.len());
+        assert_eq!(line_at(text, 2), "bb");
+        assert_eq!(line_at(text, text.len()), "");
     }
 }
