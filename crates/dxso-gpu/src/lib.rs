@@ -38,10 +38,13 @@
 //! Without an adapter [`Gpu::new`] returns [`Error::NoAdapter`]; on Linux without a GPU,
 //! Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
 
+mod bind;
 pub mod entry;
+mod render;
 mod run;
 pub mod textures;
 
+pub use render::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
 pub use run::Draw;
 
 use std::sync::{Arc, Mutex};
@@ -71,6 +74,10 @@ pub enum Error {
     /// A sampler state or texture the GPU path cannot express.
     #[error("s{sampler}: {what} is not supported on the GPU path")]
     Unsupported { sampler: u32, what: String },
+    /// A frame or shader pair [`Gpu::render`] cannot draw: a size of 0 or beyond the
+    /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
+    #[error("render: {0}")]
+    Frame(String),
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("GPU: {0}")]
     Gpu(String),
@@ -227,6 +234,35 @@ impl Gpu {
         instance_count: usize,
     ) -> Result<Draw<'a>, Error> {
         Draw::new(self, device, vertex_count, instance_count)
+    }
+
+    /// Map the first `bytes` of `buffer` (a `MAP_READ` buffer a submitted copy wrote), give
+    /// them to `f`, and unmap it.
+    fn read_mapped(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+        f: impl FnOnce(&[u8]),
+    ) -> Result<(), Error> {
+        let slice = buffer.slice(..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |res| {
+            let _ = tx.send(res);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| Error::Gpu(e.to_string()))?
+            .map_err(|e| Error::Gpu(e.to_string()))?;
+        {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(e.to_string()))?;
+            f(&view);
+        }
+        buffer.unmap();
+        Ok(())
     }
 
     /// Errors wgpu reported since the last check.

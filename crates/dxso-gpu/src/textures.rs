@@ -135,7 +135,8 @@ pub fn sampler_descriptor(
 }
 
 /// Upload `texture` (or, for an unbound sampler, a 1x1 texture of `kind` holding
-/// (0, 0, 0, 1)) and make its sampler.
+/// (0, 0, 0, 1)) and make its sampler. A texture of another kind than the sampler's is
+/// [`Error::Unsupported`].
 pub fn bind(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -145,6 +146,14 @@ pub fn bind(
     texture: Option<&Texture>,
     state: &SamplerState,
 ) -> Result<Bound, Error> {
+    if let Some(t) = texture
+        && t.kind != kind
+    {
+        return Err(Error::Unsupported {
+            sampler: register,
+            what: format!("a {:?} texture on a {kind:?} sampler", t.kind),
+        });
+    }
     let unbound = [[0.0f32, 0.0, 0.0, 1.0]; 6];
     let faces = if kind == TextureKind::Cube { 6 } else { 1 };
     let levels: Vec<(usize, usize, usize, &[[f32; 4]])> = match texture {

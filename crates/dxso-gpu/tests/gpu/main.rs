@@ -4,6 +4,7 @@
 mod compare;
 mod corpus;
 mod instructions;
+mod pixel;
 mod workloads;
 
 use dxso_gpu::Gpu;
