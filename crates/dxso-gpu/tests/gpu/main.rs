@@ -5,6 +5,7 @@ mod compare;
 mod corpus;
 mod instructions;
 mod pixel;
+mod pixel1x;
 mod workloads;
 
 use dxso_gpu::Gpu;
