@@ -6,6 +6,7 @@ mod corpus;
 mod instructions;
 mod pixel;
 mod pixel1x;
+mod vertex;
 mod workloads;
 
 use dxso_gpu::Gpu;
