@@ -6,6 +6,7 @@ mod corpus;
 mod instructions;
 mod pixel;
 mod pixel1x;
+mod texture_kinds;
 mod vertex;
 mod workloads;
 

@@ -121,8 +121,14 @@ fn vs_main_draws_what_dxso_vm_computes() {
                 for t in screen.chunks_exact(3) {
                     let (a, b, c) = (t[0].0, t[1].0, t[2].0);
                     let area = edge(a, b, c);
-                    let w = [edge(b, c, p) / area, edge(c, a, p) / area, edge(a, b, p) / area];
-                    let len = |u: [f32; 2], v: [f32; 2]| ((u[0] - v[0]).powi(2) + (u[1] - v[1]).powi(2)).sqrt();
+                    let w = [
+                        edge(b, c, p) / area,
+                        edge(c, a, p) / area,
+                        edge(a, b, p) / area,
+                    ];
+                    let len = |u: [f32; 2], v: [f32; 2]| {
+                        ((u[0] - v[0]).powi(2) + (u[1] - v[1]).powi(2)).sqrt()
+                    };
                     let dist = [
                         edge(b, c, p).abs() / len(b, c),
                         edge(c, a, p).abs() / len(c, a),
@@ -152,6 +158,9 @@ fn vs_main_draws_what_dxso_vm_computes() {
             }
         }
         assert!(checked_pixels > 240, "{checked_pixels} pixels checked");
-        assert!(covered > 60 && covered < checked_pixels, "{covered} covered");
+        assert!(
+            covered > 60 && covered < checked_pixels,
+            "{covered} covered"
+        );
     }
 }
