@@ -15,8 +15,7 @@
 //!   counter-clockwise back-facing (-1); nothing is culled ([`Winding`]).
 //! - **Targets.** Each colour output `oC#` is an `Rgba32Float` target at location `#`,
 //!   cleared to [`Frame::clear`] (a pixel `texkill` discards keeps it); oDepth writes a
-//!   `Depth32Float` target cleared to 1.0 (depth test off: the last write wins), which the
-//!   GPU clamps to [0, 1].
+//!   `Depth32Float` target cleared to 1.0 (depth test off: the last write wins).
 //! - **Bindings** come from the translations' [`dxso_naga::Interface`]: the pixel shader's
 //!   constants, ps_1_x parameters and textures from the [`Frame`], the vertex shader's from
 //!   the device. Textures are uploaded by [`crate::textures`], as for `texldl`.
@@ -185,13 +184,12 @@ impl Image {
     /// Pixel (x, y) of colour output `register` (`oC0`).
     pub fn pixel(&self, register: &str, x: u32, y: u32) -> Option<[f32; 4]> {
         let t = self.colors.iter().find(|t| t.register == register)?;
-        (x < self.width && y < self.height).then(|| t.pixels[(y * self.width + x) as usize])
-    }
-
-    /// Pixel (x, y) of `oC0`; panics where there is none (for tests and previews).
-    pub fn color(&self, x: u32, y: u32) -> [f32; 4] {
-        self.pixel("oC0", x, y)
-            .unwrap_or_else(|| panic!("no oC0 pixel ({x}, {y})"))
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        t.pixels
+            .get(y as usize * self.width as usize + x as usize)
+            .copied()
     }
 }
 
@@ -332,12 +330,10 @@ impl Gpu {
                 })?;
             order.push(n);
         }
-        let mut vertices = Vec::new();
-        for corner in 0..3 {
-            for &n in &order {
-                vertices.extend_from_slice(&per_register[n][corner]);
-            }
-        }
+        let per_register = &per_register;
+        let vertices: Vec<f32> = (0..3)
+            .flat_map(|corner| order.iter().flat_map(move |&n| per_register[n][corner]))
+            .collect();
         self.run_pass(
             Pass {
                 vs,

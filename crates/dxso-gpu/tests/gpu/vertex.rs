@@ -148,7 +148,7 @@ fn vs_main_draws_what_dxso_vm_computes() {
                 if want != clear {
                     covered += 1;
                 }
-                let got = img.color(i, j);
+                let got = img.pixel("oC0", i, j).expect("oC0");
                 for k in 0..4 {
                     assert!(
                         (got[k] - want[k]).abs() <= 1e-5,
