@@ -431,3 +431,26 @@ fn a_missing_varying_or_a_vertex_shader_is_an_error() {
         .expect_err("0 wide");
     assert!(matches!(e, dxso_gpu::Error::Frame(_)), "{e}");
 }
+
+/// Inputs by semantic whatever their location: NORMAL0 and TANGENT0 (locations from 14 on,
+/// in the pixel shader's declaration order, which is not its register order: the generated
+/// vertex stage must take them from `translate_pair`), two semantics packed in one register,
+/// COLOR1.
+#[test]
+fn varyings_reach_packed_and_unfixed_semantics() {
+    let Some(gpu) = crate::gpu() else { return };
+    let src = "ps_3_0\ndcl_normal0 v3\ndcl_tangent0 v0\ndcl_texcoord0 v1.xy\ndcl_texcoord1 v1.zw\n\
+               dcl_color1 v2\nmov r0, v0\nadd r0, r0, v1\nadd r0, r0, v2\nadd oC0, r0, -v3\n";
+    let mut frame = Frame::new(4, 4);
+    frame.varyings = vec![
+        Varying::constant("NORMAL0", [1.0, 2.0, 3.0, 4.0]),
+        Varying::constant("TANGENT0", [100.0, 200.0, 300.0, 400.0]),
+        Varying::constant("TEXCOORD0", [10.0, 20.0, -1.0, -1.0]),
+        Varying::constant("TEXCOORD1", [-1.0, -1.0, 30.0, 40.0]),
+        uv("COLOR1", 4, 4),
+    ];
+    let img = render(&gpu, src, &frame);
+    each(&img, "oC0", "packed", |i, j| {
+        [109.0 + centre(i, 4), 218.0 + centre(j, 4), 327.0, 437.0]
+    });
+}
