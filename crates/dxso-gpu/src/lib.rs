@@ -52,11 +52,12 @@
 
 mod bind;
 pub mod entry;
+mod frame;
 mod render;
 mod run;
 pub mod textures;
 
-pub use render::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
+pub use frame::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
 pub use run::Draw;
 
 use std::sync::{Arc, Mutex};

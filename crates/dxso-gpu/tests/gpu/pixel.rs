@@ -183,7 +183,8 @@ fn ps_3_0_arithmetic_in_both_modes() {
 #[test]
 fn strict_and_ieee_differ_where_d3d9_does() {
     let Some(gpu) = crate::gpu() else { return };
-    let src = "ps_2_0\ndcl t0\nmul r0, c0, t0\nrcp r1.x, t0.z\nmov r1.yzw, c1\nmov oC0, r0\nmov oC1, r1\n";
+    let src = "ps_2_0\ndcl t0\nmul r0, c0, t0\nrcp r1.x, t0.z\nmov r1.yzw, c1\n\
+               mov oC0, r0\nmov oC1, r1\n";
     let inf = f32::INFINITY;
     for mode in MODES {
         let mut frame = Frame::new(4, 4);
