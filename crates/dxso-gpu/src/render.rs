@@ -108,6 +108,23 @@ struct Pass<'a> {
 impl Gpu {
     /// Draw one triangle over the whole `frame` with the pixel shader `ps` (any version,
     /// ps_1_1 .. ps_3_0) and read back what it writes.
+    ///
+    /// ```no_run
+    /// let ps = dxso::text::parse("ps_2_0\ndcl t0\nmov oC0, t0\n").unwrap();
+    /// let ps = dxso::validate::validate(&ps, &Default::default()).unwrap();
+    /// let gpu = dxso_gpu::Gpu::new(None).unwrap();
+    /// let mut frame = dxso_gpu::Frame::new(8, 8);
+    /// // TEXCOORD0 = (x / 8, y / 8, 0, 1) at (x, y) in the target.
+    /// frame.varyings.push(dxso_gpu::Varying {
+    ///     semantic: "TEXCOORD0".into(),
+    ///     origin: [0.0, 0.0, 0.0, 1.0],
+    ///     dx: [0.125, 0.0, 0.0, 0.0],
+    ///     dy: [0.0, 0.125, 0.0, 0.0],
+    /// });
+    /// let image = gpu.render(&ps, &frame).unwrap();
+    /// // Pixel (3, 5) is sampled at its centre (3.5, 5.5).
+    /// assert_eq!(image.pixel("oC0", 3, 5), Some([0.4375, 0.6875, 0.0, 1.0]));
+    /// ```
     pub fn render(&self, ps: &Checked, frame: &Frame) -> Result<Image, Error> {
         pixel_shader(ps)?;
         let options = Options { float: frame.float };
