@@ -108,7 +108,8 @@ impl Gen<'_> {
             self.a.vpmulld(ZMM[v], ZMM[v], m)?;
         } else {
             let first = self.g * 16 * stride;
-            let m = self.vector(std::array::from_fn(|l| first + l as u32 * stride));
+            let words: [u32; 16] = std::array::from_fn(|l| first + l as u32 * stride);
+            let m = self.vector(&words);
             self.a.vmovdqu32(ZMM[v], m)?;
         }
         Ok(v)
@@ -275,11 +276,11 @@ impl Gen<'_> {
         let mut t = [0; 4];
         for (i, ti) in t.iter_mut().enumerate() {
             *ti = self.alloc()?;
-            let (a, b) = (ZMM[x[i / 2 * 2]], ZMM[x[i / 2 * 2 + 1]]);
+            let (a, b) = (Vr(x[i / 2 * 2]), Vr(x[i / 2 * 2 + 1]));
             if i % 2 == 0 {
-                self.a.vunpcklps(ZMM[*ti], a, b)?;
+                vx!(self, vunpcklps(Vr(*ti), a, b))?;
             } else {
-                self.a.vunpckhps(ZMM[*ti], a, b)?;
+                vx!(self, vunpckhps(Vr(*ti), a, b))?;
             }
         }
         for &v in &x {
@@ -289,11 +290,11 @@ impl Gen<'_> {
         let mut r = [0; 4];
         for (c, rc) in r.iter_mut().enumerate() {
             *rc = self.alloc()?;
-            let (a, b) = (ZMM[t[c / 2]], ZMM[t[c / 2 + 2]]);
+            let (a, b) = (Vr(t[c / 2]), Vr(t[c / 2 + 2]));
             if c % 2 == 0 {
-                self.a.vunpcklpd(ZMM[*rc], a, b)?;
+                vx!(self, vunpcklpd(Vr(*rc), a, b))?;
             } else {
-                self.a.vunpckhpd(ZMM[*rc], a, b)?;
+                vx!(self, vunpckhpd(Vr(*rc), a, b))?;
             }
         }
         for &v in &t {
@@ -318,7 +319,7 @@ impl Gen<'_> {
                 let at = self.home(self.key(row + c as u16));
                 self.a.vmovups(ZMM[*xc], at)?;
                 self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
-                self.set_where(*xc, 1, f32::NAN)?;
+                self.set_where(*xc, Mask::K(1), f32::NAN)?;
             }
             u.push(self.transpose(x)?);
         }
