@@ -46,6 +46,8 @@ mod fetch;
 mod gather;
 mod ops;
 mod regs;
+#[cfg(test)]
+mod tests;
 
 use super::{BatchIo, Entry, Fused, FusedEntry, Layout};
 use crate::fetch::DeclType;
