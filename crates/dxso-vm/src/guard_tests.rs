@@ -47,7 +47,10 @@ fn child_draw() {
         _ => CodeGenerator::Avx512,
     };
     assert_eq!(dev.code_generator(), Some(want));
-    assert_eq!(dev.last_draw_fused(), generator == "avx512");
+    assert_eq!(
+        dev.last_draw_fused(),
+        generator == "avx512" || generator == "avx2"
+    );
     // The child's verdict on its outputs, for the parent to read.
     let zeros = out.data.iter().all(|&x| x == 0.0);
     println!("outputs-zero={zeros}");

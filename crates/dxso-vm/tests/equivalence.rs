@@ -414,8 +414,19 @@ proptest! {
         for way in WAYS {
             set_way(&mut dev, way);
             let out = bits(&dev.draw(n, instances).unwrap().data);
-            let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
-            prop_assert_eq!(dev.last_draw_fused(), avx512);
+            // AVX-512 code fuses every layout; AVX2 code those of FLOAT1..FLOAT4 elements.
+            let floats = elements.iter().all(|e| {
+                matches!(
+                    DeclType::ALL[e.0],
+                    DeclType::Float1 | DeclType::Float2 | DeclType::Float3 | DeclType::Float4
+                )
+            });
+            let fused = match dev.code_generator() {
+                Some(dxso_vm::CodeGenerator::Avx512) => true,
+                Some(dxso_vm::CodeGenerator::Avx2) => floats,
+                _ => false,
+            };
+            prop_assert_eq!(dev.last_draw_fused(), fused, "{:?}", way);
             let first = first.get_or_insert_with(|| out.clone());
             prop_assert_eq!(&out, &*first, "{:?}: {:?}", way, elements);
         }
@@ -575,6 +586,10 @@ fn the_workloads_run_at_avx2_width_with_the_interpreters_bits() {
         }
         let got = bits(&w.device.draw(w.vertices, 1).unwrap().data);
         assert_eq!(got, want, "{}", w.name);
+        // Fetch and store fused (FLOAT inputs), and unfused too.
+        if Isa::detect() >= Isa::Avx2 {
+            assert!(w.device.last_draw_fused(), "{}", w.name);
+        }
     }
 }
 

@@ -2,8 +2,8 @@
 //! batch with temporaries held in registers. Two code generators: dxso's own x86-64 one
 //! (`x86/`) at two widths from one source — AVX-512 (16 lanes per instruction, with fetch
 //! and store fused where the draw's layout allows) where the instruction-set path is
-//! AVX-512, AVX2 (8 lanes per instruction, unfused; it refuses what it does not cover yet:
-//! `texldl`, `sincos`, `v[aL]`, `v[a0]`) where it is AVX2 — and Cranelift (`cranelift/`,
+//! AVX-512, AVX2 (8 lanes per instruction, fused where the inputs are FLOAT1..FLOAT4; it
+//! refuses what it does not cover yet: `texldl`, `sincos`, `v[aL]`, `v[a0]`) where it is AVX2 — and Cranelift (`cranelift/`,
 //! four lanes per instruction, any processor Cranelift targets) elsewhere or where the
 //! first fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
 //! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
@@ -36,7 +36,7 @@
 //!
 //! Machine code from either generator is `unsafe` to run; this is the argument that it stays
 //! inside memory the draw owns. It reads and writes only through the pointers of one call
-//! ([`Entry`], and for fused AVX-512 code its `BatchIo`), never through an address computed
+//! ([`Entry`], and for fused x86 code its `BatchIo`), never through an address computed
 //! from shader data except as follows:
 //! - **The batch arena** (`rows`): every row the code addresses is a constant offset below
 //!   `program.rows` (lowering numbers them), and [`Args::new`] asserts that the arena holds
@@ -405,12 +405,22 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
     })
 }
 
-/// Compile `p` with fetch and store fused for draws laid out as `layout` says (AVX-512 only;
-/// see [`Layout`]).
-pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Option<Fused> {
+/// Compile `p` with fetch and store fused for draws laid out as `layout` says (see
+/// [`Layout`]), by the x86 code generator at the width of `generator`, which compiled the
+/// unfused code (Cranelift's code is never fused).
+pub(crate) fn compile_fused(
+    p: &Program,
+    layout: &Layout,
+    generator: CodeGenerator,
+) -> Option<Fused> {
     supported(p).ok()?;
-    guarded(|| x86::compile_fused(p, layout))
-        .inspect_err(|e| why("AVX-512 (fused)", e))
+    let (w, name) = match generator {
+        CodeGenerator::Avx512 => (x86::Width::Zmm, "AVX-512 (fused)"),
+        CodeGenerator::Avx2 => (x86::Width::Ymm, "AVX2 (fused)"),
+        CodeGenerator::Cranelift => return None,
+    };
+    guarded(|| x86::compile_fused(p, layout, w))
+        .inspect_err(|e| why(name, e))
         .ok()
 }
 

@@ -102,15 +102,16 @@ impl Gen<'_> {
             self.a.mov(rax, qword_ptr(rsp + BATCH_IO))?;
             self.a.mov(rax, qword_ptr(rax + INDICES_SLOT))?;
             self.a.mov(rcx, qword_ptr(rsp + GROUP))?;
-            self.a
-                .vmovdqu32(ZMM[v], zmmword_ptr(rax + rcx + self.g as i32 * 64))?;
+            let m = self.vmem(rax + rcx + self.g as i32 * self.w.bytes());
+            vx!(self, vmovdqu32 | vmovdqu(Vr(v), m))?;
             let m = self.kb(stride);
-            self.a.vpmulld(ZMM[v], ZMM[v], m)?;
+            vx!(self, vpmulld(Vr(v), Vr(v), m))?;
         } else {
-            let first = self.g * 16 * stride;
-            let words: [u32; 16] = std::array::from_fn(|l| first + l as u32 * stride);
+            let lanes = self.w.lanes();
+            let first = self.g * lanes * stride;
+            let words: Vec<u32> = (0..lanes).map(|l| first + l * stride).collect();
             let m = self.vector(&words);
-            self.a.vmovdqu32(ZMM[v], m)?;
+            vx!(self, vmovdqu32 | vmovdqu(Vr(v), m))?;
         }
         Ok(v)
     }
@@ -138,16 +139,32 @@ impl Gen<'_> {
         if indexed {
             // Each lane's element offset, from the index buffer, to the scratch area.
             let offsets = self.lane_offsets(stride)?;
-            self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[offsets])?;
+            let io = self.vmem(rsp + IO);
+            vx!(self, vmovdqu32 | vmovdqu(io, Vr(offsets)))?;
             self.free(offsets);
         }
         self.lane_address(reg as i32 * 8, stride)?;
-        let g = self.g;
-        let at = |v: u32| ((g * 16 + v) * stride) as i32;
+        let (g, lanes) = (self.g, self.w.lanes());
+        let at = |v: u32| ((g * lanes + v) * stride) as i32;
+        // Only the element's own floats are read (masked loads do not fault): the mask in
+        // k1 (AVX-512) or in the low dwords of a register (AVX2's vmaskmovps).
+        let mut mask = None;
         if floats < 4 {
-            // Only the element's own floats are read (masked loads do not fault).
-            self.a.mov(ecx, (1u32 << floats) - 1)?;
-            self.a.kmovw(k1, ecx)?;
+            match self.w {
+                Width::Zmm => {
+                    self.a.mov(ecx, (1u32 << floats) - 1)?;
+                    self.a.kmovw(k1, ecx)?;
+                }
+                Width::Ymm => {
+                    let m = self.alloc()?;
+                    let words: Vec<u32> = (0..lanes)
+                        .map(|l| if l % 4 < floats as u32 { u32::MAX } else { 0 })
+                        .collect();
+                    let v = self.vector(&words);
+                    self.a.vmovups(YMM[m], v)?;
+                    mask = Some(m);
+                }
+            }
         }
         // z[q] lane k = vertex 4k + q: after the transpose, lanes are in vertex order.
         let mut z = [0; 4];
@@ -158,7 +175,7 @@ impl Gen<'_> {
             } else {
                 None
             };
-            for k in 0..4u32 {
+            for k in 0..lanes / 4 {
                 let lane = 4 * k + q as u32;
                 let m = if indexed {
                     self.a.mov(ecx, dword_ptr(rsp + IO + 4 * lane as i32))?;
@@ -167,20 +184,27 @@ impl Gen<'_> {
                     xmmword_ptr(rax + at(lane))
                 };
                 let xmm = XMM[*zq];
-                match (t, k) {
-                    (None, 0) => self.a.vmovups(xmm, m)?,
-                    (None, _) => self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], m, k as i32)?,
-                    (Some(_), 0) => self.a.vmovups(xmm.k1().z(), m)?,
-                    (Some(t), _) => {
+                match (t, k, mask) {
+                    (None, _, _) => self.insert128(*zq, m, k as i32)?,
+                    (Some(_), 0, None) => self.a.vmovups(xmm.k1().z(), m)?,
+                    (Some(t), _, None) => {
                         let tx = XMM[t];
                         self.a.vmovups(tx.k1().z(), m)?;
                         self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], tx, k as i32)?;
+                    }
+                    (Some(_), 0, Some(mk)) => self.a.vmaskmovps(xmm, XMM[mk], m)?,
+                    (Some(t), _, Some(mk)) => {
+                        self.a.vmaskmovps(XMM[t], XMM[mk], m)?;
+                        self.a.vinsertf128(YMM[*zq], YMM[*zq], XMM[t], k as i32)?;
                     }
                 }
             }
             if let Some(t) = t {
                 self.free(t);
             }
+        }
+        if let Some(m) = mask {
+            self.free(m);
         }
         let mut rows = self.transpose(z)?;
         if floats < 4 {
@@ -204,7 +228,7 @@ impl Gen<'_> {
             if relative {
                 let key = self.key(base + c as u16);
                 let at = self.home(key);
-                self.a.vmovups(at, ZMM[v])?;
+                vx!(self, vmovups(at, Vr(v)))?;
                 self.slot[v] = Slot::Row { key, dirty: false };
             }
         }
@@ -317,22 +341,24 @@ impl Gen<'_> {
             for (c, xc) in x.iter_mut().enumerate() {
                 *xc = self.alloc()?;
                 let at = self.home(self.key(row + c as u16));
-                self.a.vmovups(ZMM[*xc], at)?;
-                self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
-                self.set_where(*xc, Mask::K(1), f32::NAN)?;
+                vx!(self, vmovups(Vr(*xc), at))?;
+                let nan = self.cmpv(1, *xc, UNORD, *xc)?;
+                self.set_where(*xc, nan, f32::NAN)?;
+                self.free_mask(nan);
             }
             u.push(self.transpose(x)?);
         }
         self.lane_address(OUT_SLOT, record)?;
         // u[k][q] lane l = register k of vertex 4l + q.
-        for v in 0..16u32 {
+        let lanes = self.w.lanes();
+        for v in 0..lanes {
             for (k, uk) in ks.clone().zip(&u) {
                 let (q, lane) = ((v % 4) as usize, v / 4);
-                let m = xmmword_ptr(rax + ((self.g * 16 + v) * record + k as u32 * 16) as i32);
-                if lane == 0 {
-                    self.a.vmovups(m, XMM[uk[q]])?;
-                } else {
-                    self.a.vextractf32x4(m, ZMM[uk[q]], lane as i32)?;
+                let m = xmmword_ptr(rax + ((self.g * lanes + v) * record + k as u32 * 16) as i32);
+                match (lane, self.w) {
+                    (0, _) => self.a.vmovups(m, XMM[uk[q]])?,
+                    (_, Width::Zmm) => self.a.vextractf32x4(m, ZMM[uk[q]], lane as i32)?,
+                    (_, Width::Ymm) => self.a.vextractf128(m, YMM[uk[q]], lane as i32)?,
                 }
             }
         }

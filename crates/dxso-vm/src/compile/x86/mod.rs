@@ -79,10 +79,21 @@ pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
     Ok(Code { _map: map, entry })
 }
 
-/// Compile `p` (already checked by `compile::supported`) with fetch and store fused for draws
-/// laid out as `layout` says.
-pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Result<Fused, String> {
-    let (map, entry) = assemble(p, Some(layout.clone()), Width::Zmm)?;
+/// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
+/// fused for draws laid out as `layout` says (at AVX2 width, FLOAT1..FLOAT4 inputs only so
+/// far).
+pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fused, String> {
+    if w == Width::Ymm {
+        ymm_covers(p).map_err(|e| e.0)?;
+        let packed = layout
+            .inputs
+            .iter()
+            .find(|i| fetch::packed_parts(i.1).is_some());
+        if let Some(&(_, ty, _)) = packed {
+            return Err(format!("{} inputs fused at AVX2 width", ty.name()));
+        }
+    }
+    let (map, entry) = assemble(p, Some(layout.clone()), w)?;
     // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
     // parameters.
     let entry = unsafe { std::mem::transmute::<*const u8, FusedEntry>(entry) };
@@ -118,8 +129,9 @@ fn assemble(
 
 /// What the AVX2 width covers so far: every ALU operation but `texldl` and `sincos` (the
 /// callbacks), predicated writes, `setp`, `mova`, uniform flow (`if b#`, `loop`/`rep`),
-/// `c[aL + n]` and `c[a0.n + k]` (with palette runs), compiled unfused. The relative input
-/// reads (`v[aL]`, `v[a0]`) and fused fetch and store are refused here (the tier choice then takes Cranelift's code).
+/// `c[aL + n]` and `c[a0.n + k]` (with palette runs), unfused or with FLOAT1..FLOAT4 inputs
+/// fused. The relative input reads (`v[aL]`, `v[a0]`) are refused here, packed input types
+/// in `compile_fused` (the tier choice then takes Cranelift's code).
 fn ymm_covers(p: &Program) -> R {
     for op in &p.ops {
         match *op {
@@ -439,17 +451,17 @@ impl Gen<'_> {
             for (slot, stride) in streams.filter(|s| s.1 > 0) {
                 if layout.indexed {
                     // The element of each of the next batch's vertices (by its index).
-                    for lane in 0..16 * G {
+                    for lane in 0..self.w.lanes() * G {
                         self.prefetch.push((slot | BY_INDEX, stride, lane as i32));
                     }
                 } else {
-                    for line in (0..16 * G * stride).step_by(64) {
+                    for line in (0..self.w.lanes() * G * stride).step_by(64) {
                         self.prefetch
                             .push((slot, stride, (ahead * stride + line) as i32));
                     }
                 }
             }
-            for line in (0..16 * G * record).step_by(64) {
+            for line in (0..self.w.lanes() * G * record).step_by(64) {
                 self.prefetch
                     .push((OUT_SLOT, record, (ahead * record + line) as i32));
             }
@@ -608,12 +620,14 @@ impl Gen<'_> {
         self.check_limit(bail)?;
         if self.layout.is_some() {
             self.emit_prefetches(usize::MAX)?;
-            // Four registers at a time: their transposes stay in registers.
+            // Four registers at a time (two at AVX2 width): their transposes stay in
+            // registers.
             let regs = self.p.outputs.len();
+            let per = if self.w == Width::Zmm { 4 } else { 2 };
             for g in 0..G {
                 self.g = g;
-                for first in (0..regs).step_by(4) {
-                    self.store_outputs(first..regs.min(first + 4))?;
+                for first in (0..regs).step_by(per) {
+                    self.store_outputs(first..regs.min(first + per))?;
                     self.end_op();
                 }
             }
