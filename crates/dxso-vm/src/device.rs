@@ -317,9 +317,8 @@ impl Device {
     }
 
     /// Whether the last draw ran code with vertex fetch and output store fused in (the x86
-    /// code generator's: at AVX-512 width, per-vertex or per-instance inputs of any type but
-    /// UNUSED, at AVX2 width FLOAT1..FLOAT4 ones; in order or indexed; its full batches of
-    /// vertices).
+    /// code generator's, either width; per-vertex or per-instance inputs of any type but
+    /// UNUSED, in order or indexed; its full batches of vertices).
     pub fn last_draw_fused(&self) -> bool {
         self.last_fused.load(std::sync::atomic::Ordering::Relaxed)
     }

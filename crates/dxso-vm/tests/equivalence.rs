@@ -211,8 +211,8 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
 }
 
 /// Random lines (every instruction of [`OPS`], source modifiers, `_sat`, write masks)
-/// around a `rep` loop, an `if b#`/`else`, `setp`, predicated writes and `c[a0.n + k]` reads:
-/// programs the AVX2 width compiles (no relative input reads, `sincos` or `texldl` yet).
+/// around a `rep` loop, an `if b#`/`else`, `setp`, predicated writes, `c[a0.n + k]` reads,
+/// `sincos` and `texldl`: programs the AVX2 width compiles (no relative input reads yet).
 fn arb_avx2_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..24),
@@ -222,7 +222,8 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
     )
         .prop_map(|(body, looped, branch, cmp)| {
             let mut s = String::from(
-                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n",
+                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+                 dcl_texcoord2 o3\ndcl_2d s0\n",
             );
             for r in 0..16 {
                 s.push_str(&format!("mov r{r}, v{}\n", r % 2));
@@ -234,6 +235,7 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
                 }
             };
             lines(&mut s, &body);
+            s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\ntexldl o3.xzw, r5, s0.yxwz\n");
             s.push_str("rep i0\n");
             lines(&mut s, &looped);
             s.push_str("add r3, r3, c1\nendrep\nif b0\n");
@@ -320,6 +322,7 @@ proptest! {
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+        bind_mipmapped_texture(&mut dev, b0);
         dev.set_constant_f(0, &consts).unwrap();
         dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
         dev.set_constant_b(0, &[b0]).unwrap();
@@ -414,18 +417,11 @@ proptest! {
         for way in WAYS {
             set_way(&mut dev, way);
             let out = bits(&dev.draw(n, instances).unwrap().data);
-            // AVX-512 code fuses every layout; AVX2 code those of FLOAT1..FLOAT4 elements.
-            let floats = elements.iter().all(|e| {
-                matches!(
-                    DeclType::ALL[e.0],
-                    DeclType::Float1 | DeclType::Float2 | DeclType::Float3 | DeclType::Float4
-                )
-            });
-            let fused = match dev.code_generator() {
-                Some(dxso_vm::CodeGenerator::Avx512) => true,
-                Some(dxso_vm::CodeGenerator::Avx2) => floats,
-                _ => false,
-            };
+            // The x86 code generator's code (either width) fuses every layout.
+            let fused = matches!(
+                dev.code_generator(),
+                Some(dxso_vm::CodeGenerator::Avx512 | dxso_vm::CodeGenerator::Avx2)
+            );
             prop_assert_eq!(dev.last_draw_fused(), fused, "{:?}", way);
             let first = first.get_or_insert_with(|| out.clone());
             prop_assert_eq!(&out, &*first, "{:?}: {:?}", way, elements);
@@ -999,8 +995,11 @@ fn instance_data_reaches_every_vertex_of_its_instances() {
         for way in WAYS {
             set_way(&mut dev, way);
             let out = split(&dev.draw(n, instances).unwrap());
-            let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
-            assert_eq!(dev.last_draw_fused(), avx512, "{way:?}");
+            let x86 = matches!(
+                dev.code_generator(),
+                Some(dxso_vm::CodeGenerator::Avx512 | dxso_vm::CodeGenerator::Avx2)
+            );
+            assert_eq!(dev.last_draw_fused(), x86, "{way:?}");
             for (i, o) in out.iter().enumerate() {
                 let (k, instance) = (i % n, i / n);
                 let v = indices.as_ref().map_or(k, |ix| ix[k] as usize);

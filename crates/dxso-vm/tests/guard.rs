@@ -21,12 +21,6 @@ fn bits(v: &[f32]) -> Vec<u32> {
 
 /// Draw `n` × `instances` in every way, unguarded then guarded: the same bits, fused alike.
 fn same_guarded(dev: &mut Device, n: usize, instances: usize, what: &str) {
-    same_guarded_fusing(dev, n, instances, what, true)
-}
-
-/// [`same_guarded`]; `floats`: the layout's inputs are all FLOAT1..FLOAT4 (the AVX2 width
-/// fuses only those).
-fn same_guarded_fusing(dev: &mut Device, n: usize, instances: usize, what: &str, floats: bool) {
     for way in WAYS {
         set_way(dev, way);
         dev.set_guard_pages(false);
@@ -38,13 +32,12 @@ fn same_guarded_fusing(dev: &mut Device, n: usize, instances: usize, what: &str,
         assert_eq!(bits(&guarded.data), bits(&plain.data), "{what} {way:?}");
         assert_eq!(guarded.vertices, plain.vertices, "{what} {way:?}");
         assert_eq!(dev.last_draw_fused(), fused, "{what} {way:?}");
-        // Every layout here fuses: AVX-512 code runs fused for the full batches, AVX2 code
-        // where the inputs are floats.
-        let want = match dev.code_generator() {
-            Some(dxso_vm::CodeGenerator::Avx512) => true,
-            Some(dxso_vm::CodeGenerator::Avx2) => floats,
-            _ => false,
-        };
+        // Every layout here fuses: the x86 code generator's code (either width) runs fused
+        // for the full batches.
+        let want = matches!(
+            dev.code_generator(),
+            Some(dxso_vm::CodeGenerator::Avx512 | dxso_vm::CodeGenerator::Avx2)
+        );
         assert_eq!(fused, want, "{what} {way:?}");
     }
 }
@@ -151,12 +144,12 @@ fn packed_layouts_in_order_and_indexed_give_the_same_bits_guarded() {
         }),
     )
     .unwrap();
-    same_guarded_fusing(&mut dev, n, 1, "packed in order", false);
+    same_guarded(&mut dev, n, 1, "packed in order");
     // Through indices that jump around, repeat and reach the last element.
     let ix: Vec<u32> = (0..n as u32).map(|i| (i * 37 + 5) % n as u32).collect();
     assert!(ix.contains(&(n as u32 - 1)));
     dev.set_indices(Some(ix));
-    same_guarded_fusing(&mut dev, n, 1, "packed indexed", false);
+    same_guarded(&mut dev, n, 1, "packed indexed");
 }
 
 #[test]
@@ -204,10 +197,10 @@ fn indexed_instanced_draws_give_the_same_bits_guarded() {
         }),
     )
     .unwrap();
-    same_guarded_fusing(&mut dev, n, instances, "instanced", false);
+    same_guarded(&mut dev, n, instances, "instanced");
     let ix: Vec<u32> = (0..n as u32).rev().collect();
     dev.set_indices(Some(ix));
-    same_guarded_fusing(&mut dev, n, instances, "indexed instanced", false);
+    same_guarded(&mut dev, n, instances, "indexed instanced");
 }
 
 #[test]

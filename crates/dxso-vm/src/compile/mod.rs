@@ -2,8 +2,8 @@
 //! batch with temporaries held in registers. Two code generators: dxso's own x86-64 one
 //! (`x86/`) at two widths from one source — AVX-512 (16 lanes per instruction, with fetch
 //! and store fused where the draw's layout allows) where the instruction-set path is
-//! AVX-512, AVX2 (8 lanes per instruction, fused where the inputs are FLOAT1..FLOAT4; it
-//! refuses what it does not cover yet: `texldl`, `sincos`, `v[aL]`, `v[a0]`) where it is AVX2 — and Cranelift (`cranelift/`,
+//! AVX-512, AVX2 (8 lanes per instruction, fused alike; it refuses what it does not cover
+//! yet: `v[aL]`, `v[a0]`) where it is AVX2 — and Cranelift (`cranelift/`,
 //! four lanes per instruction, any processor Cranelift targets) elsewhere or where the
 //! first fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
 //! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
@@ -134,7 +134,7 @@ pub(crate) type Entry = unsafe extern "C" fn(
     *const Sampling,
 ) -> u32;
 
-/// `texldl` on `N` lanes (4 for Cranelift's code, 16 for the AVX-512 code): `io` holds the
+/// `texldl` on `N` lanes (4 for Cranelift's code, 16 or 8 for the x86 code's widths): `io` holds the
 /// coordinates as four component rows of `N` lanes on entry, the texels in the same layout
 /// on return.
 pub(crate) extern "C" fn texldl<const N: usize>(

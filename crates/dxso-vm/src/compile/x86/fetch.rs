@@ -246,11 +246,37 @@ impl Gen<'_> {
         let mut d = [0; 2];
         for (i, word) in d.iter_mut().enumerate().take(dwords) {
             *word = self.alloc()?;
-            self.scratch_k(2);
-            self.a.kxnorw(k2, k2, k2)?;
-            self.a.vpxord(ZMM[*word], ZMM[*word], ZMM[*word])?;
-            self.a
-                .vpgatherdd(ZMM[*word].k2(), dword_ptr(rax + ZMM[index] + 4 * i as i32))?;
+            match self.w {
+                Width::Zmm => {
+                    self.scratch_k(2);
+                    self.a.kxnorw(k2, k2, k2)?;
+                    self.a.vpxord(ZMM[*word], ZMM[*word], ZMM[*word])?;
+                    self.a
+                        .vpgatherdd(ZMM[*word].k2(), dword_ptr(rax + ZMM[index] + 4 * i as i32))?;
+                }
+                Width::Ymm => {
+                    // Every lane (the gather clears its mask register as it goes).
+                    let m = self.alloc()?;
+                    self.a.vpcmpeqd(YMM[m], YMM[m], YMM[m])?;
+                    self.a.vpxor(YMM[*word], YMM[*word], YMM[*word])?;
+                    // code_asm spells only the EVEX form: the VEX one built directly.
+                    let at = iced_x86::MemoryOperand::with_base_index_scale_displ_size(
+                        iced_x86::Register::RAX,
+                        YMM[index].into(),
+                        1,
+                        4 * i as i64,
+                        1,
+                    );
+                    let gather = iced_x86::Instruction::with3(
+                        iced_x86::Code::VEX_Vpgatherdd_ymm_vm32y_ymm,
+                        iced_x86::Register::from(YMM[*word]),
+                        at,
+                        iced_x86::Register::from(YMM[m]),
+                    )?;
+                    self.a.add_instruction(gather)?;
+                    self.free(m);
+                }
+            }
         }
         self.free(index);
         let (parts, scale) =
@@ -266,24 +292,39 @@ impl Gen<'_> {
                 } => {
                     // `shl` bits off the top, then `shr` down (arithmetic when signed).
                     let t = self.alloc()?;
-                    self.a.vpslld(ZMM[t], ZMM[d[dword]], shl)?;
+                    vx!(self, vpslld(Vr(t), Vr(d[dword]), shl))?;
                     if signed {
-                        self.a.vpsrad(ZMM[t], ZMM[t], shr)?;
+                        vx!(self, vpsrad(Vr(t), Vr(t), shr))?;
                     } else {
-                        self.a.vpsrld(ZMM[t], ZMM[t], shr)?;
+                        vx!(self, vpsrld(Vr(t), Vr(t), shr))?;
                     }
-                    self.a.vcvtdq2ps(ZMM[t], ZMM[t])?;
+                    vx!(self, vcvtdq2ps(Vr(t), Vr(t)))?;
                     if scale != 1.0 {
                         let k = self.kreg(scale)?;
-                        self.a.vdivps(ZMM[t], ZMM[t], ZMM[k])?;
+                        vx!(self, vdivps(Vr(t), Vr(t), Vr(k)))?;
                     }
                     t
                 }
                 Part::Half(h) => {
                     let t = self.alloc()?;
-                    self.a.vpsrld(ZMM[t], ZMM[d[h / 2]], 16 * (h as u32 % 2))?;
-                    self.a.vpmovdw(YMM[t], ZMM[t])?;
-                    self.a.vcvtph2ps(ZMM[t], YMM[t])?;
+                    vx!(self, vpsrld(Vr(t), Vr(d[h / 2]), 16 * (h as u32 % 2)))?;
+                    match self.w {
+                        Width::Zmm => {
+                            self.a.vpmovdw(YMM[t], ZMM[t])?;
+                            self.a.vcvtph2ps(ZMM[t], YMM[t])?;
+                        }
+                        Width::Ymm => {
+                            // The low 16 bits of each lane, packed into 8 words (exact:
+                            // every value fits unsigned), then converted.
+                            let low = self.kb(0xFFFF);
+                            self.a.vpand(YMM[t], YMM[t], low)?;
+                            let hi = self.alloc()?;
+                            self.a.vextracti128(XMM[hi], YMM[t], 1)?;
+                            self.a.vpackusdw(XMM[t], XMM[t], XMM[hi])?;
+                            self.free(hi);
+                            self.a.vcvtph2ps(YMM[t], XMM[t])?;
+                        }
+                    }
                     t
                 }
                 Part::Fill(x) => self.constant(x)?,

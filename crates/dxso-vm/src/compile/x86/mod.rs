@@ -5,8 +5,8 @@
 //! 128-bit vectors only. Both widths are this one source: [`Width`] (in `asm`) says which,
 //! `vx!` emits an instruction at it, and the few places where AVX2 lacks an AVX-512
 //! instruction (`vfixupimmps`, `vpternlogd`, `vpcmpud`, merge masking, the zero-masked
-//! product) spell the AVX2 form beside it. The AVX2 width covers every operation but
-//! `texldl`/`sincos`, and no relative input reads or fused fetch and store yet
+//! product) spell the AVX2 form beside it. The AVX2 width covers every operation, fused
+//! fetch and store included, but no relative input reads (`v[aL]`, `v[a0]`) yet
 //! (`ymm_covers`); with 16 registers it frees temporaries earlier (`release`,
 //! `component_done`).
 //!
@@ -80,17 +80,17 @@ pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
 }
 
 /// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
-/// fused for draws laid out as `layout` says (at AVX2 width, FLOAT1..FLOAT4 inputs only so
-/// far).
+/// fused for draws laid out as `layout` says.
 pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fused, String> {
     if w == Width::Ymm {
         ymm_covers(p).map_err(|e| e.0)?;
-        let packed = layout
+        // Halves convert with F16C's vcvtph2ps, which AVX2 does not imply.
+        let halves = layout
             .inputs
             .iter()
-            .find(|i| fetch::packed_parts(i.1).is_some());
-        if let Some(&(_, ty, _)) = packed {
-            return Err(format!("{} inputs fused at AVX2 width", ty.name()));
+            .any(|i| matches!(i.1, DeclType::Float16_2 | DeclType::Float16_4));
+        if halves && !std::arch::is_x86_feature_detected!("f16c") {
+            return Err("FLOAT16 inputs without F16C".into());
         }
     }
     let (map, entry) = assemble(p, Some(layout.clone()), w)?;
@@ -127,19 +127,15 @@ fn assemble(
     Ok((map, entry))
 }
 
-/// What the AVX2 width covers so far: every ALU operation but `texldl` and `sincos` (the
-/// callbacks), predicated writes, `setp`, `mova`, uniform flow (`if b#`, `loop`/`rep`),
-/// `c[aL + n]` and `c[a0.n + k]` (with palette runs), unfused or with FLOAT1..FLOAT4 inputs
-/// fused. The relative input reads (`v[aL]`, `v[a0]`) are refused here, packed input types
-/// in `compile_fused` (the tier choice then takes Cranelift's code).
+/// What the AVX2 width covers so far: every ALU operation (`texldl` and `sincos` calling
+/// back 8 lanes at a time), predicated writes, `setp`, `mova`, uniform flow (`if b#`, `loop`/`rep`),
+/// `c[aL + n]` and `c[a0.n + k]` (with palette runs), unfused or with fetch and store fused.
+/// The relative input reads (`v[aL]`, `v[a0]`) are refused here (the tier choice then takes
+/// Cranelift's code).
 fn ymm_covers(p: &Program) -> R {
     for op in &p.ops {
         match *op {
-            Op::Alu { kind, .. } => {
-                if matches!(kind, Alu::TexLdl { .. } | Alu::SinCos) {
-                    return Err(Error(format!("{kind:?} at AVX2 width")));
-                }
-            }
+            Op::Alu { .. } => {}
             Op::IfBool { .. }
             | Op::Jump { .. }
             | Op::Ret

@@ -768,33 +768,43 @@ impl Gen<'_> {
         }
         match kind {
             Alu::TexLdl { sampler, swizzle } => {
+                // The callback's slot: four component rows of one register's lanes.
+                let row = self.w.bytes();
                 for c in 0..4 {
                     let v = self.src(&src[0], c)?;
-                    self.a
-                        .vmovups(zmmword_ptr(rsp + IO + c as i32 * 64), ZMM[v])?;
+                    let m = self.vmem(rsp + IO + c as i32 * row);
+                    vx!(self, vmovups(m, Vr(v)))?;
+                    self.release(v);
                 }
-                self.call(
-                    crate::compile::texldl::<16> as *const u8,
-                    Some(sampler as u32),
-                )?;
+                let texldl = match self.w {
+                    Width::Zmm => crate::compile::texldl::<16> as *const u8,
+                    Width::Ymm => crate::compile::texldl::<8> as *const u8,
+                };
+                self.call(texldl, Some(sampler as u32))?;
                 let texel: [V; 4] = std::array::from_fn(|_| 0);
                 let mut texel = texel;
                 for (c, t) in texel.iter_mut().enumerate() {
                     *t = self.alloc()?;
-                    self.a
-                        .vmovups(ZMM[*t], zmmword_ptr(rsp + IO + c as i32 * 64))?;
+                    let m = self.vmem(rsp + IO + c as i32 * row);
+                    vx!(self, vmovups(Vr(*t), m))?;
                 }
                 let res = std::array::from_fn(|c| Some(texel[(swizzle >> (2 * c) & 3) as usize]));
                 self.store(dst, res)
             }
             Alu::SinCos => {
                 let x = self.src(&src[0], 0)?;
-                self.a.vmovups(zmmword_ptr(rsp + IO), ZMM[x])?;
-                self.call(crate::compile::sincos::<16> as *const u8, None)?;
+                let io = self.vmem(rsp + IO);
+                vx!(self, vmovups(io, Vr(x)))?;
+                let sincos = match self.w {
+                    Width::Zmm => crate::compile::sincos::<16> as *const u8,
+                    Width::Ymm => crate::compile::sincos::<8> as *const u8,
+                };
+                self.call(sincos, None)?;
                 let cos = self.alloc()?;
-                self.a.vmovups(ZMM[cos], zmmword_ptr(rsp + IO))?;
+                vx!(self, vmovups(Vr(cos), io))?;
                 let sin = self.alloc()?;
-                self.a.vmovups(ZMM[sin], zmmword_ptr(rsp + IO + 64))?;
+                let m = self.vmem(rsp + IO + self.w.bytes());
+                vx!(self, vmovups(Vr(sin), m))?;
                 let z = self.constant(0.0)?;
                 self.store(dst, [Some(cos), Some(sin), Some(z), Some(z)])
             }
