@@ -212,7 +212,8 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
 
 /// Random lines (every instruction of [`OPS`], source modifiers, `_sat`, write masks)
 /// around a `rep` loop, an `if b#`/`else`, `setp`, predicated writes, `c[a0.n + k]` reads,
-/// `sincos` and `texldl`: programs the AVX2 width compiles (no relative input reads yet).
+/// `sincos`, `texldl` and relative input reads (`v[aL + n]`, `v[a0.x + n]` in and out of
+/// v0..v15): the AVX2 width compiles every one.
 fn arb_avx2_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..24),
@@ -238,15 +239,16 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
             s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\ntexldl o3.xzw, r5, s0.yxwz\n");
             s.push_str("rep i0\n");
             lines(&mut s, &looped);
-            s.push_str("add r3, r3, c1\nendrep\nif b0\n");
+            s.push_str("add r3, r3, c1\nendrep\nloop aL, i0\nadd r13, r13, v[aL + 1]\nendloop\nif b0\n");
             lines(&mut s, &branch);
             s.push_str("else\nmul r4, r4, c1.yzwx\nendif\n");
             let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
             s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r7.xw, r6\n"));
+            s.push_str("mova a0.x, r8.z\nadd r13, r13, v[a0.x + 1]\nmad r14, r13, v[a0.x], r14\n");
             // Relative constant reads, in and out of the file: one alone, a palette run.
             s.push_str("mul r10, r6, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
             s.push_str("add r11, r11, c[a0.y]\nadd r12, r12, c[a0.y + 1]\nadd r7, r7, r12\n");
-            s.push_str("mov o0, r0\nmad o1, r4, c2, r3\nadd o2, r2, r7\n");
+            s.push_str("mov o0, r0\nmad o1, r4, c2, r3\nadd o2, r2, r7\nadd o3.y, r13, r14\n");
             s
         })
 }
@@ -318,13 +320,15 @@ proptest! {
         inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
         reps in 0i32..4,
+        (start, step) in (-3i32..18, -2i32..3),
         b0 in any::<bool>(),
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
         bind_mipmapped_texture(&mut dev, b0);
         dev.set_constant_f(0, &consts).unwrap();
-        dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
+        // aL runs from `start` by `step`: v[aL + 1] inside v0..v15 and outside it.
+        dev.set_constant_i(0, &[[reps, start, step, 0]]).unwrap();
         dev.set_constant_b(0, &[b0]).unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         dev.set_tier(dxso_vm::Tier::Interpreted);
@@ -651,6 +655,43 @@ fn relative_input_reads_take_each_vertexs_own_inputs() {
                 [20.0 + 2.0 * f, -2.0 * f, 1.0, 2.0]
             };
             assert_eq!(o[1], want, "{way:?} vertex {i}");
+        }
+    }
+}
+
+/// Relative input reads at the edges of v0..v15: v15 is inside, v16 and v-1 outside (zero),
+/// per lane through a0 and for the whole draw through aL, in every way of running
+/// (hand-computed).
+#[test]
+fn relative_input_reads_stop_at_the_register_files_edges() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_texcoord2 v15\n\
+               dcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+               mov o0, v0\nmova a0.x, v0.x\nmov o1, v[a0.x + 14]\n\
+               loop aL, i0\nmov o2, v[aL + 14]\nendloop\n";
+    let n = 70;
+    // a0.x cycles through 1 (v15), 2 (v16: outside), -15 (v-1: outside), -14 (v0).
+    let pick = [1.0f32, 2.0, -15.0, -14.0];
+    let v0: Vec<[f32; 4]> = (0..n).map(|i| [pick[i % 4], i as f32, 0.5, 1.0]).collect();
+    let v1: Vec<[f32; 4]> = (0..n).map(|i| [-1.0, -(i as f32), 0.0, 2.0]).collect();
+    let v15: Vec<[f32; 4]> = (0..n).map(|i| [7.0, 8.0, i as f32, 9.0]).collect();
+    let mut dev = device(src, &[v0.clone(), v1, v15.clone()]);
+    for start in [1, 2, -15, -14] {
+        dev.set_constant_i(0, &[[1, start, 1, 0]]).unwrap();
+        for way in WAYS {
+            let out = split(&draw_way(&mut dev, way, n, true));
+            let reg = |k: f32, i: usize| match k as i32 {
+                1 => v15[i],
+                -14 => v0[i],
+                _ => [0.0; 4],
+            };
+            for (i, o) in out.iter().enumerate() {
+                assert_eq!(o[1], reg(pick[i % 4], i), "{way:?} vertex {i} v[a0.x + 14]");
+                assert_eq!(
+                    o[2],
+                    reg(start as f32, i),
+                    "{way:?} vertex {i} v[aL + 14], aL = {start}"
+                );
+            }
         }
     }
 }

@@ -2,8 +2,8 @@
 //! batch with temporaries held in registers. Two code generators: dxso's own x86-64 one
 //! (`x86/`) at two widths from one source — AVX-512 (16 lanes per instruction, with fetch
 //! and store fused where the draw's layout allows) where the instruction-set path is
-//! AVX-512, AVX2 (8 lanes per instruction, fused alike; it refuses what it does not cover
-//! yet: `v[aL]`, `v[a0]`) where it is AVX2 — and Cranelift (`cranelift/`,
+//! AVX-512, AVX2 (8 lanes per instruction, fused alike, the same programs) where it is AVX2
+//! — and Cranelift (`cranelift/`,
 //! four lanes per instruction, any processor Cranelift targets) elsewhere or where the
 //! first fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
 //! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
@@ -42,8 +42,9 @@
 //!   `program.rows` (lowering numbers them), and [`Args::new`] asserts that the arena holds
 //!   `program.rows` rows. Relative input reads (`v[aL]`, `v[a0]`) compare each index with
 //!   the 16 input registers (unsigned, so negative ones fail) and, outside, load from index
-//!   0 (Cranelift) or not at all (AVX-512 masks the load or gather off), giving zero
-//!   (the AVX2 width does not compile them yet).
+//!   0 (Cranelift's code, and the x86 code's uniform `v[aL]` at AVX2 width, which then
+//!   ands the rows with zero) or not at all (the x86 code's gathers, and its `v[aL]` at
+//!   AVX-512 width, mask those lanes' loads off), giving zero.
 //! - **The constant file**: relative reads (`c[a0.x + n]`, `c[aL + n]`) clamp each lane's
 //!   index into the file or onto the zero register that follows it (unsigned compares, so
 //!   negative indices clamp too); the x86 code (either width) then reads up to [`CONST_PAD`]
@@ -112,8 +113,8 @@ pub enum Tier {
 
 /// The compiled tier's code generators: dxso's x86-64 one at AVX-512 width (16 lanes per
 /// instruction) where the instruction-set path is [`crate::Isa::Avx512`], the same at AVX2
-/// width (8 lanes per instruction; it covers only part of the programs so far) where the
-/// path is [`crate::Isa::Avx2`], and Cranelift (four lanes per instruction, any processor
+/// width (8 lanes per instruction, the same programs) where the path is
+/// [`crate::Isa::Avx2`], and Cranelift (four lanes per instruction, any processor
 /// Cranelift targets) elsewhere or where the first fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CodeGenerator {
@@ -376,8 +377,8 @@ fn supported(p: &Program) -> Result<(), String> {
 }
 
 /// Compile `p` (see [`supported`]); `Err` says why not. Where `isa` is AVX-512 or AVX2,
-/// the x86 code generator at that width runs first and Cranelift only if it fails (or
-/// refuses: the AVX2 width does not cover every program yet). A failure inside a
+/// the x86 code generator at that width runs first and Cranelift only if it fails (it
+/// should not: a failure is a bug, which `DXSO_JIT_WHY=1` shows). A failure inside a
 /// code generator (a processor it cannot target, say; even a panic) is an `Err` too: the
 /// draw then runs on the interpreter. `DXSO_JIT_WHY=1` prints each reason to stderr.
 pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {

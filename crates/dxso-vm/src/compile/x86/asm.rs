@@ -231,9 +231,39 @@ impl Gen<'_> {
         }
     }
 
-    /// 0, 1, .., 15 as one 64-byte vector in the pool.
+    /// 0, 1, .. as one vector register's lanes in the pool.
     pub(super) fn iota(&mut self) -> AsmMemoryOperand {
-        let words: [u32; 16] = std::array::from_fn(|l| l as u32);
+        let words: Vec<u32> = (0..self.w.lanes()).collect();
         self.vector(&words)
+    }
+
+    /// AVX2's gather (`vpgatherdd`, or `vgatherdps`): `dst` = the dwords at
+    /// `base + index * scale + displ` in the lanes `mask` has (all ones), the others unchanged;
+    /// the gather clears `mask` as it goes. code_asm spells only the EVEX forms, so the VEX
+    /// one is built directly.
+    pub(super) fn vex_gather(
+        &mut self,
+        code: iced_x86::Code,
+        dst: V,
+        base: iced_x86::Register,
+        (index, scale): (V, u32),
+        displ: i64,
+        mask: V,
+    ) -> R {
+        let at = iced_x86::MemoryOperand::with_base_index_scale_displ_size(
+            base,
+            YMM[index].into(),
+            scale,
+            displ,
+            1,
+        );
+        let gather = iced_x86::Instruction::with3(
+            code,
+            iced_x86::Register::from(YMM[dst]),
+            at,
+            iced_x86::Register::from(YMM[mask]),
+        )?;
+        self.a.add_instruction(gather)?;
+        Ok(())
     }
 }

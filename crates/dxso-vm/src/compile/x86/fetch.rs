@@ -259,21 +259,14 @@ impl Gen<'_> {
                     let m = self.alloc()?;
                     self.a.vpcmpeqd(YMM[m], YMM[m], YMM[m])?;
                     self.a.vpxor(YMM[*word], YMM[*word], YMM[*word])?;
-                    // code_asm spells only the EVEX form: the VEX one built directly.
-                    let at = iced_x86::MemoryOperand::with_base_index_scale_displ_size(
-                        iced_x86::Register::RAX,
-                        YMM[index].into(),
-                        1,
-                        4 * i as i64,
-                        1,
-                    );
-                    let gather = iced_x86::Instruction::with3(
+                    self.vex_gather(
                         iced_x86::Code::VEX_Vpgatherdd_ymm_vm32y_ymm,
-                        iced_x86::Register::from(YMM[*word]),
-                        at,
-                        iced_x86::Register::from(YMM[m]),
+                        *word,
+                        iced_x86::Register::RAX,
+                        (index, 1),
+                        4 * i as i64,
+                        m,
                     )?;
-                    self.a.add_instruction(gather)?;
                     self.free(m);
                 }
             }

@@ -208,50 +208,107 @@ impl Gen<'_> {
         Ok(())
     }
 
-    /// Rows = v[base + aL] (uniform); outside v0..v15, zero.
+    /// Rows = v[base + aL] (uniform); outside v0..v15, zero: the loads are masked off
+    /// (AVX-512), or made from v0 and and-ed with zero (AVX2).
     pub(super) fn gather_input_al(&mut self, dst: u16, base: i32) -> R {
         self.a.mov(eax, dword_ptr(rsp + AL))?;
         self.a.add(eax, base)?;
         self.a.xor(ecx, ecx)?;
         self.a.xor(edx, edx)?;
-        self.a.mov(esi, 0xFFFFu32)?;
+        self.a.mov(esi, 0xFFFF_FFFFu32)?;
         self.a.cmp(eax, INPUTS as u32)?;
         self.a.cmovb(ecx, esi)?;
         self.a.cmovb(edx, eax)?;
-        self.a.kmovw(k1, ecx)?;
-        self.a.shl(rdx, 10)?;
+        // Input register i's rows start i * 4 rows past v0's.
+        self.a.shl(rdx, 2 + ROW.trailing_zeros())?;
+        let inside = match self.w {
+            Width::Zmm => {
+                self.a.kmovw(k1, ecx)?;
+                None
+            }
+            Width::Ymm => {
+                let m = self.alloc()?;
+                self.a.vmovd(XMM[m], ecx)?;
+                self.a.vpbroadcastd(YMM[m], XMM[m])?;
+                Some(m)
+            }
+        };
         for c in 0..4u16 {
             let t = self.alloc()?;
-            let off = (INPUT_BASE + c) as i32 * ROW + self.g as i32 * 64;
-            self.a
-                .vmovups(ZMM[t].k1().z(), zmmword_ptr(rbx + rdx + off))?;
+            let off = (INPUT_BASE + c) as i32 * ROW + self.g as i32 * self.w.bytes();
+            match inside {
+                None => self
+                    .a
+                    .vmovups(ZMM[t].k1().z(), zmmword_ptr(rbx + rdx + off))?,
+                Some(m) => self
+                    .a
+                    .vandps(YMM[t], YMM[m], ymmword_ptr(rbx + rdx + off))?,
+            }
             self.bind(dst + c, t);
+        }
+        if let Some(m) = inside {
+            self.free(m);
         }
         Ok(())
     }
 
-    /// Rows = v[base + a0.comp] per lane; outside v0..v15, zero.
+    /// Rows = v[base + a0.comp] per lane; outside v0..v15, zero (those lanes' gathers are
+    /// masked off).
     pub(super) fn gather_input_a0(&mut self, dst: u16, base: i32, comp: u8) -> R {
         let a = self.row(A0_ROW + comp as u16)?;
         let i = self.alloc()?;
         let b = self.kb(base as u32);
-        self.a.vpaddd(ZMM[i], ZMM[a], b)?;
-        let n = self.kb(INPUTS as u32);
-        self.a.vpcmpud(k1, ZMM[i], n, 1)?;
+        vx!(self, vpaddd(Vr(i), Vr(a), b))?;
+        // The lanes whose register is inside (an unsigned compare: negative ones are not).
+        let inside = match self.w {
+            Width::Zmm => {
+                let n = self.kb(INPUTS as u32);
+                self.a.vpcmpud(k1, ZMM[i], n, 1)?;
+                None
+            }
+            Width::Ymm => {
+                let m = self.alloc()?;
+                let last = self.kb(INPUTS as u32 - 1);
+                self.a.vpminud(YMM[m], YMM[i], last)?;
+                self.a.vpcmpeqd(YMM[m], YMM[m], YMM[i])?;
+                Some(m)
+            }
+        };
         // Lane l of input register i, component 0, is dword i * 256 + l past v0.x.
-        self.a.vpslld(ZMM[i], ZMM[i], 8)?;
+        vx!(self, vpslld(Vr(i), Vr(i), 8))?;
         let iota = self.iota();
-        self.a.vpaddd(ZMM[i], ZMM[i], iota)?;
+        vx!(self, vpaddd(Vr(i), Vr(i), iota))?;
         let mut out = [0; 4];
         for (c, o) in out.iter_mut().enumerate() {
             let t = self.alloc()?;
-            self.a.vpxord(ZMM[t], ZMM[t], ZMM[t])?;
-            self.scratch_k(2);
-            self.a.kmovw(k2, k1)?;
-            let off = (INPUT_BASE as i32 + c as i32) * ROW + self.g as i32 * 64;
-            self.a
-                .vgatherdps(ZMM[t].k2(), dword_ptr(rbx + ZMM[i] * 4 + off))?;
+            vx!(self, vpxord | vpxor(Vr(t), Vr(t), Vr(t)))?;
+            let off = (INPUT_BASE as i32 + c as i32) * ROW + self.g as i32 * self.w.bytes();
+            match inside {
+                None => {
+                    self.scratch_k(2);
+                    self.a.kmovw(k2, k1)?;
+                    self.a
+                        .vgatherdps(ZMM[t].k2(), dword_ptr(rbx + ZMM[i] * 4 + off))?;
+                }
+                Some(m) => {
+                    // The gather clears its mask: a copy each time.
+                    let k = self.alloc()?;
+                    self.a.vmovaps(YMM[k], YMM[m])?;
+                    self.vex_gather(
+                        iced_x86::Code::VEX_Vgatherdps_ymm_vm32y_ymm,
+                        t,
+                        iced_x86::Register::RBX,
+                        (i, 4),
+                        off as i64,
+                        k,
+                    )?;
+                    self.free(k);
+                }
+            }
             *o = t;
+        }
+        if let Some(m) = inside {
+            self.free(m);
         }
         for (c, t) in out.into_iter().enumerate() {
             self.bind(dst + c as u16, t);

@@ -5,10 +5,9 @@
 //! 128-bit vectors only. Both widths are this one source: [`Width`] (in `asm`) says which,
 //! `vx!` emits an instruction at it, and the few places where AVX2 lacks an AVX-512
 //! instruction (`vfixupimmps`, `vpternlogd`, `vpcmpud`, merge masking, the zero-masked
-//! product) spell the AVX2 form beside it. The AVX2 width covers every operation, fused
-//! fetch and store included, but no relative input reads (`v[aL]`, `v[a0]`) yet
-//! (`ymm_covers`); with 16 registers it frees temporaries earlier (`release`,
-//! `component_done`).
+//! product, masked loads and gathers) spell the AVX2 form beside it. Both widths cover the
+//! same programs, fused fetch and store included; with 16 registers the AVX2 width frees
+//! temporaries earlier (`release`, `component_done`).
 //!
 //! A batch of 64 lanes runs as passes over two interleaved groups of one register's lanes
 //! (two passes of 2 x 16 at AVX-512 width, four of 2 x 8 at AVX2): each op is emitted for
@@ -70,9 +69,6 @@ pub(crate) struct Code {
 
 /// Compile `p` (already checked by `compile::supported`) at width `w`.
 pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
-    if w == Width::Ymm {
-        ymm_covers(p).map_err(|e| e.0)?;
-    }
     let (map, entry) = assemble(p, None, w)?;
     // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
@@ -83,7 +79,6 @@ pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
 /// fused for draws laid out as `layout` says.
 pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fused, String> {
     if w == Width::Ymm {
-        ymm_covers(p).map_err(|e| e.0)?;
         // Halves convert with F16C's vcvtph2ps, which AVX2 does not imply.
         let halves = layout
             .inputs
@@ -125,28 +120,6 @@ fn assemble(
         eprintln!("dxso: {} bytes of code at {entry:p}", code.len());
     }
     Ok((map, entry))
-}
-
-/// What the AVX2 width covers so far: every ALU operation (`texldl` and `sincos` calling
-/// back 8 lanes at a time), predicated writes, `setp`, `mova`, uniform flow (`if b#`, `loop`/`rep`),
-/// `c[aL + n]` and `c[a0.n + k]` (with palette runs), unfused or with fetch and store fused.
-/// The relative input reads (`v[aL]`, `v[a0]`) are refused here (the tier choice then takes
-/// Cranelift's code).
-fn ymm_covers(p: &Program) -> R {
-    for op in &p.ops {
-        match *op {
-            Op::Alu { .. } => {}
-            Op::IfBool { .. }
-            | Op::Jump { .. }
-            | Op::Ret
-            | Op::Loop { .. }
-            | Op::EndLoop { .. }
-            | Op::GatherConstAl { .. }
-            | Op::GatherConstA0 { .. } => {}
-            ref other => return Err(Error(format!("{other:?} at AVX2 width"))),
-        }
-    }
-    Ok(())
 }
 
 /// A vector register number (zmm or ymm by the width).

@@ -26,7 +26,8 @@ fn evex(p: &Program, w: Width) -> Vec<String> {
 #[test]
 fn the_avx2_width_emits_no_avx512_instruction() {
     use crate::workloads::{W1, W2, W3};
-    // Every instruction kind the width covers, p0, a0 and both relative constant reads.
+    // Every instruction kind, p0, a0, both relative constant reads and both relative input
+    // reads.
     let every = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\n\
         dcl_texcoord0 o1\ndcl_texcoord1 o2\ndefi i0, 3, 0, 1, 0\n\
         mul r0, v0, c0\nmad r1, -r0_abs, v1, c1\nmin r2, r0, r1\nmax r3, r0, r1\n\
@@ -36,7 +37,7 @@ fn the_avx2_width_emits_no_avx512_instruction() {
         lit r11, r0\ndst r12, r0, r1\nnrm r13, r1\npow r16.x, r0.x, r1.y\nsgn r15, r0\n\
         crs r14.xyz, r0, r1\nsetp_lt p0, r0, r1\n(p0) add r8, r8, r9\n(!p0.y) mov r7, r10\n\
         mova a0, r3\nadd r8, r8, c[a0.x + 1]\nadd r8, r8, c[a0.x + 2]\nadd r7, r7, c[a0.y]\n\
-        loop aL, i0\nadd r8, r8, c[aL + 4]\nendloop\n\
+        loop aL, i0\nadd r8, r8, c[aL + 4]\nadd r7, r7, v[aL]\nendloop\nadd r6, r6, v[a0.w + 1]\n\
         add r15, r15, r14\nadd r15, r15, r13\nadd r15, r15, r12\nadd r15, r15, r11\n\
         add r15, r15, r16.x\nmov_sat o0, r8\nmov o1, r7\nadd o2, r15, r6\n";
     for src in [W1, W2, W3, every] {
