@@ -287,8 +287,32 @@ impl Program {
             Op::Loop { end, .. } => vec![pc + 1, end as usize + 1],
             Op::EndLoop { start } => vec![start as usize, pc + 1],
             Op::Ret => vec![self.ops.len()],
+            // A dynamic if or else skips to its else or endif where no lane takes it; the
+            // endif changes the lanes that run, so it ends its block too.
+            Op::IfDyn { target, .. } | Op::ElseDyn { target } => vec![target as usize, pc + 1],
+            Op::EndIfDyn => vec![pc + 1],
             _ => return None,
         })
+    }
+
+    /// Per op, whether it is inside a dynamic `if` (its writes reach only the lanes that
+    /// run; the if, else and endif ops themselves included).
+    pub(crate) fn in_dynamic_if(&self) -> Vec<bool> {
+        let mut depth = 0u32;
+        self.ops
+            .iter()
+            .map(|op| match op {
+                Op::IfDyn { .. } => {
+                    depth += 1;
+                    true
+                }
+                Op::EndIfDyn => {
+                    depth = depth.saturating_sub(1);
+                    true
+                }
+                _ => depth > 0,
+            })
+            .collect()
     }
 
     /// The first row after the constant rows (gather scratch).

@@ -253,6 +253,49 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
         })
 }
 
+/// Random lines around dynamic ifs the lanes take differently: if/else on a compare, a
+/// nested `if p0.z` after a `setp` inside, `mova` and `sincos` inside (read after the
+/// endif), and a dynamic if/else inside a `rep` loop with `texldl` on one side.
+fn arb_dynamic_shader() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(arb_line(), 1..10),
+        prop::collection::vec(arb_line(), 0..6),
+        prop::collection::vec(arb_line(), 0..6),
+        prop::collection::vec(arb_line(), 0..4),
+        (0u8..6, 0u8..6, any::<bool>()),
+    )
+        .prop_map(|(body, then, other, inner, (c1, c2, not))| {
+            let cmp = |c: u8| ["gt", "lt", "ge", "le", "eq", "ne"][c as usize];
+            let mut s = String::from(
+                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+                 dcl_texcoord2 o3\ndcl_2d s0\n",
+            );
+            for r in 0..16 {
+                s.push_str(&format!("mov r{r}, v{}\n", r % 2));
+            }
+            let lines = |s: &mut String, l: &[String]| {
+                for line in l {
+                    s.push_str(line);
+                    s.push('\n');
+                }
+            };
+            lines(&mut s, &body);
+            s.push_str(&format!("if_{} r0.x, r1.y\n", cmp(c1)));
+            lines(&mut s, &then);
+            s.push_str(&format!("setp_{} p0, r2, r3\nif {}p0.z\n", cmp(c2), if not { "!" } else { "" }));
+            lines(&mut s, &inner);
+            s.push_str("mova a0.x, r4.x\nendif\nelse\n");
+            lines(&mut s, &other);
+            s.push_str("sincos r15.xy, r14.x\nendif\n");
+            s.push_str(
+                "rep i0\nif_ge r5.x, c1.x\nadd r6, r6, c1\ntexldl o3.xy, r7, s0\nelse\n\
+                 mul r7, r7, c1.yzwx\nendif\nadd r5, r5, c2\nendrep\n",
+            );
+            s.push_str("add r11, r11, c[a0.x + 1]\nmov o0, r0\nadd o1, r6, r15\nadd o2, r7, r11\n");
+            s
+        })
+}
+
 fn arb_value() -> impl Strategy<Value = f32> {
     prop_oneof![
         6 => -4.0f32..4.0,
@@ -341,6 +384,36 @@ proptest! {
         }
         let got = bits(&dev.draw(70, 1).unwrap().data);
         prop_assert_eq!(got, want, "{}", src);
+    }
+
+    #[test]
+    fn dynamic_ifs_give_the_interpreters_bits_at_both_widths(
+        src in arb_dynamic_shader(),
+        inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
+        consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
+        reps in 0i32..4,
+    ) {
+        let (v0, v1) = inputs.split_at(70);
+        let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+        bind_mipmapped_texture(&mut dev, reps % 2 == 0);
+        dev.set_constant_f(0, &consts).unwrap();
+        dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        dev.set_tier(dxso_vm::Tier::Interpreted);
+        let want = bits(&dev.draw(70, 1).unwrap().data);
+        dev.set_tier(dxso_vm::Tier::Compiled);
+        for (isa, generator) in [
+            (Isa::Avx512, dxso_vm::CodeGenerator::Avx512),
+            (Isa::Avx2, dxso_vm::CodeGenerator::Avx2),
+        ] {
+            if Isa::detect() < isa {
+                continue;
+            }
+            dev.set_isa(isa);
+            prop_assert_eq!(dev.code_generator(), Some(generator), "{}", src);
+            let got = bits(&dev.draw(70, 1).unwrap().data);
+            prop_assert_eq!(got, want.clone(), "{:?}: {}", isa, src);
+        }
     }
 
     /// Random vertex layouts: one to four elements of any type at random offsets in up to

@@ -10,36 +10,86 @@ fn lanes(n: usize, f: impl Fn(usize) -> [f32; 4]) -> Vec<[f32; 4]> {
     (0..n).map(f).collect()
 }
 
+/// A dynamic if/else that the lanes of one batch take differently, in every way of running
+/// (hand-computed).
 #[test]
 fn dynamic_if_else_diverges_per_lane() {
     let src = format!("{VS3}mov o0, v0\nif_gt v0.x, c0.x\nmov o1, c1\nelse\nmov o1, c2\nendif\n");
     let v = lanes(70, |i| [i as f32, 0.0, 0.0, 0.0]);
-    let out = run(&src, &[(0, [34.5; 4]), (1, [1.0; 4]), (2, [2.0; 4])], &[v]);
-    for (i, o) in out.iter().enumerate() {
-        assert_eq!(
-            o[1],
-            if i as f32 > 34.5 { [1.0; 4] } else { [2.0; 4] },
-            "vertex {i}"
-        );
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[34.5; 4], [1.0; 4], [2.0; 4]])
+        .unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 70, true));
+        for (i, o) in out.iter().enumerate() {
+            let want = if i as f32 > 34.5 { [1.0; 4] } else { [2.0; 4] };
+            assert_eq!(o[1], want, "{way:?} vertex {i}");
+        }
     }
 }
 
+/// Nested dynamic ifs with an else, in every way of running (hand-computed).
 #[test]
 fn nested_dynamic_ifs() {
     let src = format!(
         "{VS3}mov o0, v0\nmov r0, c0.x\nif_ge v0.x, c1.x\nadd r0, r0, c1.y\nif_ge v0.x, c1.z\nadd r0, r0, c1.y\nendif\nelse\nadd r0, r0, c1.w\nendif\nmov o1, r0\n"
     );
     let v = lanes(64, |i| [i as f32, 0.0, 0.0, 0.0]);
-    let out = run(&src, &[(0, [0.0; 4]), (1, [10.0, 1.0, 20.0, 100.0])], &[v]);
-    for (i, o) in out.iter().enumerate() {
-        let want = if i >= 20 {
-            2.0
-        } else if i >= 10 {
-            1.0
-        } else {
-            100.0
-        };
-        assert_eq!(o[1][0], want, "vertex {i}");
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[0.0; 4], [10.0, 1.0, 20.0, 100.0]])
+        .unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 64, true));
+        for (i, o) in out.iter().enumerate() {
+            let want = if i >= 20 {
+                2.0
+            } else if i >= 10 {
+                1.0
+            } else {
+                100.0
+            };
+            assert_eq!(o[1][0], want, "{way:?} vertex {i}");
+        }
+    }
+}
+
+/// A side of a dynamic if runs, and its instructions count, when any lane of the 64-vertex
+/// batch takes it, and only then. With vertices 0..31 taking the if and 32..63 the else,
+/// each loop iteration counts both sides (7 ops: if, 2 adds, else, add, endif, endrep);
+/// with every vertex taking the if, the else's body is skipped (6). Every way accepts and
+/// refuses the same loop counts around the limit (code deciding per half batch, or never
+/// skipping, would count otherwise).
+#[test]
+fn dynamic_ifs_count_instructions_as_the_interpreter_does() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nif_eq v0.x, c1.x\nadd r0, r0, c0\nadd r0, r0, c0\nelse\nadd r0, r0, c1\nendif\nendrep\nmov o1, r0\n"
+    );
+    for (half, per_iteration) in [(true, 7), (false, 6)] {
+        let v = lanes(64, |i| {
+            [if i < 32 || !half { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0]
+        });
+        let mut dev = device(&src, &[v]);
+        dev.set_constant_f(0, &[[1.0; 4], [1.0; 4]]).unwrap();
+        dev.set_max_instructions(0xFFFF);
+        let mut seen = (false, false);
+        let near = 0xFFFF / per_iteration;
+        for n in near - 6..near + 6 {
+            dev.set_constant_i(0, &[[n, 0, 0, 0]]).unwrap();
+            let results: Vec<_> = WAYS
+                .iter()
+                .map(|&way| {
+                    set_way(&mut dev, way);
+                    dev.draw(64, 1).map(|o| o.data)
+                })
+                .collect();
+            assert!(
+                results.iter().all(|r| *r == results[0]),
+                "rep {n} ({per_iteration} an iteration)"
+            );
+            seen.0 |= results[0].is_ok();
+            seen.1 |= results[0].is_err();
+        }
+        assert_eq!(seen, (true, true), "the sweep crosses the limit");
     }
 }
 

@@ -10,8 +10,9 @@
 //! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
-//! the program); anything else (dynamic branches, `break`, subroutines, `o[aL]`) runs on the
-//! interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
+//! the program) and, in the x86 generator's code, dynamic `if`/`else` (per-lane execution
+//! masks, the instruction count exactly the interpreter's: see `x86/flow.rs`); anything else
+//! (`break`, subroutines, `o[aL]`) runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
 //! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
@@ -105,7 +106,8 @@ use crate::texture::Sampling;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     /// Machine code compiled from the program where the compiled tier covers it (uniform
-    /// flow control; see the `compile` module), the interpreter elsewhere. The default.
+    /// flow control and dynamic ifs; see the `compile` module), the interpreter elsewhere.
+    /// The default.
     Compiled,
     /// Always the interpreter.
     Interpreted,
@@ -368,6 +370,8 @@ fn supported(p: &Program) -> Result<(), String> {
             | Op::Jump { .. }
             | Op::Loop { .. }
             | Op::EndLoop { .. } => {}
+            // Dynamic ifs: the x86 code generator only (Cranelift's refuses them).
+            Op::IfDyn { .. } | Op::ElseDyn { .. } | Op::EndIfDyn => {}
             // `ret` ends the program when there are no calls.
             Op::Ret => {}
             other => return Err(format!("{other:?}")),

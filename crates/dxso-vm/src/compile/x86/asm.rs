@@ -158,6 +158,19 @@ pub(super) const NEQ: i32 = 0x04;
 pub(super) const GE: i32 = 0x1D;
 pub(super) const GT: i32 = 0x1E;
 
+/// The `vcmpps` predicate of a comparison (ordered, but for not-equal, which holds for NaN
+/// as the interpreter's does).
+pub(super) fn compare_predicate(cmp: Comparison) -> i32 {
+    match cmp {
+        Comparison::Gt => GT,
+        Comparison::Eq => EQ,
+        Comparison::Ge => GE,
+        Comparison::Lt => LT,
+        Comparison::Ne => NEQ,
+        Comparison::Le => LE,
+    }
+}
+
 /// What [`Gen::fixup`] writes where its operand is ±0, and (`ZeroInf`) +inf: `vfixupimmps`
 /// responses.
 #[derive(Clone, Copy)]

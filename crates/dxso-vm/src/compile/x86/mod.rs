@@ -11,7 +11,9 @@
 //!
 //! A batch of 64 lanes runs as passes over two interleaved groups of one register's lanes
 //! (two passes of 2 x 16 at AVX-512 width, four of 2 x 8 at AVX2): each op is emitted for
-//! both groups in a row, so their dependency chains overlap. Every arena row
+//! both groups in a row, so their dependency chains overlap. A program with dynamic ifs runs
+//! the whole batch in one pass (4 x 16, 8 x 8), so that its branches see every lane
+//! (`flow`). Every arena row
 //! (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the arena; a
 //! register cache holds rows in the vector registers (32 zmm or 16 ymm) inside a basic block (least recently
 //! used rows are written back when registers run out) and is emptied at every block
@@ -42,6 +44,7 @@
 
 mod asm;
 mod fetch;
+mod flow;
 mod gather;
 mod ops;
 mod regs;
@@ -105,7 +108,8 @@ fn assemble(
     w: Width,
 ) -> Result<(memmap2::Mmap, *const u8), String> {
     let mut g = Gen::new(p, layout, w).map_err(|e| e.to_string())?;
-    g.program().map_err(|e| e.to_string())?;
+    g.program()
+        .map_err(|e| format!("{e} (op {} of {})", g.pc, g.p.ops.len()))?;
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
     map.copy_from_slice(&code);
@@ -194,6 +198,12 @@ struct Gen<'a> {
     /// before each op run once per pass.
     prefetch: Vec<(i32, u32, i32)>,
     prefetch_per_op: usize,
+    /// Groups per pass ([`G`], or all of the batch's where the program has dynamic ifs).
+    groups: u32,
+    /// Frame offset of each dynamic if's lanes, by the pc of the if, its else and its endif.
+    if_slot: HashMap<usize, i32>,
+    /// Per op, whether it is inside a dynamic if (its writes are masked).
+    masked: Vec<bool>,
 }
 
 /// Bytes per arena row (64 lanes).
@@ -204,16 +214,24 @@ const KONST: u32 = 0xF000_0000;
 const A0_ROW: u16 = 0xFFF0;
 const P0_ROW: u16 = 0xFFF4;
 
-/// Groups of 16 lanes run interleaved: each op is emitted once per group in a row, so the
-/// processor overlaps their (long) dependency chains.
+/// Groups of one vector register's lanes run interleaved: each op is emitted once per group
+/// in a row, so the processor overlaps their (long) dependency chains. Two groups a pass,
+/// except in programs with dynamic ifs: there every group of the batch runs in one pass
+/// (four at AVX-512 width, eight at AVX2), so a branch sees all 64 lanes, skips exactly
+/// where the interpreter does, and counts the instructions it counts.
 const G: u32 = 2;
+/// The most groups a pass has (eight of 8 lanes): the frame has room for that many.
+const G_MAX: u32 = 8;
+/// The pseudo-row of the execution mask (all ones in the lanes that run; home in the frame).
+const EXEC_ROW: u16 = 0xFFF8;
 
-// Frame layout (offsets from the 64-byte aligned rsp): a0 and p0 of each group, then the
-// scalars.
+// Frame layout (offsets from the 64-byte aligned rsp): a0, p0 and the execution mask of
+// each group, then the scalars.
 const IO: i32 = 0;
 const A0_HOME: i32 = 256;
-const P0_HOME: i32 = A0_HOME + 256 * G as i32;
-const SAVED_RSP: i32 = P0_HOME + 256 * G as i32;
+const P0_HOME: i32 = A0_HOME + 256 * G_MAX as i32;
+const EXEC_HOME: i32 = P0_HOME + 256 * G_MAX as i32;
+const SAVED_RSP: i32 = EXEC_HOME + 64 * G_MAX as i32;
 const SAMPLING: i32 = SAVED_RSP + 8;
 const NCONSTS: i32 = SAVED_RSP + 16;
 const MAX: i32 = SAVED_RSP + 24;
@@ -245,9 +263,38 @@ impl<'a> Gen<'a> {
         let (palette, mut stash) = palette_runs(p);
         let stash_at = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
         for at in stash.values_mut() {
-            *at = stash_at + *at * 256 * G as i32;
+            *at = stash_at + *at * 256 * G_MAX as i32;
         }
-        let frame = stash_at + stash.len() as i32 * 256 * G as i32;
+        // Each dynamic if's lanes: those running before it and those taking it, per group;
+        // its else and endif find them by the if's slot.
+        let mut if_slot = HashMap::new();
+        let mut at = stash_at + stash.len() as i32 * 256 * G_MAX as i32;
+        let mut open = vec![];
+        for (pc, op) in p.ops.iter().enumerate() {
+            match op {
+                Op::IfDyn { .. } => {
+                    open.push(at);
+                    if_slot.insert(pc, at);
+                    at += 2 * 64 * G_MAX as i32;
+                }
+                Op::ElseDyn { .. } => {
+                    let s = *open.last().ok_or_else(|| Error("else without if".into()))?;
+                    if_slot.insert(pc, s);
+                }
+                Op::EndIfDyn => {
+                    let s = open.pop().ok_or_else(|| Error("endif without if".into()))?;
+                    if_slot.insert(pc, s);
+                }
+                _ => {}
+            }
+        }
+        let frame = at;
+        let dynamic = !if_slot.is_empty();
+        let groups = if dynamic {
+            ROW as u32 / w.bytes() as u32
+        } else {
+            G
+        };
         let mut a = CodeAssembler::new(64)?;
         // xmm16..xmm31 need EVEX encodings (the fused fetch and store use xmm views); AVX2
         // code must have VEX ones.
@@ -280,6 +327,9 @@ impl<'a> Gen<'a> {
             stash,
             prefetch: vec![],
             prefetch_per_op: 0,
+            groups,
+            if_slot,
+            masked: p.in_dynamic_if(),
         })
     }
 }
@@ -380,7 +430,9 @@ impl Gen<'_> {
         vx!(self, vpxord | vpxor(Vr(0), Vr(0), Vr(0)))?;
         let mut zeroed: Vec<u16> = entry
             .into_iter()
-            .filter(|&r| !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r))
+            .filter(|&r| {
+                !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r) && r != EXEC_ROW
+            })
             .collect();
         zeroed.sort_unstable();
         let diffuse = self.p.diffuse.map_or(0..0, |d| d..d + 4);
@@ -390,9 +442,20 @@ impl Gen<'_> {
         }
         for row in zeroed {
             let v = Vr(if diffuse.contains(&row) { 1 } else { 0 });
-            for g in 0..G {
+            for g in 0..self.groups {
                 let at = self.home(row as u32 | g << 16);
                 vx!(self, vmovups(at, v))?;
+            }
+        }
+        if !self.if_slot.is_empty() {
+            // Every lane runs.
+            match self.w {
+                Width::Zmm => self.a.vpternlogd(ZMM[1], ZMM[1], ZMM[1], 0xFF)?,
+                Width::Ymm => self.a.vpcmpeqd(YMM[1], YMM[1], YMM[1])?,
+            }
+            for g in 0..self.groups {
+                let at = self.home(EXEC_ROW as u32 | g << 16);
+                vx!(self, vmovups(at, Vr(1)))?;
             }
         }
         self.a.mov(dword_ptr(rsp + AL), 0)?;
@@ -420,17 +483,17 @@ impl Gen<'_> {
             for (slot, stride) in streams.filter(|s| s.1 > 0) {
                 if layout.indexed {
                     // The element of each of the next batch's vertices (by its index).
-                    for lane in 0..self.w.lanes() * G {
+                    for lane in 0..self.w.lanes() * self.groups {
                         self.prefetch.push((slot | BY_INDEX, stride, lane as i32));
                     }
                 } else {
-                    for line in (0..self.w.lanes() * G * stride).step_by(64) {
+                    for line in (0..self.w.lanes() * self.groups * stride).step_by(64) {
                         self.prefetch
                             .push((slot, stride, (ahead * stride + line) as i32));
                     }
                 }
             }
-            for line in (0..self.w.lanes() * G * record).step_by(64) {
+            for line in (0..self.w.lanes() * self.groups * record).step_by(64) {
                 self.prefetch
                     .push((OUT_SLOT, record, (ahead * record + line) as i32));
             }
@@ -439,6 +502,7 @@ impl Gen<'_> {
             let once = (0..n)
                 .filter(|&pc| {
                     depths[pc] == 0
+                        && !self.masked[pc]
                         && matches!(
                             ops[pc],
                             Op::Alu { .. }
@@ -450,7 +514,7 @@ impl Gen<'_> {
                 })
                 .count();
             self.prefetch_per_op = self.prefetch.len().div_ceil(once.max(1));
-            for g in 0..G {
+            for g in 0..self.groups {
                 self.g = g;
                 for &(reg, ty, stride) in &layout.inputs {
                     match ty {
@@ -479,6 +543,7 @@ impl Gen<'_> {
             }
             let live = live_out.get(&block);
             terminated = false;
+            self.pc = pc;
             self.pending += 1;
             let op = ops[pc];
             match op {
@@ -490,10 +555,10 @@ impl Gen<'_> {
                     self.live_now = Some(after[pc].clone());
                     self.pc = pc;
                     self.reused_rows = reused_rows(&op);
-                    if depths[pc] == 0 && !self.prefetch.is_empty() {
+                    if depths[pc] == 0 && !self.masked[pc] && !self.prefetch.is_empty() {
                         self.emit_prefetches(self.prefetch_per_op)?;
                     }
-                    for g in 0..G {
+                    for g in 0..self.groups {
                         self.g = g;
                         match op {
                             // c[aL + n] is the same in every lane: loaded once, copied.
@@ -572,6 +637,35 @@ impl Gen<'_> {
                     self.a.jmp(lab(&labels, pc + 1))?;
                     terminated = true;
                 }
+                Op::IfDyn { cond, target } => {
+                    self.flush_count()?;
+                    // The condition's rows too: the if reads them from their homes.
+                    let keep = live.map(|l| {
+                        let mut k = l.clone();
+                        k.extend(uses_defs(&op, false).0);
+                        k
+                    });
+                    self.flush_live(keep.as_ref())?;
+                    self.if_dyn(pc, &cond)?;
+                    self.a.jz(lab(&labels, target as usize))?;
+                    self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
+                Op::ElseDyn { target } => {
+                    self.flush_count()?;
+                    self.flush_live(live)?;
+                    self.else_dyn(pc)?;
+                    self.a.jz(lab(&labels, target as usize))?;
+                    self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
+                Op::EndIfDyn => {
+                    self.flush_count()?;
+                    self.flush_live(live)?;
+                    self.end_if_dyn(pc)?;
+                    self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
                 other => {
                     return Err(Error(format!("{other:?}")));
                 }
@@ -593,7 +687,7 @@ impl Gen<'_> {
             // registers.
             let regs = self.p.outputs.len();
             let per = if self.w == Width::Zmm { 4 } else { 2 };
-            for g in 0..G {
+            for g in 0..self.groups {
                 self.g = g;
                 for first in (0..regs).step_by(per) {
                     self.store_outputs(first..regs.min(first + per))?;
@@ -603,7 +697,7 @@ impl Gen<'_> {
             self.g = 0;
             self.flush_live(Some(&HashSet::new()))?;
         }
-        let pass = self.w.bytes() * G as i32;
+        let pass = self.w.bytes() * self.groups as i32;
         self.a.add(rbx, pass)?;
         self.a.add(qword_ptr(rsp + GROUP), pass)?;
         self.a.cmp(qword_ptr(rsp + GROUP), ROW)?;

@@ -561,6 +561,10 @@ impl Gen<'_> {
                 vx!(self, vmaxps(Vr(t), Vr(v), z))?;
                 let one = self.kf(1.0);
                 vx!(self, vminps(Vr(t), Vr(t), one))?;
+                // The unclamped value's register is free once no later component has it.
+                if !res[c + 1..].contains(&Some(v)) {
+                    self.free(v);
+                }
                 t
             } else {
                 v
@@ -601,6 +605,15 @@ impl Gen<'_> {
     /// the old values a predicated write keeps, a register of its own for each value), then
     /// the bindings — a value may sit in the register of a row this op writes.
     pub(super) fn commit(&mut self, dst: &DstRef, vals: [Option<(u16, V)>; 4]) -> R {
+        if self.masked[self.pc] {
+            // The sources are read: only the results need their registers now (the blends
+            // below load the old values and the execution mask; at AVX2 width the sources
+            // would leave them too few).
+            self.epoch += 1;
+            for (_, v) in vals.iter().flatten() {
+                self.pinned[*v] = self.epoch;
+            }
+        }
         let mut owned: [Option<(u16, V)>; 4] = [None; 4];
         for (c, x) in vals.into_iter().enumerate() {
             let Some((row, v)) = x else {
@@ -617,8 +630,33 @@ impl Gen<'_> {
                 let t = self.alloc()?;
                 self.a.vpblendmd(ZMM[t].k4(), ZMM[old], ZMM[v])?;
                 t
+            } else if self.masked[self.pc] {
+                // Blended below (a new register).
+                v
             } else if self.slot[v] != Slot::Temp || owned.iter().flatten().any(|&(_, o)| o == v) {
                 self.copy(v)?
+            } else {
+                v
+            };
+            // Inside a dynamic if, the lanes that do not run keep the old value.
+            let v = if self.masked[self.pc] {
+                let exec = self.row(EXEC_ROW)?;
+                let old = self.row(row)?;
+                let t = match self.w {
+                    Width::Zmm => {
+                        self.scratch_k(3);
+                        self.a.vptestmd(k3, ZMM[exec], ZMM[exec])?;
+                        let t = self.alloc()?;
+                        self.a.vpblendmd(ZMM[t].k3(), ZMM[old], ZMM[v])?;
+                        t
+                    }
+                    Width::Ymm => self.select(Mask::V(exec), old, v)?,
+                };
+                // The unblended value's register is free once no later component has it.
+                if !vals[c + 1..].iter().flatten().any(|&(_, x)| x == v) {
+                    self.free(v);
+                }
+                t
             } else {
                 v
             };
@@ -892,14 +930,7 @@ impl Gen<'_> {
                 self.store(dst, out)
             }
             Alu::Setp(cmp) => {
-                let cc = match cmp {
-                    Comparison::Gt => GT,
-                    Comparison::Eq => EQ,
-                    Comparison::Ge => GE,
-                    Comparison::Lt => LT,
-                    Comparison::Ne => NEQ,
-                    Comparison::Le => LE,
-                };
+                let cc = compare_predicate(cmp);
                 let mut res = [None; 4];
                 for c in (0..4).filter(|&c| on(c)) {
                     let a = self.src(&src[0], c)?;

@@ -28,8 +28,10 @@ pub(super) fn reused_rows(op: &Op) -> HashSet<u16> {
 }
 
 /// The rows an op may read (more than it does is fine) and the rows it surely writes
-/// (fewer is fine): a0 and p0 as their pseudo-rows.
-pub(super) fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
+/// (fewer is fine): a0, p0 and the execution mask as their pseudo-rows. Inside a dynamic
+/// if (`masked`), a write keeps the old value in the lanes that do not run, as a
+/// predicated one does: it reads its rows and the execution mask, and surely writes none.
+pub(super) fn uses_defs(op: &Op, masked: bool) -> (Vec<u16>, Vec<u16>) {
     let dst4 = |d: u16| (d..d + 4).collect::<Vec<_>>();
     match *op {
         Op::Alu { kind, dst, src } => {
@@ -43,12 +45,16 @@ pub(super) fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
             let written =
                 (0..4u16).filter(|&c| dst.mask >> c & 1 != 0 && (kind != Alu::Crs || c < 3));
             let mut defs = vec![];
-            match dst.pred {
-                Some(p) => {
-                    uses.extend(p.comps.map(|c| P0_ROW + c as u16));
-                    uses.extend((0..4).filter_map(target));
-                }
-                None => defs.extend(written.filter_map(target)),
+            if let Some(p) = dst.pred {
+                uses.extend(p.comps.map(|c| P0_ROW + c as u16));
+            }
+            if masked {
+                uses.push(EXEC_ROW);
+            }
+            if dst.pred.is_some() || masked {
+                uses.extend((0..4).filter_map(target));
+            } else {
+                defs.extend(written.filter_map(target));
             }
             (uses, defs)
         }
@@ -56,6 +62,12 @@ pub(super) fn uses_defs(op: &Op) -> (Vec<u16>, Vec<u16>) {
             (vec![A0_ROW + comp as u16], dst4(dst))
         }
         Op::GatherConstAl { dst, .. } | Op::GatherInputAl { dst, .. } => (vec![], dst4(dst)),
+        // A dynamic if reads its condition's component (and the execution mask, which
+        // only the flow ops write, straight to its home).
+        Op::IfDyn { cond, .. } => match cond {
+            Cond::Cmp(_, a, b) => (vec![a.rows[0], b.rows[0], EXEC_ROW], vec![]),
+            Cond::Pred(comp, _) => (vec![P0_ROW + comp as u16, EXEC_ROW], vec![]),
+        },
         _ => (vec![], vec![]),
     }
 }
@@ -81,6 +93,7 @@ pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
     let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
     let mut block_out = HashMap::new();
     let mut after = vec![HashSet::new(); n];
+    let masked = p.in_dynamic_if();
     loop {
         let mut changed = false;
         for &(start, end) in blocks.iter().rev() {
@@ -92,7 +105,7 @@ pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
             let mut live = out.clone();
             for pc in (start..end).rev() {
                 after[pc] = live.clone();
-                let (uses, defs) = uses_defs(&p.ops[pc]);
+                let (uses, defs) = uses_defs(&p.ops[pc], masked[pc]);
                 for d in defs {
                     live.remove(&d);
                 }
@@ -149,7 +162,9 @@ impl Gen<'_> {
 
     pub(super) fn home(&self, key: u32) -> AsmMemoryOperand {
         let (row, g) = (key as u16, (key >> 16) as i32);
-        if row >= P0_ROW {
+        if row == EXEC_ROW {
+            self.vmem(rsp + EXEC_HOME + g * 64)
+        } else if row >= P0_ROW {
             self.vmem(rsp + P0_HOME + g * 256 + (row - P0_ROW) as i32 * 64)
         } else if row >= A0_ROW {
             self.vmem(rsp + A0_HOME + g * 256 + (row - A0_ROW) as i32 * 64)
@@ -314,7 +329,7 @@ impl Gen<'_> {
             {
                 let row = key as u16;
                 let mine = if self.p.is_const_row(row) {
-                    self.g == G - 1
+                    self.g == self.groups - 1
                 } else {
                     key >> 16 == self.g
                 };
