@@ -291,15 +291,19 @@ impl Program {
             // endif changes the lanes that run, so it ends its block too.
             Op::IfDyn { target, .. } | Op::ElseDyn { target } => vec![target as usize, pc + 1],
             Op::EndIfDyn => vec![pc + 1],
+            // A break leaves for its loop's end where no lane of the loop runs any more.
+            Op::Break { end, .. } => vec![end as usize, pc + 1],
             _ => return None,
         })
     }
 
-    /// Per op, whether it is inside a dynamic `if` (its writes reach only the lanes that
-    /// run; the if, else and endif ops themselves included).
-    pub(crate) fn in_dynamic_if(&self) -> Vec<bool> {
+    /// Per op, whether only some lanes may run it, so that its writes must keep the other
+    /// lanes' values: inside a dynamic `if` (the if, else and endif included), or inside a
+    /// loop whose body has a `break`.
+    pub(crate) fn masked_ops(&self) -> Vec<bool> {
         let mut depth = 0u32;
-        self.ops
+        let mut masked: Vec<bool> = self
+            .ops
             .iter()
             .map(|op| match op {
                 Op::IfDyn { .. } => {
@@ -312,7 +316,19 @@ impl Program {
                 }
                 _ => depth > 0,
             })
-            .collect()
+            .collect();
+        for (pc, op) in self.ops.iter().enumerate() {
+            if let Op::Loop { end, .. } = *op {
+                let body = pc..=(end as usize).min(self.ops.len() - 1);
+                if self.ops[body.clone()]
+                    .iter()
+                    .any(|o| matches!(o, Op::Break { .. }))
+                {
+                    masked[body].fill(true);
+                }
+            }
+        }
+        masked
     }
 
     /// The first row after the constant rows (gather scratch).

@@ -255,7 +255,8 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
 
 /// Random lines around dynamic ifs the lanes take differently: if/else on a compare, a
 /// nested `if p0.z` after a `setp` inside, `mova` and `sincos` inside (read after the
-/// endif), and a dynamic if/else inside a `rep` loop with `texldl` on one side.
+/// endif), and a dynamic if/else inside a `rep` loop with `texldl` on one side and a
+/// `breakp` on the other, and a `break_gt` in the loop's body.
 fn arb_dynamic_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..10),
@@ -289,9 +290,10 @@ fn arb_dynamic_shader() -> impl Strategy<Value = String> {
             s.push_str("sincos r15.xy, r14.x\nendif\n");
             s.push_str(
                 "rep i0\nif_ge r5.x, c1.x\nadd r6, r6, c1\ntexldl o3.xy, r7, s0\nelse\n\
-                 mul r7, r7, c1.yzwx\nendif\nadd r5, r5, c2\nendrep\n",
+                 mul r7, r7, c1.yzwx\nsetp_lt p0.w, r7, c3\nbreakp p0.w\nendif\nadd r5, r5, c2\n\
+                 break_gt r5.y, c3.x\nadd r8, r8, r5\nendrep\n",
             );
-            s.push_str("add r11, r11, c[a0.x + 1]\nmov o0, r0\nadd o1, r6, r15\nadd o2, r7, r11\n");
+            s.push_str("add r11, r11, c[a0.x + 1]\nmov o0, r0\nadd o1, r6, r15\nadd r7, r7, r8\nadd o2, r7, r11\n");
             s
         })
 }

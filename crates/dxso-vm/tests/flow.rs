@@ -156,30 +156,27 @@ fn loop_count_zero_skips_body() {
 
 #[test]
 fn break_comp_and_breakp_end_lanes_at_different_iterations() {
-    // Each lane counts iterations until r0.x >= its v0.x (break_ge), at most 20.
-    let src = format!(
+    // Each lane counts iterations until r0.x >= its v0.x (break_ge), at most 20; the same
+    // with setp + breakp inside a dynamic if. In every way of running (hand-computed).
+    let direct = format!(
         "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nbreak_ge r0.x, v0.x\nadd r0, r0, c1\nendrep\nmov o1, r0\n"
     );
-    let v = lanes(40, |i| [(i % 25) as f32, 0.0, 0.0, 0.0]);
-    let mut dev = device(&src, &[v]);
-    dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
-    dev.set_constant_i(0, &[[20, 0, 0, 0]]).unwrap();
-    let out = split(&dev.draw(40, 1).unwrap());
-    for (i, o) in out.iter().enumerate() {
-        assert_eq!(o[1][0], ((i % 25) as f32).min(20.0), "vertex {i}");
-    }
-    // The same with setp + breakp inside a dynamic if.
-    let src = format!(
+    let nested = format!(
         "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nif_lt r0.y, c2.x\nsetp_ge p0.x, r0.x, v0.x\nbreakp p0.x\nendif\nadd r0, r0, c1\nendrep\nmov o1, r0\n"
     );
-    let v = lanes(40, |i| [(i % 25) as f32, 0.0, 0.0, 0.0]);
-    let mut dev = device(&src, &[v]);
-    dev.set_constant_f(0, &[[0.0; 4], [1.0; 4], [100.0; 4]])
-        .unwrap();
-    dev.set_constant_i(0, &[[20, 0, 0, 0]]).unwrap();
-    let out = split(&dev.draw(40, 1).unwrap());
-    for (i, o) in out.iter().enumerate() {
-        assert_eq!(o[1][0], ((i % 25) as f32).min(20.0), "vertex {i}");
+    for src in [direct, nested] {
+        let v = lanes(70, |i| [(i % 25) as f32, 0.0, 0.0, 0.0]);
+        let mut dev = device(&src, &[v]);
+        dev.set_constant_f(0, &[[0.0; 4], [1.0; 4], [100.0; 4]])
+            .unwrap();
+        dev.set_constant_i(0, &[[20, 0, 0, 0]]).unwrap();
+        for way in WAYS {
+            let out = split(&draw_way(&mut dev, way, 70, true));
+            for (i, o) in out.iter().enumerate() {
+                let want = ((i % 25) as f32).min(20.0);
+                assert_eq!(o[1][0], want, "{way:?} vertex {i}: {src}");
+            }
+        }
     }
 }
 
@@ -188,13 +185,76 @@ fn unconditional_break_inside_dynamic_if() {
     let src = format!(
         "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nadd r0, r0, c1\nif_ge r0.x, v0.x\nbreak\nendif\nendrep\nmov o1, r0\n"
     );
-    let v = lanes(33, |i| [(i % 7) as f32 + 1.0, 0.0, 0.0, 0.0]);
+    let v = lanes(70, |i| [(i % 7) as f32 + 1.0, 0.0, 0.0, 0.0]);
     let mut dev = device(&src, &[v]);
     dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
     dev.set_constant_i(0, &[[5, 0, 0, 0]]).unwrap();
-    let out = split(&dev.draw(33, 1).unwrap());
-    for (i, o) in out.iter().enumerate() {
-        assert_eq!(o[1][0], ((i % 7) as f32 + 1.0).min(5.0), "vertex {i}");
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 70, true));
+        for (i, o) in out.iter().enumerate() {
+            let want = ((i % 7) as f32 + 1.0).min(5.0);
+            assert_eq!(o[1][0], want, "{way:?} vertex {i}");
+        }
+    }
+}
+
+/// Breaks count as the interpreter counts: a loop runs while any lane of the 64-vertex
+/// batch has not broken out (vertex 63 last here, so code deciding per half batch would
+/// count fewer iterations for the first half), a break directly in the body ends the loop
+/// at once when the last lane breaks, and a loop inside an if whose lanes all broke stops
+/// after one iteration. Every way accepts and refuses the same draws.
+#[test]
+fn breaks_count_instructions_as_the_interpreter_does() {
+    let direct = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nbreak_ge r0.x, v0.x\nadd r0, r0, c1\nendrep\nmov o1, r0\n"
+    );
+    // Vertex 63 breaks at iteration `last`: 2 + 1 + 3 x last + break + endrep + 1 =
+    // 3 x last + 6 ops, swept across the limit of 65,535 (last = 21,843 is the most that
+    // passes).
+    let mut seen = (false, false);
+    for last in 21_838..21_848 {
+        let v = lanes(64, |i| {
+            [
+                if i == 63 {
+                    last as f32
+                } else {
+                    i as f32 * 100.0
+                },
+                0.0,
+                0.0,
+                0.0,
+            ]
+        });
+        let mut dev = device(&direct, &[v]);
+        dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
+        dev.set_constant_i(0, &[[1_000_000, 0, 0, 0]]).unwrap();
+        dev.set_max_instructions(0xFFFF);
+        let results: Vec<_> = WAYS
+            .iter()
+            .map(|&way| {
+                set_way(&mut dev, way);
+                dev.draw(64, 1).map(|o| o.data)
+            })
+            .collect();
+        assert!(results.iter().all(|r| *r == results[0]), "last {last}");
+        assert_eq!(results[0].is_ok(), last <= 21_843, "last {last}");
+        seen.0 |= results[0].is_ok();
+        seen.1 |= results[0].is_err();
+    }
+    assert_eq!(seen, (true, true), "the sweep crosses the limit");
+    // Every lane breaks inside the if in the first iteration; the inner loop then runs
+    // once with no lane, and the outer one ends: 40,000 inner iterations would pass the
+    // limit.
+    let emptied = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nrep i0\nif_ge v0.y, c0.x\nbreak\nendif\nrep i0\nadd r0, r0, c1\nendrep\nendrep\nmov o1, r0\n"
+    );
+    let mut dev = device(&emptied, &[lanes(64, |_| [0.0, 1.0, 0.0, 0.0])]);
+    dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
+    dev.set_constant_i(0, &[[40_000, 0, 0, 0]]).unwrap();
+    dev.set_max_instructions(0xFFFF);
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 64, true));
+        assert_eq!(out[0][1], [0.0; 4], "{way:?}");
     }
 }
 

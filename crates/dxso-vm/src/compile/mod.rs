@@ -10,9 +10,9 @@
 //! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
-//! the program) and, in the x86 generator's code, dynamic `if`/`else` (per-lane execution
-//! masks, the instruction count exactly the interpreter's: see `x86/flow.rs`); anything else
-//! (`break`, subroutines, `o[aL]`) runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
+//! the program) and, in the x86 generator's code, dynamic `if`/`else` and `break`s (per-lane
+//! execution masks, the instruction count exactly the interpreter's: see `x86/flow.rs`);
+//! anything else (subroutines, `o[aL]`) runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
 //! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
@@ -105,8 +105,8 @@ use crate::texture::Sampling;
 /// How a device runs its shader. Both tiers give identical results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
-    /// Machine code compiled from the program where the compiled tier covers it (uniform
-    /// flow control and dynamic ifs; see the `compile` module), the interpreter elsewhere.
+    /// Machine code compiled from the program where the compiled tier covers it (all but
+    /// subroutines and `o[aL]`; see the `compile` module), the interpreter elsewhere.
     /// The default.
     Compiled,
     /// Always the interpreter.
@@ -370,8 +370,8 @@ fn supported(p: &Program) -> Result<(), String> {
             | Op::Jump { .. }
             | Op::Loop { .. }
             | Op::EndLoop { .. } => {}
-            // Dynamic ifs: the x86 code generator only (Cranelift's refuses them).
-            Op::IfDyn { .. } | Op::ElseDyn { .. } | Op::EndIfDyn => {}
+            // Dynamic ifs and breaks: the x86 code generator only (Cranelift's refuses them).
+            Op::IfDyn { .. } | Op::ElseDyn { .. } | Op::EndIfDyn | Op::Break { .. } => {}
             // `ret` ends the program when there are no calls.
             Op::Ret => {}
             other => return Err(format!("{other:?}")),

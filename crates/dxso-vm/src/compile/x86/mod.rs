@@ -11,9 +11,9 @@
 //!
 //! A batch of 64 lanes runs as passes over two interleaved groups of one register's lanes
 //! (two passes of 2 x 16 at AVX-512 width, four of 2 x 8 at AVX2): each op is emitted for
-//! both groups in a row, so their dependency chains overlap. A program with dynamic ifs runs
-//! the whole batch in one pass (4 x 16, 8 x 8), so that its branches see every lane
-//! (`flow`). Every arena row
+//! both groups in a row, so their dependency chains overlap. A program with dynamic ifs or
+//! breaks runs the whole batch in one pass (4 x 16, 8 x 8), so that its branches see every
+//! lane (`flow`). Every arena row
 //! (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the arena; a
 //! register cache holds rows in the vector registers (32 zmm or 16 ymm) inside a basic block (least recently
 //! used rows are written back when registers run out) and is emptied at every block
@@ -202,6 +202,12 @@ struct Gen<'a> {
     groups: u32,
     /// Frame offset of each dynamic if's lanes, by the pc of the if, its else and its endif.
     if_slot: HashMap<usize, i32>,
+    /// Frame offset of the lanes running before each loop with a break, by the pc of the
+    /// loop and of its endloop.
+    loop_exec: HashMap<usize, i32>,
+    /// Per break: the slots of the dynamic ifs it is inside of within its loop (innermost
+    /// first), and whether it is directly in the loop's body.
+    breaks: HashMap<usize, (Vec<i32>, bool)>,
     /// Per op, whether it is inside a dynamic if (its writes are masked).
     masked: Vec<bool>,
 }
@@ -216,7 +222,7 @@ const P0_ROW: u16 = 0xFFF4;
 
 /// Groups of one vector register's lanes run interleaved: each op is emitted once per group
 /// in a row, so the processor overlaps their (long) dependency chains. Two groups a pass,
-/// except in programs with dynamic ifs: there every group of the batch runs in one pass
+/// except in programs with dynamic ifs or breaks: there every group of the batch runs in one pass
 /// (four at AVX-512 width, eight at AVX2), so a branch sees all 64 lanes, skips exactly
 /// where the interpreter does, and counts the instructions it counts.
 const G: u32 = 2;
@@ -266,30 +272,56 @@ impl<'a> Gen<'a> {
             *at = stash_at + *at * 256 * G_MAX as i32;
         }
         // Each dynamic if's lanes: those running before it and those taking it, per group;
-        // its else and endif find them by the if's slot.
+        // its else and endif find them by the if's slot. Each loop with a break: the lanes
+        // running before it (per group), by the loop's and its endloop's pc. Each break: the
+        // slots of the ifs it is inside of in its loop, and whether it is directly in it.
         let mut if_slot = HashMap::new();
+        let mut loop_exec = HashMap::new();
+        let mut breaks = HashMap::new();
         let mut at = stash_at + stash.len() as i32 * 256 * G_MAX as i32;
-        let mut open = vec![];
+        // Open ifs (their slots) and loops (None).
+        let mut open: Vec<Option<i32>> = vec![];
+        let masked = p.masked_ops();
         for (pc, op) in p.ops.iter().enumerate() {
-            match op {
+            match *op {
                 Op::IfDyn { .. } => {
-                    open.push(at);
+                    open.push(Some(at));
                     if_slot.insert(pc, at);
                     at += 2 * 64 * G_MAX as i32;
                 }
                 Op::ElseDyn { .. } => {
-                    let s = *open.last().ok_or_else(|| Error("else without if".into()))?;
-                    if_slot.insert(pc, s);
+                    let s = open.last().copied().flatten();
+                    if_slot.insert(pc, s.ok_or_else(|| Error("else without if".into()))?);
                 }
                 Op::EndIfDyn => {
-                    let s = open.pop().ok_or_else(|| Error("endif without if".into()))?;
-                    if_slot.insert(pc, s);
+                    let s = open.pop().flatten();
+                    if_slot.insert(pc, s.ok_or_else(|| Error("endif without if".into()))?);
+                }
+                Op::Loop { end, .. } => {
+                    open.push(None);
+                    let body = p.ops.get(pc..end as usize).unwrap_or_default();
+                    if body.iter().any(|o| matches!(o, Op::Break { .. })) {
+                        loop_exec.insert(pc, at);
+                        loop_exec.insert(end as usize, at);
+                        at += 64 * G_MAX as i32;
+                    }
+                }
+                // (The guard takes the loop off `open`.)
+                Op::EndLoop { .. } if open.pop() != Some(None) => {
+                    return Err(Error("endloop inside an if".into()));
+                }
+                Op::Break { .. } => {
+                    let ifs: Vec<i32> = open.iter().rev().map_while(|f| *f).collect();
+                    if ifs.len() == open.len() {
+                        return Err(Error("break outside a loop".into()));
+                    }
+                    breaks.insert(pc, (ifs.clone(), ifs.is_empty()));
                 }
                 _ => {}
             }
         }
         let frame = at;
-        let dynamic = !if_slot.is_empty();
+        let dynamic = masked.iter().any(|&m| m);
         let groups = if dynamic {
             ROW as u32 / w.bytes() as u32
         } else {
@@ -329,7 +361,9 @@ impl<'a> Gen<'a> {
             prefetch_per_op: 0,
             groups,
             if_slot,
-            masked: p.in_dynamic_if(),
+            loop_exec,
+            breaks,
+            masked,
         })
     }
 }
@@ -447,7 +481,7 @@ impl Gen<'_> {
                 vx!(self, vmovups(at, v))?;
             }
         }
-        if !self.if_slot.is_empty() {
+        if self.masked.iter().any(|&m| m) {
             // Every lane runs.
             match self.w {
                 Width::Zmm => self.a.vpternlogd(ZMM[1], ZMM[1], ZMM[1], 0xFF)?,
@@ -611,8 +645,13 @@ impl Gen<'_> {
                         self.a.mov(ecx, dword_ptr(r13 + at + 4))?;
                         self.a.mov(dword_ptr(rsp + AL), ecx)?;
                     }
+                    if let Some(&slot) = self.loop_exec.get(&pc) {
+                        self.save_exec(slot)?;
+                        self.a.test(dword_ptr(rsp + s), -1)?;
+                    } else {
+                        self.a.test(eax, eax)?;
+                    }
                     // C15: the count is unsigned; zero skips the body.
-                    self.a.test(eax, eax)?;
                     self.a.je(lab(&labels, end as usize + 1))?;
                     self.a.jmp(lab(&labels, pc + 1))?;
                     terminated = true;
@@ -629,12 +668,41 @@ impl Gen<'_> {
                         self.a.add(dword_ptr(rsp + AL), eax)?;
                     }
                     self.a.sub(dword_ptr(rsp + s), 1)?;
-                    self.a.jne(lab(&labels, start as usize))?;
+                    if self.masked[pc] {
+                        // Another iteration while some lane of the batch runs (a break
+                        // may have stopped them all, here or in an enclosing loop's body);
+                        // leaving a loop with a break, the lanes that ran before it run
+                        // again.
+                        let mut exit = self.a.create_label();
+                        self.a.je(exit)?;
+                        self.any_exec()?;
+                        self.a.jnz(lab(&labels, start as usize))?;
+                        self.label(&mut exit)?;
+                        if let Some(&slot) = self.loop_exec.get(&pc) {
+                            self.restore_exec(slot)?;
+                        }
+                    } else {
+                        self.a.jne(lab(&labels, start as usize))?;
+                    }
                     if with_al {
                         self.a.mov(eax, dword_ptr(rsp + s + 4))?;
                         self.a.mov(dword_ptr(rsp + AL), eax)?;
                     }
                     self.a.jmp(lab(&labels, pc + 1))?;
+                    terminated = true;
+                }
+                Op::Break { cond, end } => {
+                    self.flush_count()?;
+                    // The condition's rows too: the break reads them from their homes.
+                    let keep = live.map(|l| {
+                        let mut k = l.clone();
+                        k.extend(uses_defs(&op, false).0);
+                        k
+                    });
+                    self.flush_live(keep.as_ref())?;
+                    let next = lab(&labels, pc + 1);
+                    self.break_dyn(pc, cond.as_ref(), next, lab(&labels, end as usize))?;
+                    self.a.jmp(next)?;
                     terminated = true;
                 }
                 Op::IfDyn { cond, target } => {

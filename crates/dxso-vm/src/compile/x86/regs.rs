@@ -64,10 +64,14 @@ pub(super) fn uses_defs(op: &Op, masked: bool) -> (Vec<u16>, Vec<u16>) {
         Op::GatherConstAl { dst, .. } | Op::GatherInputAl { dst, .. } => (vec![], dst4(dst)),
         // A dynamic if reads its condition's component (and the execution mask, which
         // only the flow ops write, straight to its home).
-        Op::IfDyn { cond, .. } => match cond {
+        Op::IfDyn { cond, .. }
+        | Op::Break {
+            cond: Some(cond), ..
+        } => match cond {
             Cond::Cmp(_, a, b) => (vec![a.rows[0], b.rows[0], EXEC_ROW], vec![]),
             Cond::Pred(comp, _) => (vec![P0_ROW + comp as u16, EXEC_ROW], vec![]),
         },
+        Op::Break { cond: None, .. } => (vec![EXEC_ROW], vec![]),
         _ => (vec![], vec![]),
     }
 }
@@ -93,7 +97,7 @@ pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
     let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
     let mut block_out = HashMap::new();
     let mut after = vec![HashSet::new(); n];
-    let masked = p.in_dynamic_if();
+    let masked = p.masked_ops();
     loop {
         let mut changed = false;
         for &(start, end) in blocks.iter().rev() {
