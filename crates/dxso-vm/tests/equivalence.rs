@@ -256,7 +256,8 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
 /// Random lines around dynamic ifs the lanes take differently: if/else on a compare, a
 /// nested `if p0.z` after a `setp` inside, `mova` and `sincos` inside (read after the
 /// endif), and a dynamic if/else inside a `rep` loop with `texldl` on one side and a
-/// `breakp` on the other, and a `break_gt` in the loop's body.
+/// `breakp` on the other, a `break_gt` in the loop's body, and `o[aL]` writes (predicated,
+/// inside the if, and not) with aL in and out of o0..o15.
 fn arb_dynamic_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..10),
@@ -285,7 +286,7 @@ fn arb_dynamic_shader() -> impl Strategy<Value = String> {
             lines(&mut s, &then);
             s.push_str(&format!("setp_{} p0, r2, r3\nif {}p0.z\n", cmp(c2), if not { "!" } else { "" }));
             lines(&mut s, &inner);
-            s.push_str("mova a0.x, r4.x\nendif\nelse\n");
+            s.push_str("mova a0.x, r4.x\nloop aL, i1\n(p0.x) mov o1[aL].y, r9\nendloop\nendif\nelse\n");
             lines(&mut s, &other);
             s.push_str("sincos r15.xy, r14.x\nendif\n");
             s.push_str(
@@ -294,6 +295,7 @@ fn arb_dynamic_shader() -> impl Strategy<Value = String> {
                  break_gt r5.y, c3.x\nadd r8, r8, r5\nendrep\n",
             );
             s.push_str("add r11, r11, c[a0.x + 1]\nmov o0, r0\nadd o1, r6, r15\nadd r7, r7, r8\nadd o2, r7, r11\n");
+            s.push_str("loop aL, i1\nmov o2[aL].w, r10\nendloop\n");
             s
         })
 }
@@ -394,12 +396,13 @@ proptest! {
         inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
         reps in 0i32..4,
+        (count, start, step) in (0i32..4, -3i32..17, -1i32..3),
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
         bind_mipmapped_texture(&mut dev, reps % 2 == 0);
         dev.set_constant_f(0, &consts).unwrap();
-        dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
+        dev.set_constant_i(0, &[[reps, 0, 0, 0], [count, start, step, 0]]).unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         dev.set_tier(dxso_vm::Tier::Interpreted);
         let want = bits(&dev.draw(70, 1).unwrap().data);

@@ -302,16 +302,45 @@ fn nested_calls() {
 
 #[test]
 fn inputs_and_outputs_indexed_by_al() {
-    // o[aL + 1] = v[aL] for aL = 0, 1 (count 2): o1 = v0, o2 = v1.
-    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\nmov o0, v0\nloop aL, i0\nmov o1[aL], v0[aL]\nendloop\n";
-    let mut dev = device(
-        src,
-        &[vec![[1.0, 2.0, 3.0, 4.0]], vec![[5.0, 6.0, 7.0, 8.0]]],
-    );
-    dev.set_constant_i(0, &[[2, 0, 1, 0]]).unwrap();
-    let out = split(&dev.draw(1, 1).unwrap());
-    assert_eq!(out[0][1], [1.0, 2.0, 3.0, 4.0]);
-    assert_eq!(out[0][2], [5.0, 6.0, 7.0, 8.0]);
+    // o[aL + 1] = v[aL] for aL = 0, 1 (count 2): o1 = v0, o2 = v1. Then, per lane,
+    // (p0.x) o[aL + 1].x over aL = -2 .. 2 inside a dynamic if: o[-1] is outside the file
+    // (nothing written), o0.x, o1.x and o2.x get 9 where the vertex takes the if and p0.x
+    // holds, and o3 is not in the record. Last, o[aL + 1] for aL = 14, 15: o15, then o16,
+    // outside the file (a write there would land on the constants: o2.w reads c0.z after
+    // it). In every way of running (hand-computed).
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+               mov o0, v0\nloop aL, i0\nmov o1[aL], v0[aL]\nendloop\n\
+               setp_gt p0.x, v0.y, c0.x\nif_lt v0.z, c0.y\nloop aL, i1\n(p0.x) mov o1[aL].x, c1.w\nendloop\nendif\n\
+               loop aL, i2\nmov o1[aL], c1.w\nendloop\nmov o2.w, c0.z\n";
+    let n = 70;
+    // v0.y > 0.5 (p0.x) for even vertices; v0.z < 0.5 (the if) for vertices below 35.
+    let v0 = lanes(n, |i| {
+        [
+            1.0,
+            (i % 2 == 0) as u8 as f32,
+            if i < 35 { 0.0 } else { 1.0 },
+            4.0,
+        ]
+    });
+    let v1 = lanes(n, |i| [5.0, 6.0, 7.0, i as f32]);
+    let mut dev = device(src, &[v0.clone(), v1.clone()]);
+    dev.set_constant_i(0, &[[2, 0, 1, 0], [5, -2, 1, 0], [2, 14, 1, 0]])
+        .unwrap();
+    dev.set_constant_f(0, &[[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 9.0]])
+        .unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, n, true));
+        for (i, o) in out.iter().enumerate() {
+            let (mut o0, mut o1, mut o2) = (v0[i], v0[i], v1[i]);
+            o2[3] = 0.0;
+            if i % 2 == 0 && i < 35 {
+                o0[0] = 9.0;
+                o1[0] = 9.0;
+                o2[0] = 9.0;
+            }
+            assert_eq!(o[..3], [o0, o1, o2], "{way:?} vertex {i}");
+        }
+    }
 }
 
 /// Output registers before vs_3_0 by name; oD0 among them although the shader does not

@@ -11,8 +11,9 @@
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
 //! the program) and, in the x86 generator's code, dynamic `if`/`else` and `break`s (per-lane
-//! execution masks, the instruction count exactly the interpreter's: see `x86/flow.rs`);
-//! anything else (subroutines, `o[aL]`) runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
+//! execution masks, the instruction count exactly the interpreter's: see `x86/flow.rs`) and
+//! `o[aL]` destinations; anything else (subroutines) runs on the interpreter, which stays
+//! the reference. `texldl` and `sincos` call back into Rust (the
 //! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
@@ -45,7 +46,9 @@
 //!   the 16 input registers (unsigned, so negative ones fail) and, outside, load from index
 //!   0 (Cranelift's code, and the x86 code's uniform `v[aL]` at AVX2 width, which then
 //!   ands the rows with zero) or not at all (the x86 code's gathers, and its `v[aL]` at
-//!   AVX-512 width, mask those lanes' loads off), giving zero.
+//!   AVX-512 width, mask those lanes' loads off), giving zero. `o[aL + n]` writes (x86 code
+//!   only) compare the register with the 16 outputs (unsigned) and, outside, write to a
+//!   scratch area of the stack frame instead.
 //! - **The constant file**: relative reads (`c[a0.x + n]`, `c[aL + n]`) clamp each lane's
 //!   index into the file or onto the zero register that follows it (unsigned compares, so
 //!   negative indices clamp too); the x86 code (either width) then reads up to [`CONST_PAD`]
@@ -106,7 +109,7 @@ use crate::texture::Sampling;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     /// Machine code compiled from the program where the compiled tier covers it (all but
-    /// subroutines and `o[aL]`; see the `compile` module), the interpreter elsewhere.
+    /// subroutines; see the `compile` module), the interpreter elsewhere.
     /// The default.
     Compiled,
     /// Always the interpreter.
@@ -352,10 +355,7 @@ unsafe impl Sync for Fused {}
 fn supported(p: &Program) -> Result<(), String> {
     for op in &p.ops {
         match op {
-            Op::Alu { dst, src, .. } => {
-                if matches!(dst.kind, DstKind::OutputByLoop(_)) {
-                    return Err("o[aL] destination".into());
-                }
+            Op::Alu { src, .. } => {
                 for s in src {
                     if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
                         return Err("source modifier".into());
@@ -370,7 +370,8 @@ fn supported(p: &Program) -> Result<(), String> {
             | Op::Jump { .. }
             | Op::Loop { .. }
             | Op::EndLoop { .. } => {}
-            // Dynamic ifs and breaks: the x86 code generator only (Cranelift's refuses them).
+            // Dynamic ifs and breaks: the x86 code generator only (Cranelift's refuses them,
+            // and `o[aL]` destinations).
             Op::IfDyn { .. } | Op::ElseDyn { .. } | Op::EndIfDyn | Op::Break { .. } => {}
             // `ret` ends the program when there are no calls.
             Op::Ret => {}

@@ -41,6 +41,21 @@ impl Drop for Code {
 }
 
 pub(super) fn generate(p: &Program) -> Result<Code, String> {
+    // What only the x86 code generator compiles.
+    let x86_only = |op: &Op| match op {
+        Op::IfDyn { .. }
+        | Op::ElseDyn { .. }
+        | Op::EndIfDyn
+        | Op::Break { .. }
+        | Op::Call { .. }
+        | Op::CallBool { .. }
+        | Op::CallPred { .. } => true,
+        Op::Alu { dst, .. } => matches!(dst.kind, DstKind::OutputByLoop(_)),
+        _ => false,
+    };
+    if let Some(op) = p.ops.iter().find(|op| x86_only(op)) {
+        return Err(format!("{op:?} (the x86 code generator's only)"));
+    }
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| e.to_string());
     set(&mut flags, "opt_level", "speed")?;

@@ -208,6 +208,8 @@ struct Gen<'a> {
     /// Per break: the slots of the dynamic ifs it is inside of within its loop (innermost
     /// first), and whether it is directly in the loop's body.
     breaks: HashMap<usize, (Vec<i32>, bool)>,
+    /// Frame offset of four rows' scratch that `o[aL]` writes outside o0..o15 land in.
+    scratch_out: i32,
     /// Per op, whether it is inside a dynamic if (its writes are masked).
     masked: Vec<bool>,
 }
@@ -320,6 +322,9 @@ impl<'a> Gen<'a> {
                 _ => {}
             }
         }
+        // Where `o[aL]` writes land when aL points outside o0..o15 (four rows).
+        let scratch_out = at;
+        at += 4 * ROW;
         let frame = at;
         let dynamic = masked.iter().any(|&m| m);
         let groups = if dynamic {
@@ -364,6 +369,7 @@ impl<'a> Gen<'a> {
             loop_exec,
             breaks,
             masked,
+            scratch_out,
         })
     }
 }

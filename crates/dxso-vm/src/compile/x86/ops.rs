@@ -593,12 +593,100 @@ impl Gen<'_> {
                     }
                     (A0_ROW + c as u16, t)
                 }
-                DstKind::Pred | DstKind::OutputByLoop(_) => {
-                    unreachable!("setp stores its own masks; o[aL] is not compiled")
-                }
+                DstKind::OutputByLoop(_) => (0, v),
+                DstKind::Pred => unreachable!("setp stores its own masks"),
             });
         }
+        if let DstKind::OutputByLoop(base) = dst.kind {
+            return self.store_by_loop(dst, base, vals.map(|x| x.map(|(_, v)| v)));
+        }
         self.commit(dst, vals)
+    }
+
+    /// `o[aL + base]` = `vals` (outside o0..o15, nothing). The register is chosen as the
+    /// code runs, so this group's output rows go to their homes first and are written there;
+    /// an index outside the file writes to a scratch area of the frame instead (no branch:
+    /// the register cache stays the same on every path).
+    fn store_by_loop(&mut self, dst: &DstRef, base: i32, vals: [Option<V>; 4]) -> R {
+        let outputs = OUTPUT_BASE..OUTPUT_BASE + OUTPUTS * 4;
+        for r in 0..self.w.regs() {
+            if let Slot::Row { key, dirty } = self.slot[r]
+                && outputs.contains(&(key as u16))
+                && key >> 16 == self.g
+            {
+                if dirty {
+                    let at = self.home(key);
+                    vx!(self, vmovups(at, Vr(r)))?;
+                }
+                self.slot[r] = Slot::Free;
+            }
+        }
+        let first = OUTPUT_BASE as i32 * ROW + self.g as i32 * self.w.bytes();
+        self.a.mov(eax, dword_ptr(rsp + AL))?;
+        self.a.add(eax, base)?;
+        self.a.mov(edx, eax)?;
+        // Output register i's rows start i * 4 rows past o0's.
+        self.a.shl(rdx, 2 + ROW.trailing_zeros())?;
+        self.a.add(rdx, rbx)?;
+        self.a.lea(rcx, rsp + (self.scratch_out - first))?;
+        self.a.cmp(eax, OUTPUTS as u32)?;
+        self.a.cmovae(rdx, rcx)?;
+        for (c, v) in vals.into_iter().enumerate() {
+            let Some(v) = v else {
+                continue;
+            };
+            let at = self.vmem(rdx + (first + c as i32 * ROW));
+            let v = if dst.pred.is_some() || self.masked[self.pc] {
+                let old = self.alloc()?;
+                vx!(self, vmovups(Vr(old), at))?;
+                self.guard(dst, c, old, v)?
+            } else {
+                v
+            };
+            vx!(self, vmovups(at, Vr(v)))?;
+        }
+        Ok(())
+    }
+
+    /// Component `c`'s new value `v` where the write reaches — the lanes of its predicate,
+    /// and inside dynamic flow control the lanes that run — and `old` elsewhere, in a new
+    /// register.
+    pub(super) fn guard(&mut self, dst: &DstRef, c: usize, old: V, v: V) -> R<V> {
+        let mut v = v;
+        if let Some(p) = dst.pred {
+            v = match self.w {
+                Width::Ymm => {
+                    // p0's lanes are all ones or zeros (setp writes them): the blend's mask.
+                    let m = self.row(P0_ROW + p.comps[c] as u16)?;
+                    let (keep, new) = if p.not { (v, old) } else { (old, v) };
+                    self.select(Mask::V(m), keep, new)?
+                }
+                Width::Zmm => {
+                    self.pred_mask(dst, c, 4)?;
+                    let t = self.alloc()?;
+                    self.a.vpblendmd(ZMM[t].k4(), ZMM[old], ZMM[v])?;
+                    t
+                }
+            };
+        }
+        if self.masked[self.pc] {
+            let exec = self.row(EXEC_ROW)?;
+            let t = match self.w {
+                Width::Zmm => {
+                    self.scratch_k(3);
+                    self.a.vptestmd(k3, ZMM[exec], ZMM[exec])?;
+                    let t = self.alloc()?;
+                    self.a.vpblendmd(ZMM[t].k3(), ZMM[old], ZMM[v])?;
+                    t
+                }
+                Width::Ymm => self.select(Mask::V(exec), old, v)?,
+            };
+            if dst.pred.is_some() {
+                self.free(v);
+            }
+            v = t;
+        }
+        Ok(v)
     }
 
     /// Write `(row, value)` per component: first everything that reads (predicate masks,
@@ -619,44 +707,16 @@ impl Gen<'_> {
             let Some((row, v)) = x else {
                 continue;
             };
-            let v = if let (Width::Ymm, Some(p)) = (self.w, dst.pred) {
-                // p0's lanes are all ones or zeros (setp writes them): the blend's mask.
-                let m = self.row(P0_ROW + p.comps[c] as u16)?;
+            let v = if dst.pred.is_some() || self.masked[self.pc] {
                 let old = self.row(row)?;
-                let (keep, new) = if p.not { (v, old) } else { (old, v) };
-                self.select(Mask::V(m), keep, new)?
-            } else if self.pred_mask(dst, c, 4)? {
-                let old = self.row(row)?;
-                let t = self.alloc()?;
-                self.a.vpblendmd(ZMM[t].k4(), ZMM[old], ZMM[v])?;
-                t
-            } else if self.masked[self.pc] {
-                // Blended below (a new register).
-                v
-            } else if self.slot[v] != Slot::Temp || owned.iter().flatten().any(|&(_, o)| o == v) {
-                self.copy(v)?
-            } else {
-                v
-            };
-            // Inside a dynamic if, the lanes that do not run keep the old value.
-            let v = if self.masked[self.pc] {
-                let exec = self.row(EXEC_ROW)?;
-                let old = self.row(row)?;
-                let t = match self.w {
-                    Width::Zmm => {
-                        self.scratch_k(3);
-                        self.a.vptestmd(k3, ZMM[exec], ZMM[exec])?;
-                        let t = self.alloc()?;
-                        self.a.vpblendmd(ZMM[t].k3(), ZMM[old], ZMM[v])?;
-                        t
-                    }
-                    Width::Ymm => self.select(Mask::V(exec), old, v)?,
-                };
-                // The unblended value's register is free once no later component has it.
+                let t = self.guard(dst, c, old, v)?;
+                // The unguarded value's register is free once no later component has it.
                 if !vals[c + 1..].iter().flatten().any(|&(_, x)| x == v) {
                     self.free(v);
                 }
                 t
+            } else if self.slot[v] != Slot::Temp || owned.iter().flatten().any(|&(_, o)| o == v) {
+                self.copy(v)?
             } else {
                 v
             };
