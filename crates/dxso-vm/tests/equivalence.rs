@@ -256,8 +256,9 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
 /// Random lines around dynamic ifs the lanes take differently: if/else on a compare, a
 /// nested `if p0.z` after a `setp` inside, `mova` and `sincos` inside (read after the
 /// endif), and a dynamic if/else inside a `rep` loop with `texldl` on one side and a
-/// `breakp` on the other, a `break_gt` in the loop's body, and `o[aL]` writes (predicated,
-/// inside the if, and not) with aL in and out of o0..o15.
+/// `breakp` on the other, a `break_gt` in the loop's body, `o[aL]` writes (predicated,
+/// inside the if, and not) with aL in and out of o0..o15, and subroutines called
+/// always, on `b0` and per lane on `p0` (nested).
 fn arb_dynamic_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..10),
@@ -265,8 +266,9 @@ fn arb_dynamic_shader() -> impl Strategy<Value = String> {
         prop::collection::vec(arb_line(), 0..6),
         prop::collection::vec(arb_line(), 0..4),
         (0u8..6, 0u8..6, any::<bool>()),
+        prop::collection::vec(arb_line(), 0..4),
     )
-        .prop_map(|(body, then, other, inner, (c1, c2, not))| {
+        .prop_map(|(body, then, other, inner, (c1, c2, not), sub)| {
             let cmp = |c: u8| ["gt", "lt", "ge", "le", "eq", "ne"][c as usize];
             let mut s = String::from(
                 "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
@@ -296,6 +298,10 @@ fn arb_dynamic_shader() -> impl Strategy<Value = String> {
             );
             s.push_str("add r11, r11, c[a0.x + 1]\nmov o0, r0\nadd o1, r6, r15\nadd r7, r7, r8\nadd o2, r7, r11\n");
             s.push_str("loop aL, i1\nmov o2[aL].w, r10\nendloop\n");
+            // Subroutines: called always, on b0, and per lane on p0.y (nested calls too).
+            s.push_str("call l1\ncallnz l2, b0\ncallnz l3, !p0.y\nmov o3.zw, r12\nret\nlabel l1\n");
+            lines(&mut s, &sub);
+            s.push_str("callnz l2, p0.x\nret\nlabel l3\nmul r12, r12, r13\ncall l2\nret\nlabel l2\nadd r12, r12, c1\nret\n");
             s
         })
 }
@@ -397,12 +403,14 @@ proptest! {
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
         reps in 0i32..4,
         (count, start, step) in (0i32..4, -3i32..17, -1i32..3),
+        b0 in any::<bool>(),
     ) {
         let (v0, v1) = inputs.split_at(70);
         let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
         bind_mipmapped_texture(&mut dev, reps % 2 == 0);
         dev.set_constant_f(0, &consts).unwrap();
         dev.set_constant_i(0, &[[reps, 0, 0, 0], [count, start, step, 0]]).unwrap();
+        dev.set_constant_b(0, &[b0]).unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         dev.set_tier(dxso_vm::Tier::Interpreted);
         let want = bits(&dev.draw(70, 1).unwrap().data);

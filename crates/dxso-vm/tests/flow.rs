@@ -106,8 +106,10 @@ fn uniform_if_bool_and_callnz_bool() {
         let mut dev = device(&src, &[vec![[0.0; 4]]]);
         dev.set_constant_f(0, &[[0.0, 1.0, 10.0, 1000.0]]).unwrap();
         dev.set_constant_b(0, &[b0, b1]).unwrap();
-        let out = split(&dev.draw(1, 1).unwrap());
-        assert_eq!(out[0][1][0], want, "b0={b0} b1={b1}");
+        for way in WAYS {
+            let out = split(&draw_way(&mut dev, way, 1, true));
+            assert_eq!(out[0][1][0], want, "{way:?} b0={b0} b1={b1}");
+        }
     }
 }
 
@@ -278,12 +280,17 @@ fn if_pred_and_callnz_pred() {
     let src = format!(
         "{VS3}mov o0, v0\nmov r0, c0\nsetp_lt p0.x, v0.x, c1.x\nif p0.x\nadd r0.x, r0.x, c1.y\nendif\ncallnz l1, !p0.x\nmov o1, r0\nret\nlabel l1\nadd r0.y, r0.y, c1.z\nret\n"
     );
-    let v = lanes(50, |i| [i as f32, 0.0, 0.0, 0.0]);
-    let out = run(&src, &[(0, [0.0; 4]), (1, [25.0, 1.0, 2.0, 0.0])], &[v]);
-    for (i, o) in out.iter().enumerate() {
-        let lt = (i as f32) < 25.0;
-        assert_eq!(o[1][0], if lt { 1.0 } else { 0.0 }, "vertex {i}");
-        assert_eq!(o[1][1], if lt { 0.0 } else { 2.0 }, "vertex {i}");
+    let v = lanes(70, |i| [i as f32, 0.0, 0.0, 0.0]);
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[0.0; 4], [25.0, 1.0, 2.0, 0.0]])
+        .unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 70, true));
+        for (i, o) in out.iter().enumerate() {
+            let lt = (i as f32) < 25.0;
+            assert_eq!(o[1][0], if lt { 1.0 } else { 0.0 }, "{way:?} vertex {i}");
+            assert_eq!(o[1][1], if lt { 0.0 } else { 2.0 }, "{way:?} vertex {i}");
+        }
     }
 }
 
@@ -292,12 +299,81 @@ fn nested_calls() {
     let src = format!(
         "{VS3}mov o0, v0\nmov r0, c0\ncall l1\nmov o1, r0\nret\nlabel l1\nadd r0, r0, c1\ncall l2\nret\nlabel l2\nmul r0, r0, c2\nret\n"
     );
-    let out = run(
-        &src,
-        &[(0, [1.0; 4]), (1, [2.0; 4]), (2, [10.0; 4])],
-        &[vec![[0.0; 4]]],
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    dev.set_constant_f(0, &[[1.0; 4], [2.0; 4], [10.0; 4]])
+        .unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 1, true));
+        assert_eq!(out[0][1], [30.0; 4], "{way:?}");
+    }
+}
+
+/// A program whose calls would inline past the compiled tier's bound (four levels, each
+/// calling the next 11 times: 14,641 innermost bodies) runs on the interpreter, right.
+#[test]
+fn calls_too_many_to_inline_run_interpreted() {
+    let calls = |l: u32| format!("call l{l}\n").repeat(11);
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c1\n{}mov o1, r0\nret\nlabel l1\n{}ret\nlabel l2\n{}ret\nlabel l3\n{}ret\nlabel l4\nadd r0, r0, c0\nret\n",
+        calls(1),
+        calls(2),
+        calls(3),
+        calls(4)
     );
-    assert_eq!(out[0][1], [30.0; 4]);
+    let mut dev = device(&src, &[vec![[0.0; 4]]]);
+    dev.set_constant_f(0, &[[1.0; 4], [0.0; 4]]).unwrap();
+    assert_eq!(dev.code_generator(), None);
+    let out = split(&dev.draw(1, 1).unwrap());
+    assert_eq!(out[0][1], [14_641.0; 4]);
+}
+
+/// Calls count as the interpreter counts: `callnz p0` that no lane of the batch takes is
+/// one op (2 an iteration with the endrep), one that a lane takes runs its body and its ret
+/// (5: callnz, add, add, ret, endrep), `call` and `callnz b#` count as themselves and their
+/// rets. Every way accepts and refuses the same loop counts around the limit.
+#[test]
+fn calls_count_instructions_as_the_interpreter_does() {
+    let src = format!(
+        "{VS3}mov o0, v0\nmov r0, c0\nsetp_lt p0.x, v0.x, c1.x\nrep i0\ncallnz l1, p0.x\nendrep\n\
+         rep i1\ncall l2\ncallnz l2, b0\nendrep\nmov o1, r0\nret\n\
+         label l1\nadd r0, r0, c1\nadd r0, r0, c1\nret\nlabel l2\nmul r0, r0, c2\nret\n"
+    );
+    // (p0.x in vertex 40 only, per-iteration count of the first loop).
+    for (taken, per_iteration) in [(false, 2), (true, 5)] {
+        let v = lanes(64, |i| {
+            [if taken && i == 40 { 0.0 } else { 1.0 }, 0.0, 0.0, 0.0]
+        });
+        let mut dev = device(&src, &[v]);
+        dev.set_constant_f(0, &[[0.0; 4], [0.5; 4], [1.0; 4]])
+            .unwrap();
+        dev.set_constant_b(0, &[true]).unwrap();
+        dev.set_max_instructions(0xFFFF);
+        let mut seen = (false, false);
+        let near = (0xFFFF - 20) / per_iteration;
+        for n in near - 4..near + 8 {
+            // The second loop: 2 iterations of call, mul, ret, callnz, mul, ret, endrep.
+            dev.set_constant_i(0, &[[n, 0, 0, 0], [2, 0, 0, 0]])
+                .unwrap();
+            let results: Vec<_> = WAYS
+                .iter()
+                .map(|&way| {
+                    set_way(&mut dev, way);
+                    dev.draw(64, 1).map(|o| o.data)
+                })
+                .collect();
+            assert!(
+                results.iter().all(|r| *r == results[0]),
+                "rep {n}, taken {taken}"
+            );
+            seen.0 |= results[0].is_ok();
+            seen.1 |= results[0].is_err();
+        }
+        assert_eq!(
+            seen,
+            (true, true),
+            "the sweep crosses the limit (taken {taken})"
+        );
+    }
 }
 
 #[test]

@@ -10,10 +10,11 @@
 //! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
-//! the program) and, in the x86 generator's code, dynamic `if`/`else` and `break`s (per-lane
-//! execution masks, the instruction count exactly the interpreter's: see `x86/flow.rs`) and
-//! `o[aL]` destinations; anything else (subroutines) runs on the interpreter, which stays
-//! the reference. `texldl` and `sincos` call back into Rust (the
+//! the program) and, in the x86 generator's code, every other kind: dynamic `if`/`else`
+//! and `break`s (per-lane execution masks, the instruction count exactly the interpreter's:
+//! see `x86/flow.rs`), `o[aL]` destinations, and subroutines (inlined first:
+//! `Program::inline_calls`, up to a bound on the inlined size). What a generator does not
+//! compile runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
 //! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
@@ -108,8 +109,8 @@ use crate::texture::Sampling;
 /// How a device runs its shader. Both tiers give identical results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
-    /// Machine code compiled from the program where the compiled tier covers it (all but
-    /// subroutines; see the `compile` module), the interpreter elsewhere.
+    /// Machine code compiled from the program where the compiled tier covers it (see the
+    /// `compile` module), the interpreter elsewhere.
     /// The default.
     Compiled,
     /// Always the interpreter.
@@ -351,31 +352,17 @@ impl Fused {
 unsafe impl Send for Fused {}
 unsafe impl Sync for Fused {}
 
-/// Whether the compiled tier can run `p`, and if not, why.
+/// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
+/// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
+/// see `cranelift::generate`), with source modifiers no other than negation and `_abs`.
 fn supported(p: &Program) -> Result<(), String> {
     for op in &p.ops {
-        match op {
-            Op::Alu { src, .. } => {
-                for s in src {
-                    if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
-                        return Err("source modifier".into());
-                    }
+        if let Op::Alu { src, .. } = op {
+            for s in src {
+                if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
+                    return Err("source modifier".into());
                 }
             }
-            Op::GatherConstA0 { .. }
-            | Op::GatherConstAl { .. }
-            | Op::GatherInputAl { .. }
-            | Op::GatherInputA0 { .. }
-            | Op::IfBool { .. }
-            | Op::Jump { .. }
-            | Op::Loop { .. }
-            | Op::EndLoop { .. } => {}
-            // Dynamic ifs and breaks: the x86 code generator only (Cranelift's refuses them,
-            // and `o[aL]` destinations).
-            Op::IfDyn { .. } | Op::ElseDyn { .. } | Op::EndIfDyn | Op::Break { .. } => {}
-            // `ret` ends the program when there are no calls.
-            Op::Ret => {}
-            other => return Err(format!("{other:?}")),
         }
     }
     Ok(())

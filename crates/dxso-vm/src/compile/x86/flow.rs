@@ -197,18 +197,41 @@ impl Gen<'_> {
         self.none_of(any)
     }
 
-    /// `if` (dynamic) at `pc`: the lanes running and taking it run; ZF set where none does.
+    /// `if` (dynamic) at `pc`: per group, the lanes running and those taking it into the
+    /// if's slot; ZF set where no lane takes it. The caller then skips with the running
+    /// lanes as they were (an inlined `callnz p0` that no lane takes skips past its endif),
+    /// or enters ([`Self::enter_if`]).
     pub(super) fn if_dyn(&mut self, pc: usize, cond: &Cond) -> R {
+        self.forget_masks();
         let slot = self.if_slot[&pc];
-        self.set_exec(|s, g| {
-            let exec = s.row(EXEC_ROW)?;
-            let saved = s.if_lanes(slot, false, g);
-            vx!(s, vmovups(saved, Vr(exec)))?;
-            let taken = s.cond_lanes(cond, exec)?;
-            let at = s.if_lanes(slot, true, g);
-            vx!(s, vmovups(at, Vr(taken)))?;
-            Ok(taken)
-        })
+        let any = self.alloc()?;
+        for g in 0..self.groups {
+            self.g = g;
+            let exec = self.row(EXEC_ROW)?;
+            let saved = self.if_lanes(slot, false, g);
+            vx!(self, vmovups(saved, Vr(exec)))?;
+            let taken = self.cond_lanes(cond, exec)?;
+            let at = self.if_lanes(slot, true, g);
+            vx!(self, vmovups(at, Vr(taken)))?;
+            self.gather_any(any, taken)?;
+            self.next_group(&[any]);
+        }
+        self.none_of(any)
+    }
+
+    /// After [`Self::if_dyn`] where some lane takes the if: those lanes run.
+    pub(super) fn enter_if(&mut self, pc: usize) -> R {
+        let slot = self.if_slot[&pc];
+        for g in 0..self.groups {
+            self.g = g;
+            let t = self.alloc()?;
+            let taken = self.if_lanes(slot, true, g);
+            vx!(self, vmovups(Vr(t), taken))?;
+            let home = self.home(EXEC_ROW as u32 | g << 16);
+            vx!(self, vmovups(home, Vr(t)))?;
+            self.next_group(&[]);
+        }
+        self.forget_all()
     }
 
     /// `else` (dynamic) at `pc`: the lanes running before the if and not taking it run; ZF

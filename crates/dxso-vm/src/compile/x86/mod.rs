@@ -107,6 +107,9 @@ fn assemble(
     layout: Option<Layout>,
     w: Width,
 ) -> Result<(memmap2::Mmap, *const u8), String> {
+    // Subroutines inlined (the generator has no calls).
+    let inlined = p.inline_calls(MAX_INLINED_OPS)?;
+    let p = inlined.as_ref().unwrap_or(p);
     let mut g = Gen::new(p, layout, w).map_err(|e| e.to_string())?;
     g.program()
         .map_err(|e| format!("{e} (op {} of {})", g.pc, g.p.ops.len()))?;
@@ -125,6 +128,10 @@ fn assemble(
     }
     Ok((map, entry))
 }
+
+/// The most ops a program may have once its subroutine calls are inlined (more: not
+/// compiled).
+const MAX_INLINED_OPS: usize = 16_384;
 
 /// A vector register number (zmm or ymm by the width).
 type V = usize;
@@ -722,6 +729,7 @@ impl Gen<'_> {
                     self.flush_live(keep.as_ref())?;
                     self.if_dyn(pc, &cond)?;
                     self.a.jz(lab(&labels, target as usize))?;
+                    self.enter_if(pc)?;
                     self.a.jmp(lab(&labels, pc + 1))?;
                     terminated = true;
                 }
