@@ -21,8 +21,9 @@ pub struct Way {
     pub fusable: bool,
 }
 
-/// Every way to run a draw that exists. The first is the reference. A new code generator
-/// (the AVX2 width of dxso's own, issue #15) is one more line here.
+/// Every way to run a draw that exists. The first is the reference. Cranelift compiles on
+/// the base path only (and refuses dynamic flow control, calls and `o[aL]`, which then run
+/// on the interpreter there).
 pub const WAYS: &[Way] = &[
     Way {
         name: "interpreter (baseline x86-64)",
@@ -44,6 +45,18 @@ pub const WAYS: &[Way] = &[
     },
     Way {
         name: "compiled, Cranelift",
+        tier: Tier::Compiled,
+        isa: Isa::Base,
+        fusable: true,
+    },
+    Way {
+        name: "compiled, AVX2, unfused fetch",
+        tier: Tier::Compiled,
+        isa: Isa::Avx2,
+        fusable: false,
+    },
+    Way {
+        name: "compiled, AVX2, fused fetch",
         tier: Tier::Compiled,
         isa: Isa::Avx2,
         fusable: true,

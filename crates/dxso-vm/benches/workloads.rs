@@ -1,21 +1,29 @@
 //! The benchmark workloads W1 (transform), W2 (skinning), W3 (lighting loop) of
-//! `../shared/bench`, 262,144 vertices each, on every core, on the compiled tier and on
-//! the interpreter, each draw into the same output buffer. Run with
-//! `cargo bench -p dxso-vm --bench workloads`.
+//! `../shared/bench`, 262,144 vertices each, on every core, on the compiled tier (at the
+//! processor's widest instruction set, and at AVX2 width) and on the interpreter, each draw
+//! into the same output buffer. Run with `cargo bench -p dxso-vm --bench workloads`.
 
 use dxso_vm::workloads::{Workload, builtin};
 use std::sync::LazyLock;
 
 const N: usize = 1 << 18;
 
-const TIERS: [&str; 2] = ["compiled", "interpreted"];
+const TIERS: [&str; 3] = ["compiled", "compiled-avx2", "interpreted"];
 
-static WORKLOADS: LazyLock<[Vec<Workload>; 2]> = LazyLock::new(|| {
-    let mut interpreted = builtin(N).expect("workloads build");
-    for w in &mut interpreted {
-        w.device.set_tier(dxso_vm::Tier::Interpreted);
-    }
-    [builtin(N).expect("workloads build"), interpreted]
+static WORKLOADS: LazyLock<[Vec<Workload>; 3]> = LazyLock::new(|| {
+    let ways = |f: &dyn Fn(&mut dxso_vm::Device)| {
+        let mut ws = builtin(N).expect("workloads build");
+        for w in &mut ws {
+            f(&mut w.device);
+        }
+        ws
+    };
+    [
+        ways(&|_| {}),
+        // (Where the processor has AVX2; below it, the base path.)
+        ways(&|d| d.set_isa(dxso_vm::Isa::Avx2)),
+        ways(&|d| d.set_tier(dxso_vm::Tier::Interpreted)),
+    ]
 });
 
 fn main() {
