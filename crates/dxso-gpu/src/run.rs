@@ -2,9 +2,8 @@
 //! fetches its vertices, dispatches and reads the outputs back.
 
 use crate::entry::{self, Entry};
-use crate::{Error, Gpu, textures};
+use crate::{Error, Gpu, bind};
 use dxso_vm::{Device, Outputs};
-use wgpu::util::DeviceExt;
 
 /// A draw ready to run on the GPU (see [`Gpu::prepare`]).
 pub struct Draw<'a> {
@@ -33,35 +32,44 @@ pub struct Draw<'a> {
     stored: usize,
 }
 
-fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// The register number of an interface input (`v3` is 3).
 fn input_register(name: &str) -> Option<u8> {
     name.strip_prefix('v')?.parse().ok()
+}
+
+/// For each input of a vertex shader's interface, its register's place among dxso-vm's
+/// fetched input registers.
+pub(crate) fn input_slots(
+    iface: &dxso_naga::Interface,
+    program: &dxso_vm::Program,
+) -> Result<Vec<usize>, Error> {
+    iface
+        .inputs
+        .iter()
+        .map(|i| {
+            input_register(&i.register)
+                .and_then(|r| program.inputs.iter().position(|p| p.0 == r))
+                .ok_or_else(|| {
+                    Error::Interface(format!("input {} is not a declared input", i.register))
+                })
+        })
+        .collect()
+}
+
+/// The input registers of vertices `range` in the order of `slots` (the interface's), four
+/// floats each, appended to `out`.
+pub(crate) fn pack_inputs(
+    fetched: &dxso_vm::Inputs,
+    slots: &[usize],
+    range: std::ops::Range<usize>,
+    out: &mut Vec<f32>,
+) {
+    for v in range {
+        let regs = fetched.vertex(v);
+        for &s in slots {
+            out.extend_from_slice(&regs[s * 4..s * 4 + 4]);
+        }
+    }
 }
 
 impl<'a> Draw<'a> {
@@ -76,16 +84,7 @@ impl<'a> Draw<'a> {
         let t = dxso_naga::translate(checked, &dxso_naga::Options { float: gpu.float })?;
         let iface = &t.interface;
 
-        // Inputs: each interface input is one of dxso-vm's input registers.
-        let mut input_slots = Vec::new();
-        for i in &iface.inputs {
-            let slot = input_register(&i.register)
-                .and_then(|r| program.inputs.iter().position(|p| p.0 == r))
-                .ok_or_else(|| {
-                    Error::Interface(format!("input {} is not a declared input", i.register))
-                })?;
-            input_slots.push(slot);
-        }
+        let input_slots = input_slots(iface, program)?;
         let output_slots: Vec<Option<usize>> = program
             .outputs
             .iter()
@@ -101,69 +100,23 @@ impl<'a> Draw<'a> {
 
         let device = &gpu.device;
         // The pipeline layout: the interface's bindings and the entry's.
+        let visibility = wgpu::ShaderStages::COMPUTE;
         let mut layouts: Vec<Vec<wgpu::BindGroupLayoutEntry>> =
             vec![Vec::new(); group as usize + 1];
-        let constants = [
-            &iface.float_constants,
-            &iface.int_constants,
-            &iface.bool_constants,
-        ];
-        for b in constants.iter().copied().flatten() {
-            layouts
-                .get_mut(b.group as usize)
-                .ok_or_else(|| Error::Interface(format!("bind group {}", b.group)))?
-                .push(uniform_entry(b.binding));
-        }
-        let filterable = gpu.features.contains(wgpu::Features::FLOAT32_FILTERABLE);
-        // Each sampler register once (a shader may declare one twice).
-        let mut samplers: Vec<&dxso_naga::interface::Sampler> = Vec::new();
-        for s in &iface.samplers {
-            if samplers.iter().all(|k| k.register != s.register) {
-                samplers.push(s);
-            }
-        }
-        for s in &samplers {
-            let g = layouts
-                .get_mut(s.group as usize)
-                .ok_or_else(|| Error::Interface(format!("bind group {}", s.group)))?;
-            g.push(wgpu::BindGroupLayoutEntry {
-                binding: s.texture_binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable },
-                    view_dimension: textures::view_dimension(textures::kind(s.kind)),
-                    multisampled: false,
-                },
-                count: None,
-            });
-            g.push(wgpu::BindGroupLayoutEntry {
-                binding: s.sampler_binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Sampler(if filterable {
-                    wgpu::SamplerBindingType::Filtering
-                } else {
-                    wgpu::SamplerBindingType::NonFiltering
-                }),
-                count: None,
-            });
-        }
+        bind::add_layout(&mut layouts, iface, visibility, gpu.features);
         let own = &mut layouts[group as usize];
-        own.push(uniform_entry(entry::PARAMS_BINDING));
+        own.push(bind::uniform_entry(entry::PARAMS_BINDING, visibility));
         if !input_slots.is_empty() {
-            own.push(storage_entry(entry::INPUTS_BINDING, true));
+            own.push(bind::storage_entry(entry::INPUTS_BINDING, true, visibility));
         }
         if stored > 0 {
-            own.push(storage_entry(entry::OUTPUTS_BINDING, false));
+            own.push(bind::storage_entry(
+                entry::OUTPUTS_BINDING,
+                false,
+                visibility,
+            ));
         }
-        let bgls: Vec<wgpu::BindGroupLayout> = layouts
-            .iter()
-            .map(|entries| {
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: None,
-                    entries,
-                })
-            })
-            .collect();
+        let bgls = bind::layouts(device, &layouts);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("dxso-gpu"),
             bind_group_layouts: &bgls.iter().map(Some).collect::<Vec<_>>(),
@@ -183,102 +136,9 @@ impl<'a> Draw<'a> {
         });
         gpu.check()?;
 
-        // Constants: the device's, with the shader's defs written over them.
-        let mut resources: Vec<Vec<(u32, wgpu::BindingResource<'_>)>> =
-            (0..=group).map(|_| Vec::new()).collect();
-        let mut buffers = Vec::new();
-        if let Some(c) = &iface.float_constants {
-            let mut words: Vec<u32> = (0..c.registers)
-                .flat_map(|n| vm.constant_f(n).unwrap_or([0.0; 4]).map(f32::to_bits))
-                .collect();
-            for d in &c.defs {
-                if let Some(w) = words.get_mut(d.register as usize * 4..d.register as usize * 4 + 4)
-                {
-                    w.copy_from_slice(&d.bits);
-                }
-            }
-            buffers.push((c.group, c.binding, words));
-        }
-        for (c, get) in [
-            (&iface.int_constants, 0usize),
-            (&iface.bool_constants, 1usize),
-        ] {
-            let Some(c) = c else { continue };
-            let mut words: Vec<u32> = (0..c.registers)
-                .flat_map(|n| match get {
-                    0 => vm.constant_i(n).unwrap_or([0; 4]).map(|x| x as u32),
-                    _ => [vm.constant_b(n).unwrap_or(false) as u32, 0, 0, 0],
-                })
-                .collect();
-            for d in &c.defs {
-                if let Some(w) = words.get_mut(d.register as usize * 4..d.register as usize * 4 + 4)
-                {
-                    w.copy_from_slice(&d.bits);
-                }
-            }
-            buffers.push((c.group, c.binding, words));
-        }
-        let constant_buffers: Vec<(u32, u32, wgpu::Buffer)> = buffers
-            .into_iter()
-            .map(|(g, b, words)| {
-                let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("dxso-gpu constants"),
-                    contents: bytemuck::cast_slice(&words),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-                (g, b, buf)
-            })
-            .collect();
-        for (g, b, buf) in &constant_buffers {
-            resources[*g as usize].push((*b, buf.as_entire_binding()));
-        }
-        let mut bound = Vec::new();
-        for s in &samplers {
-            let state = vm.sampler_state(s.register as usize).unwrap_or_default();
-            let texture = vm.texture(s.register as usize).map(|t| &**t);
-            bound.push((
-                s,
-                textures::bind(
-                    device,
-                    &gpu.queue,
-                    gpu.features,
-                    s.register,
-                    textures::kind(s.kind),
-                    texture,
-                    &state,
-                )?,
-            ));
-        }
-        for (s, b) in &bound {
-            resources[s.group as usize].push((
-                s.texture_binding,
-                wgpu::BindingResource::TextureView(&b.view),
-            ));
-            resources[s.group as usize].push((
-                s.sampler_binding,
-                wgpu::BindingResource::Sampler(&b.sampler),
-            ));
-        }
-        let groups: Vec<(u32, wgpu::BindGroup)> = resources
-            .iter()
-            .enumerate()
-            .filter(|(g, _)| *g != group as usize)
-            .map(|(g, entries)| {
-                let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
-                    .iter()
-                    .map(|(binding, resource)| wgpu::BindGroupEntry {
-                        binding: *binding,
-                        resource: resource.clone(),
-                    })
-                    .collect();
-                let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &bgls[g],
-                    entries: &entries,
-                });
-                (g as u32, bg)
-            })
-            .collect();
+        // Constants (the device's, with the shader's defs written over them) and textures.
+        let resources = bind::resources(gpu, iface, vm)?;
+        let groups = bind::groups(device, &bgls, &resources.entries(), &[group]);
 
         // Buffers for one dispatch of `chunk` vertices.
         let total = vertex_count.saturating_mul(instance_count.max(1));
@@ -398,12 +258,7 @@ impl<'a> Draw<'a> {
                     &fetched.data[start * per_in * 4..(start + n) * per_in * 4]
                 } else {
                     packed.clear();
-                    for v in start..start + n {
-                        let regs = fetched.vertex(v);
-                        for &s in &self.input_slots {
-                            packed.extend_from_slice(&regs[s * 4..s * 4 + 4]);
-                        }
-                    }
+                    pack_inputs(&fetched, &self.input_slots, start..start + n, &mut packed);
                     &packed
                 };
                 gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(data));
@@ -432,22 +287,8 @@ impl<'a> Draw<'a> {
             gpu.queue.submit([encoder.finish()]);
             gpu.check()?;
             if let Some(r) = &self.readback {
-                let slice = r.slice(..bytes);
-                let (tx, rx) = std::sync::mpsc::channel();
-                slice.map_async(wgpu::MapMode::Read, move |res| {
-                    let _ = tx.send(res);
-                });
-                gpu.device
-                    .poll(wgpu::PollType::wait_indefinitely())
-                    .map_err(|e| Error::Gpu(e.to_string()))?;
-                rx.recv()
-                    .map_err(|e| Error::Gpu(e.to_string()))?
-                    .map_err(|e| Error::Gpu(e.to_string()))?;
-                {
-                    let view = slice
-                        .get_mapped_range()
-                        .map_err(|e| Error::Gpu(e.to_string()))?;
-                    let got: &[f32] = bytemuck::cast_slice(&view);
+                gpu.read_mapped(r, bytes, |view| {
+                    let got: &[f32] = bytemuck::cast_slice(view);
                     let dst = &mut out.data[start * regs * 4..(start + n) * regs * 4];
                     for (v, o) in dst.chunks_exact_mut(regs * 4).enumerate() {
                         let src = &got[v * self.stored * 4..(v + 1) * self.stored * 4];
@@ -463,8 +304,7 @@ impl<'a> Draw<'a> {
                             }
                         }
                     }
-                }
-                r.unmap();
+                })?;
             }
             gpu.check()?;
             start += n;

@@ -38,9 +38,9 @@ impl Tr {
         }
         let zero = self.fb.kf(0.0, shape);
         let az = self.fb.bin(B::Equal, a, zero);
-        let r = self.fb.select(az, zero, p);
         let bz = self.fb.bin(B::Equal, b, zero);
-        self.fb.select(bz, zero, r)
+        let either = self.fb.bin(B::InclusiveOr, az, bz);
+        self.fb.select(either, zero, p)
     }
 
     /// dp2/dp3/dp4 of two `vec4`s, as a scalar: Strict sums the zero-rule products left to

@@ -53,7 +53,7 @@ pub(crate) fn build(
     let f32x4 = ty(m, vec4(Scalar::F32));
     let f32_ty = ty(m, TypeInner::Scalar(Scalar::F32));
     let bool_ty = ty(m, TypeInner::Scalar(Scalar::BOOL));
-    let mut fb = FnBuilder::new(name);
+    let mut fb = FnBuilder::new(name, m);
 
     // Arguments, then the body's input struct.
     let mut members = Vec::new();

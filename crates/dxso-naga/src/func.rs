@@ -2,6 +2,8 @@
 //! the stack of blocks being filled, and small constructors for the expressions the
 //! translator uses (literals that may be infinite or NaN, splats, swizzles, selects, ...).
 
+use std::collections::HashMap;
+
 use naga::{
     BinaryOperator, Block, Expression, Function, Handle, Literal, MathFunction, Module, Scalar,
     ScalarKind, Span, Statement, SwizzleComponent, Type, TypeInner, VectorSize,
@@ -22,10 +24,17 @@ pub(crate) struct FnBuilder {
     blocks: Vec<Block>,
     /// The first and last expression of the run not yet covered by an `Emit`.
     pending: Option<(H, H)>,
+    /// Each literal made so far, by kind and bits: a literal is valid anywhere in its
+    /// function, so one expression serves every use (fewer expressions for naga's validator
+    /// and back ends to walk, and fewer `Emit` runs broken by them).
+    literals: HashMap<(u8, u32), H>,
+    /// `vec4<f32>`, and its +0 (`ZeroValue`, also valid anywhere) once made.
+    vec4_f32: Handle<Type>,
+    zero4: Option<H>,
 }
 
 impl FnBuilder {
-    pub fn new(name: &str) -> FnBuilder {
+    pub fn new(name: &str, module: &mut Module) -> FnBuilder {
         FnBuilder {
             f: Function {
                 name: Some(name.to_string()),
@@ -33,6 +42,9 @@ impl FnBuilder {
             },
             blocks: vec![Block::new()],
             pending: None,
+            literals: HashMap::new(),
+            vec4_f32: ty(module, vec4(Scalar::F32)),
+            zero4: None,
         }
     }
 
@@ -97,25 +109,46 @@ impl FnBuilder {
     /// bitcast of their bits.
     pub fn f32(&mut self, v: f32) -> H {
         if v.is_finite() {
-            self.expr(Expression::Literal(Literal::F32(v)))
+            self.literal(0, v.to_bits(), Literal::F32(v))
         } else {
             let bits = self.u32(v.to_bits());
             self.bitcast(bits, ScalarKind::Float)
         }
     }
     pub fn u32(&mut self, v: u32) -> H {
-        self.expr(Expression::Literal(Literal::U32(v)))
+        self.literal(1, v, Literal::U32(v))
     }
     pub fn i32(&mut self, v: i32) -> H {
-        self.expr(Expression::Literal(Literal::I32(v)))
+        self.literal(2, v as u32, Literal::I32(v))
     }
     pub fn bool(&mut self, v: bool) -> H {
-        self.expr(Expression::Literal(Literal::Bool(v)))
+        self.literal(3, v.into(), Literal::Bool(v))
+    }
+    /// The function's one expression for literal `l` (of kind `kind` and bits `bits`).
+    fn literal(&mut self, kind: u8, bits: u32, l: Literal) -> H {
+        if let Some(&h) = self.literals.get(&(kind, bits)) {
+            return h;
+        }
+        let h = self.expr(Expression::Literal(l));
+        self.literals.insert((kind, bits), h);
+        h
     }
     /// `v` in `shape`.
     pub fn kf(&mut self, v: f32, shape: Shape) -> H {
+        if shape == Shape::Vec4 && v.to_bits() == 0 {
+            return self.zero4();
+        }
         let s = self.f32(v);
         self.fit(s, shape)
+    }
+    /// `vec4<f32>(+0)`, one expression for the whole function.
+    pub fn zero4(&mut self) -> H {
+        if let Some(h) = self.zero4 {
+            return h;
+        }
+        let h = self.expr(Expression::ZeroValue(self.vec4_f32));
+        self.zero4 = Some(h);
+        h
     }
     /// A scalar expression splatted to `shape`.
     pub fn fit(&mut self, s: H, shape: Shape) -> H {
@@ -183,7 +216,21 @@ impl FnBuilder {
             reject,
         })
     }
+    /// Component `index` of a vector (or the pointer to it). A component of a splat, a
+    /// swizzle or the +0 vector is taken from what they were made of, so a scalar result
+    /// written through a mask, or a swizzled operand read one component at a time, adds no
+    /// expression.
     pub fn index(&mut self, base: H, index: u32) -> H {
+        match self.f.expressions[base] {
+            Expression::Splat { value, .. } => return value,
+            Expression::Swizzle {
+                vector, pattern, ..
+            } if (index as usize) < pattern.len() => {
+                return self.index(vector, pattern[index as usize] as u32);
+            }
+            Expression::ZeroValue(ty) if ty == self.vec4_f32 => return self.f32(0.0),
+            _ => {}
+        }
         self.expr(Expression::AccessIndex { base, index })
     }
     pub fn load(&mut self, pointer: H) -> H {

@@ -200,7 +200,7 @@ fn translate_with(
         io.outputs.iter().map(|o| o.1.register.clone()).collect(),
     );
 
-    let mut fb = FnBuilder::new("body");
+    let mut fb = FnBuilder::new("body", &mut m);
     fb.f.arguments.push(FunctionArgument {
         name: Some("inputs".into()),
         ty: in_ty,

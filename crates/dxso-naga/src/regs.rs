@@ -405,12 +405,21 @@ impl Tr {
             return Ok(());
         }
         let ptr = self.dst_ptr(&d)?;
-        let full = d.mask.0 == 0xF && inst.predicate.is_none();
-        let new = if full {
-            v
-        } else {
-            let old = self.fb.load(ptr);
-            self.merge(inst, &d, old, v)
+        let new = match (d.mask.0, inst.predicate) {
+            (0xF, None) => v,
+            (mask, None) => {
+                // Each written component stored on its own: no load of the old value.
+                for c in (0..4u32).filter(|c| mask >> c & 1 != 0) {
+                    let to = self.fb.index(ptr, c);
+                    let value = self.fb.index(v, c);
+                    self.fb.store(to, value);
+                }
+                return Ok(());
+            }
+            _ => {
+                let old = self.fb.load(ptr);
+                self.merge(inst, &d, old, v)
+            }
         };
         self.fb.store(ptr, new);
         Ok(())

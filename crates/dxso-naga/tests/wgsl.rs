@@ -23,9 +23,14 @@ const FLT_MAX: &str = "340282350000000000000000000000000000000f";
 fn strict_products_with_a_zero_factor_are_zero_and_ieee_is_plain() {
     let src = "vs_2_0\ndcl_position v0\nmul r0, v0, c0\nmad oPos, v0, c1, r0\n";
     let s = wgsl(src, FloatMode::Strict);
-    // select(select(a * b, 0, a == 0), 0, b == 0)
-    assert!(s.contains("select(select((inputs.v0_ * _e"), "{s}");
-    assert!(s.contains("(inputs.v0_ == _e"), "{s}");
+    // select(a * b, +0, a == 0 | b == 0), the zero one expression for the whole function.
+    assert!(
+        s.contains(
+            "r0_ = select((inputs.v0_ * _e18), vec4<f32>(), \
+             ((inputs.v0_ == vec4<f32>()) | (_e18 == vec4<f32>())));"
+        ),
+        "{s}"
+    );
     let i = wgsl(src, FloatMode::Ieee);
     assert!(!i.contains("select("), "{i}");
     assert!(i.contains("(inputs.v0_ * _e"), "{i}");

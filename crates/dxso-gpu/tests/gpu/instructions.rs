@@ -10,7 +10,7 @@ use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
 const MAX: f32 = f32::MAX;
 
 /// A device running `src` over one FLOAT4 TEXCOORD0 input per vertex (`v0`).
-fn device(src: &str, consts: &[(u32, [f32; 4])], v0: &[[f32; 4]]) -> Device {
+pub fn device(src: &str, consts: &[(u32, [f32; 4])], v0: &[[f32; 4]]) -> Device {
     let shader = dxso::text::parse(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
     let checked = validate(&shader, &Caps::max()).unwrap_or_else(|d| panic!("{src}\n{d:?}"));
     let mut dev = Device::new();
@@ -42,7 +42,7 @@ fn device(src: &str, consts: &[(u32, [f32; 4])], v0: &[[f32; 4]]) -> Device {
 }
 
 /// Register `reg` of each vertex.
-fn register(out: &dxso_vm::Outputs, reg: usize) -> Vec<[f32; 4]> {
+pub fn register(out: &dxso_vm::Outputs, reg: usize) -> Vec<[f32; 4]> {
     (0..out.vertices)
         .map(|i| out.vertex(i)[reg * 4..reg * 4 + 4].try_into().unwrap())
         .collect()

@@ -4,6 +4,10 @@
 mod compare;
 mod corpus;
 mod instructions;
+mod pixel;
+mod pixel1x;
+mod texture_kinds;
+mod vertex;
 mod workloads;
 
 use dxso_gpu::Gpu;

@@ -433,8 +433,8 @@ fn binary(op: B, a: V, b: V) -> V {
             o => panic!("{o:?} on floats"),
         },
         (V::B(x), V::B(y)) => match op {
-            B::LogicalAnd => V::B(x && y),
-            B::LogicalOr => V::B(x || y),
+            B::LogicalAnd | B::And => V::B(x && y),
+            B::LogicalOr | B::InclusiveOr => V::B(x || y),
             B::Equal => V::B(x == y),
             B::NotEqual => V::B(x != y),
             o => panic!("{o:?} on bools"),
