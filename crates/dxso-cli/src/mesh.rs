@@ -237,8 +237,28 @@ fn positions_exist(bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A .glb's 12-byte header: its declared total length must cover the header and stay within
+/// the file. gltf 1.4 subtracts the header's size from the declared length unchecked (a
+/// length under 12 overflows: a panic with overflow checks, fuzz finding), so check it first.
+fn glb_header(bytes: &[u8]) -> anyhow::Result<()> {
+    let Some(length) = bytes.get(8..12) else {
+        bail!("the .glb header is cut short ({} bytes)", bytes.len());
+    };
+    let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]) as usize;
+    if !(12..=bytes.len()).contains(&length) {
+        bail!(
+            "the .glb header declares {length} bytes; the file has {} (at least 12 needed)",
+            bytes.len()
+        );
+    }
+    Ok(())
+}
+
 fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if bytes.starts_with(b"glTF") {
+        glb_header(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    }
     positions_exist(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let g = gltf::Gltf::from_slice(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -339,6 +359,28 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_glb_header_must_cover_itself_and_stay_in_the_file() {
+        let glb = |length: u32, size: usize| {
+            let mut b = b"glTF\x02\0\0\0".to_vec();
+            b.extend(length.to_le_bytes());
+            b.resize(size, 0);
+            b
+        };
+        assert!(glb_header(&glb(20, 20)).is_ok());
+        assert!(glb_header(&glb(12, 40)).is_ok());
+        for (length, size) in [(4, 20), (11, 20), (21, 20)] {
+            let err = glb_header(&glb(length, size)).unwrap_err().to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "the .glb header declares {length} bytes; the file has {size} (at least 12 needed)"
+                )
+            );
+        }
+        assert!(glb_header(b"glTF\x02\0").is_err());
+    }
 
     #[test]
     fn counts_face_corners() {

@@ -382,7 +382,9 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
                         },
                     )
                 };
+                // A repeated identical dcl (the validator warns, V015) is one varying.
                 match inputs.iter_mut().find(|i| i.0 == d.reg) {
+                    Some(i) if i.1.varyings.contains(&varying) => {}
                     Some(i) => i.1.varyings.push(varying),
                     None => inputs.push((
                         d.reg,
@@ -403,6 +405,7 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
                     components: comps,
                 };
                 match outputs.iter_mut().find(|o| o.0 == d.reg) {
+                    Some(o) if o.1.varyings.contains(&varying) => {}
                     Some(o) => o.1.varyings.push(varying),
                     None => {
                         let m = if any_relative_output {

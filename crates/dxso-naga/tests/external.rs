@@ -5,30 +5,11 @@
 
 #[path = "../../dxso/tests/common/mod.rs"]
 mod common;
+mod validators;
 
 use dxso_naga::{FloatMode, Options, Output, Target};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// Whether `tool` runs; a notice (or, under CI, a failure) when it does not.
-fn have(tool: &str) -> bool {
-    if Command::new(tool).arg("--version").output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("{tool} is missing, and CI=true requires it");
-    }
-    eprintln!("notice: {tool} not found; skipping this test");
-    false
-}
-
-/// A fresh directory for this test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dxso-naga-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use validators::{have, scratch};
 
 /// Shaders to check: (name, source) of every corpus file, or every `step`th.
 fn corpus(step: usize) -> Vec<(String, String)> {
@@ -66,8 +47,7 @@ fn write_all(shaders: &[(String, String)], target: Target, dir: &Path) -> Vec<Pa
             let path = match (out, target) {
                 (Output::SpirV(words), _) => {
                     let p = dir.join(format!("{name}_{mode}.spv"));
-                    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-                    std::fs::write(&p, bytes).expect("write");
+                    validators::write_spirv(&p, &words);
                     p
                 }
                 (Output::Text(text), _) => {
@@ -87,91 +67,41 @@ fn write_all(shaders: &[(String, String)], target: Target, dir: &Path) -> Vec<Pa
     files
 }
 
-fn spirv_val(shaders: &[(String, String)]) {
-    if shaders.is_empty() || !have("spirv-val") {
+/// Translate `shaders` to `target` and run `check` on the files; every file must pass.
+fn validate_all(
+    shaders: &[(String, String)],
+    tool: &str,
+    target: Target,
+    check: fn(&[PathBuf]) -> Vec<String>,
+) {
+    if shaders.is_empty() || !have(tool) {
         return;
     }
-    let dir = scratch("spirv");
-    let files = write_all(shaders, Target::SpirV, &dir);
-    let mut failures = Vec::new();
-    for f in &files {
-        let out = Command::new("spirv-val")
-            .arg(f)
-            .output()
-            .expect("spirv-val runs");
-        if !out.status.success() {
-            failures.push(format!(
-                "{}: {}",
-                f.display(),
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-            ));
-        }
-    }
-    eprintln!(
-        "spirv-val: {} of {} modules accepted",
-        files.len() - failures.len(),
-        files.len()
-    );
+    let dir = scratch(target.name());
+    let files = write_all(shaders, target, &dir);
+    let failures = check(&files);
     for f in failures.iter().take(20) {
         eprintln!("  {f}");
     }
     assert!(
         failures.is_empty(),
-        "spirv-val rejected {} modules",
+        "{tool} rejected {} files",
         failures.len()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+fn spirv_val(shaders: &[(String, String)]) {
+    validate_all(shaders, "spirv-val", Target::SpirV, validators::spirv_val);
+}
+
 fn glslang(shaders: &[(String, String)]) {
-    if shaders.is_empty() || !have("glslangValidator") {
-        return;
-    }
-    let dir = scratch("glsl");
-    let files = write_all(shaders, Target::Glsl, &dir);
-    let mut failures = Vec::new();
-    // glslangValidator takes many files at once; on failure, each file of the batch alone.
-    for batch in files.chunks(200) {
-        let out = Command::new("glslangValidator")
-            .args(batch)
-            .output()
-            .expect("runs");
-        if out.status.success() {
-            continue;
-        }
-        for f in batch {
-            let out = Command::new("glslangValidator")
-                .arg(f)
-                .output()
-                .expect("runs");
-            if !out.status.success() {
-                let text = String::from_utf8_lossy(&out.stdout).into_owned();
-                let first = text
-                    .lines()
-                    .find(|l| l.contains("ERROR"))
-                    .unwrap_or("")
-                    .to_owned();
-                failures.push(format!("{}: {first}", f.display()));
-            }
-        }
-    }
-    eprintln!(
-        "glslangValidator: {} of {} shaders accepted",
-        files.len() - failures.len(),
-        files.len()
+    validate_all(
+        shaders,
+        "glslangValidator",
+        Target::Glsl,
+        validators::glslang,
     );
-    for f in failures.iter().take(20) {
-        eprintln!("  {f}");
-    }
-    assert!(
-        failures.is_empty(),
-        "glslangValidator rejected {} shaders",
-        failures.len()
-    );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every 10th corpus file (380 shaders, both modes).

@@ -334,3 +334,33 @@ fn a_pair_agrees_on_locations_by_semantic() {
     let alone = dxso_naga::translate(&vs, &Default::default()).expect("vs");
     assert_eq!(loc(&alone.interface, "o1", true), Some(14));
 }
+
+/// A repeated identical `dcl` (the validator warns, V015; modded shaders have them) is one
+/// varying, not two at the same location — naga refused the module before (fuzz finding,
+/// kept in `crates/dxso-cli/tests/fuzz-regressions/translate/`).
+#[test]
+fn a_repeated_identical_dcl_is_one_varying() {
+    let i = interface(
+        "vs_3_0\ndcl_position v0\ndcl_color1 v2\ndcl_color1 v2\ndcl_position o4\ndcl_color o0\ndcl_color o0\nmov o4, v0\nmov o0, v2\n",
+    );
+    assert_eq!(
+        inputs(&i),
+        [
+            row("v0", &[("POSITION0", Some(0), None, "xyzw")]),
+            row("v2", &[("COLOR1", Some(2), None, "xyzw")]),
+        ]
+    );
+    assert_eq!(
+        outputs(&i),
+        [
+            (
+                row("o0", &[("COLOR0", Some(10), None, "xyzw")]),
+                "xyzw".into()
+            ),
+            (
+                row("o4", &[("POSITION0", None, Some("position"), "xyzw")]),
+                "xyzw".into()
+            ),
+        ]
+    );
+}

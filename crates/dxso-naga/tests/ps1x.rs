@@ -7,12 +7,13 @@
 #[path = "../../dxso/tests/common/mod.rs"]
 mod common;
 mod eval;
+mod validators;
 
 use dxso_naga::ps1x::{BUMP_MATRIX_ROW, CLAMP_ROW, PARAMETER_ROWS, STAGE_ROW};
 use dxso_naga::{FloatMode, Options, Output, Target, Translation};
 use eval::{Env, Outcome};
 use std::collections::HashMap;
-use std::process::Command;
+use validators::have;
 
 const MODES: [FloatMode; 2] = [FloatMode::Strict, FloatMode::Ieee];
 
@@ -32,18 +33,6 @@ fn translate(source: &str, float: FloatMode) -> (Translation, bool) {
             false,
         ),
     }
-}
-
-/// Whether `tool` runs; a notice (or, under CI, a failure) when it does not.
-fn have(tool: &str) -> bool {
-    if Command::new(tool).arg("--version").output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("{tool} is missing, and CI=true requires it");
-    }
-    eprintln!("notice: {tool} not found; skipping its check");
-    false
 }
 
 /// The ps_1_x sources of the Wine conformance cases.
@@ -67,11 +56,9 @@ fn wine_ps1x() -> Vec<String> {
 /// Translate each `(name, source)` in both modes, write it in every target, and run
 /// spirv-val and glslangValidator on the SPIR-V and GLSL; returns how many validated.
 fn translate_and_validate(label: &str, sources: &[(String, String)]) -> usize {
-    let dir = std::env::temp_dir().join(format!("dxso-naga-ps1x-{label}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = validators::scratch(&format!("ps1x-{label}"));
     let (spirv_val, glslang) = (have("spirv-val"), have("glslangValidator"));
     let mut validated = 0;
-    let mut failures = Vec::new();
     let (mut spvs, mut frags) = (Vec::new(), Vec::new());
     for (k, (name, source)) in sources.iter().enumerate() {
         for float in MODES {
@@ -86,45 +73,35 @@ fn translate_and_validate(label: &str, sources: &[(String, String)]) -> usize {
             for target in [Target::Wgsl, Target::Msl, Target::Hlsl] {
                 dxso_naga::write(&t, target).unwrap_or_else(|e| panic!("{name}: {e}"));
             }
-            let spv = dir.join(format!("{k}-{float:?}.spv"));
-            let frag = dir.join(format!("{k}-{float:?}.frag"));
-            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            std::fs::write(&spv, bytes).expect("write");
+            // The file names say which source and mode they are (failures name the file).
+            let stem = format!("{k}-{float:?}");
+            let spv = dir.join(format!("{stem}.spv"));
+            let frag = dir.join(format!("{stem}.frag"));
+            validators::write_spirv(&spv, &words);
             std::fs::write(&frag, glsl).expect("write");
-            spvs.push((format!("{name} ({float:?})"), spv));
-            frags.push((format!("{name} ({float:?})"), frag));
+            spvs.push(spv);
+            frags.push(frag);
         }
     }
-    let failed = |tool: &str, files: &[(String, std::path::PathBuf)]| -> Option<String> {
-        let out = Command::new(tool)
-            .args(files.iter().map(|f| &f.1))
-            .output()
-            .expect("runs");
-        (!out.status.success()).then(|| {
-            format!(
-                "{tool} {}: {}{}",
-                files[0].0,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-        })
-    };
+    let mut failures = Vec::new();
     if spirv_val {
-        failures.extend(
-            spvs.iter()
-                .filter_map(|f| failed("spirv-val", std::slice::from_ref(f))),
-        );
+        failures.extend(validators::spirv_val(&spvs));
     }
-    // glslangValidator takes them all at once; on failure, each alone.
-    if glslang && failed("glslangValidator", &frags).is_some() {
-        failures.extend(
-            frags
-                .iter()
-                .filter_map(|f| failed("glslangValidator", std::slice::from_ref(f))),
-        );
+    if glslang {
+        failures.extend(validators::glslang(&frags));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let names: Vec<String> = sources
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| format!("{k}: {name}"))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{}\n(sources by number:\n{})",
+        failures.join("\n"),
+        names.join("\n")
+    );
     validated
 }
 

@@ -215,3 +215,52 @@ pub fn builtin(n: usize) -> Result<Vec<Workload>, VmError> {
     });
     Ok(out)
 }
+
+/// Bind inputs and constants for whatever vertex shader `dev` has, as the corpus tests do
+/// (dxso-vm's, comparing its ways; dxso-gpu's, comparing the GPU with dxso-vm): one stream
+/// of `n` vertices with a FLOAT4 element per input the program reads (in its order),
+/// pseudo-random values in [-1, 1] from one xorshift32 sequence that goes on to fill
+/// `c0..c{float_constants - 1}`; i# = (4, 0, 1, 0) and b# alternating true/false.
+pub fn synthesize(dev: &mut Device, n: usize, float_constants: usize) -> Result<(), VmError> {
+    let inputs = dev.program().ok_or(VmError::NoShader)?.inputs.clone();
+    let stride = 16 * inputs.len().max(1);
+    let decl = inputs
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, usage, usage_index))| VertexElement {
+            stream: 0,
+            offset: 16 * k as u16,
+            ty: DeclType::Float4,
+            method: 0,
+            usage,
+            usage_index,
+        })
+        .collect();
+    dev.set_declaration(decl)?;
+    let mut seed = 0x1234_5678u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed as f32 / u32::MAX as f32) * 2.0 - 1.0
+    };
+    let data: Vec<u8> = (0..n * stride / 4)
+        .flat_map(|_| rnd().to_le_bytes())
+        .collect();
+    dev.set_stream(
+        0,
+        Some(StreamSource {
+            data: data.into(),
+            offset: 0,
+            stride,
+            frequency: Frequency::Vertex,
+        }),
+    )?;
+    let consts: Vec<[f32; 4]> = (0..float_constants)
+        .map(|_| [rnd(), rnd(), rnd(), rnd()])
+        .collect();
+    dev.set_constant_f(0, &consts)?;
+    dev.set_constant_i(0, &[[4, 0, 1, 0]; 16])?;
+    let bools: Vec<bool> = (0..16).map(|k| k % 2 == 0).collect();
+    dev.set_constant_b(0, &bools)
+}

@@ -2,7 +2,7 @@
 //! synthesized from its declarations, without a panic or an error.
 
 use dxso::validate::{Caps, validate};
-use dxso_vm::{CodeGenerator, DeclType, Device, Frequency, Isa, StreamSource, Tier, VertexElement};
+use dxso_vm::{CodeGenerator, Device, Isa, Tier};
 use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {
@@ -42,53 +42,8 @@ fn every_corpus_vertex_shader_runs() {
             dev.set_tier(dxso_vm::Tier::Compiled);
             dev.set_vertex_shader(&checked)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let inputs = dev.program().unwrap().inputs.clone();
-            let stride = 16 * inputs.len().max(1);
-            let decl = inputs
-                .iter()
-                .enumerate()
-                .map(|(k, &(_, usage, usage_index))| VertexElement {
-                    stream: 0,
-                    offset: 16 * k as u16,
-                    ty: DeclType::Float4,
-                    method: 0,
-                    usage,
-                    usage_index,
-                })
-                .collect();
-            dev.set_declaration(decl).unwrap();
             let n = 67;
-            let mut seed = 0x1234_5678u32;
-            let mut rnd = || {
-                seed ^= seed << 13;
-                seed ^= seed >> 17;
-                seed ^= seed << 5;
-                (seed as f32 / u32::MAX as f32) * 2.0 - 1.0
-            };
-            let data: Vec<u8> = (0..n * stride / 4)
-                .flat_map(|_| rnd().to_le_bytes())
-                .collect();
-            dev.set_stream(
-                0,
-                Some(StreamSource {
-                    data: data.into(),
-                    offset: 0,
-                    stride,
-                    frequency: Frequency::Vertex,
-                }),
-            )
-            .unwrap();
-            let consts: Vec<[f32; 4]> = (0..300).map(|_| [rnd(), rnd(), rnd(), rnd()]).collect();
-            dev.set_constant_f(0, &consts).unwrap();
-            dev.set_constant_i(0, &[[4, 0, 1, 0]; 16]).unwrap();
-            dev.set_constant_b(
-                0,
-                &[
-                    true, false, true, false, true, false, true, false, true, false, true, false,
-                    true, false, true, false,
-                ],
-            )
-            .unwrap();
+            dxso_vm::workloads::synthesize(&mut dev, n, 300).unwrap();
             let out = dev
                 .draw(n, 1)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

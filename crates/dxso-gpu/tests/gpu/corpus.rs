@@ -4,7 +4,7 @@
 
 use crate::compare::Report;
 use dxso::validate::{Caps, validate};
-use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+use dxso_vm::Device;
 
 /// A device running `checked` over `n` vertices of FLOAT4 inputs with pseudo-random values
 /// in [-1, 1], pseudo-random float constants c0..c255, i# = (4, 0, 1, 0) and b# alternating.
@@ -16,46 +16,7 @@ use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
 fn synthesized(checked: &dxso::validate::Checked, n: usize) -> Device {
     let mut dev = Device::new();
     dev.set_vertex_shader(checked).unwrap();
-    let inputs = dev.program().unwrap().inputs.clone();
-    let stride = 16 * inputs.len().max(1);
-    let decl = inputs
-        .iter()
-        .enumerate()
-        .map(|(k, &(_, usage, usage_index))| VertexElement {
-            stream: 0,
-            offset: 16 * k as u16,
-            ty: DeclType::Float4,
-            method: 0,
-            usage,
-            usage_index,
-        })
-        .collect();
-    dev.set_declaration(decl).unwrap();
-    let mut seed = 0x1234_5678u32;
-    let mut rnd = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        (seed as f32 / u32::MAX as f32) * 2.0 - 1.0
-    };
-    let data: Vec<u8> = (0..n * stride / 4)
-        .flat_map(|_| rnd().to_le_bytes())
-        .collect();
-    dev.set_stream(
-        0,
-        Some(StreamSource {
-            data: data.into(),
-            offset: 0,
-            stride,
-            frequency: Frequency::Vertex,
-        }),
-    )
-    .unwrap();
-    let consts: Vec<[f32; 4]> = (0..256).map(|_| [rnd(), rnd(), rnd(), rnd()]).collect();
-    dev.set_constant_f(0, &consts).unwrap();
-    dev.set_constant_i(0, &[[4, 0, 1, 0]; 16]).unwrap();
-    let bools: Vec<bool> = (0..16).map(|k| k % 2 == 0).collect();
-    dev.set_constant_b(0, &bools).unwrap();
+    dxso_vm::workloads::synthesize(&mut dev, n, 256).unwrap();
     dev
 }
 
