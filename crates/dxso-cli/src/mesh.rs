@@ -254,6 +254,43 @@ fn glb_header(bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The attributes and indices read must have the types glTF 2.0 gives their semantics (gltf
+/// 1.4's reader assumes them: another element size trips its debug assertion, or is read
+/// with the wrong stride; fuzz finding). Attributes dxso does not read are not checked.
+fn accessor_types(prim: &gltf::Primitive) -> anyhow::Result<()> {
+    use gltf::Semantic;
+    use gltf::accessor::{DataType as T, Dimensions as D};
+    let float = [T::F32].as_slice();
+    let normalized = [T::F32, T::U8, T::U16].as_slice();
+    for (semantic, a) in prim.attributes() {
+        let (dims, types, name) = match semantic {
+            Semantic::Positions => (D::Vec3, float, "POSITION"),
+            Semantic::Normals => (D::Vec3, float, "NORMAL"),
+            Semantic::TexCoords(0) => (D::Vec2, normalized, "TEXCOORD_0"),
+            Semantic::Joints(0) => (D::Vec4, [T::U8, T::U16].as_slice(), "JOINTS_0"),
+            Semantic::Weights(0) => (D::Vec4, normalized, "WEIGHTS_0"),
+            _ => continue,
+        };
+        if a.dimensions() != dims || !types.contains(&a.data_type()) {
+            bail!(
+                "{name} is an accessor of {:?} {:?}; glTF gives it {dims:?} of {types:?}",
+                a.dimensions(),
+                a.data_type()
+            );
+        }
+    }
+    if let Some(a) = prim.indices()
+        && (a.dimensions() != D::Scalar || !matches!(a.data_type(), T::U8 | T::U16 | T::U32))
+    {
+        bail!(
+            "indices are an accessor of {:?} {:?}; glTF gives them Scalar U8, U16 or U32",
+            a.dimensions(),
+            a.data_type()
+        );
+    }
+    Ok(())
+}
+
 fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     if bytes.starts_with(b"glTF") {
@@ -304,6 +341,7 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 bail!("{}: only triangle primitives are read", path.display());
             }
+            accessor_types(&prim).map_err(|e| anyhow!("{}: {e}", path.display()))?;
             let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
             let base = u32::try_from(mesh.positions.len())
                 .map_err(|_| anyhow!("{}: more than 2^32 vertices", path.display()))?;

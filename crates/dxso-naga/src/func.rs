@@ -31,6 +31,21 @@ pub(crate) struct FnBuilder {
     /// `vec4<f32>`, and its +0 (`ZeroValue`, also valid anywhere) once made.
     vec4_f32: Handle<Type>,
     zero4: Option<H>,
+    /// Values already computed in the current block that a later read may take instead of
+    /// making them again: each load through a fixed path from a variable (until a store to
+    /// that variable), and each `vec4_bits` constant. Emptied when a block opens or closes
+    /// and at every statement other than a store, so a value is only reused where it is
+    /// in scope and still what the variable holds.
+    reuse: HashMap<Reuse, H>,
+}
+
+/// What [`FnBuilder::reuse`] keys values by.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Reuse {
+    /// A load of a variable (the expression naming it) through constant indices.
+    Load(H, Vec<u32>),
+    /// A `vec4<f32>` of four bit patterns.
+    Bits([u32; 4]),
 }
 
 impl FnBuilder {
@@ -45,6 +60,7 @@ impl FnBuilder {
             literals: HashMap::new(),
             vec4_f32: ty(module, vec4(Scalar::F32)),
             zero4: None,
+            reuse: HashMap::new(),
         }
     }
 
@@ -77,18 +93,49 @@ impl FnBuilder {
 
     pub fn stmt(&mut self, s: Statement) {
         self.flush();
+        match &s {
+            // A store changes only what its variable holds.
+            Statement::Store { pointer, .. } => match self.path(*pointer) {
+                Some((root, _)) => self
+                    .reuse
+                    .retain(|k, _| !matches!(k, Reuse::Load(r, _) if *r == root)),
+                None => self.reuse.clear(),
+            },
+            _ => self.reuse.clear(),
+        }
         self.current().push(s, Span::UNDEFINED);
+    }
+
+    /// The variable a pointer expression starts from and the constant indices that lead
+    /// from it, if it is such a chain.
+    fn path(&self, mut pointer: H) -> Option<(H, Vec<u32>)> {
+        let mut indices = Vec::new();
+        loop {
+            match self.f.expressions[pointer] {
+                Expression::AccessIndex { base, index } => {
+                    indices.push(index);
+                    pointer = base;
+                }
+                Expression::LocalVariable(_) | Expression::GlobalVariable(_) => {
+                    indices.reverse();
+                    return Some((pointer, indices));
+                }
+                _ => return None,
+            }
+        }
     }
 
     /// Start a nested block (the arm of an `if`, the body of a loop).
     pub fn open(&mut self) {
         self.flush();
+        self.reuse.clear();
         self.blocks.push(Block::new());
     }
 
     /// Finish the nested block started last.
     pub fn close(&mut self) -> Block {
         self.flush();
+        self.reuse.clear();
         if self.blocks.len() > 1 {
             self.blocks.pop().unwrap_or_default()
         } else {
@@ -165,8 +212,13 @@ impl FnBuilder {
     }
     /// A `vec4<f32>` of four bit patterns (any of them may be infinite or NaN).
     pub fn vec4_bits(&mut self, module: &mut Module, bits: [u32; 4]) -> H {
+        if let Some(&h) = self.reuse.get(&Reuse::Bits(bits)) {
+            return h;
+        }
         let parts = bits.map(|b| self.f32(f32::from_bits(b)));
-        self.compose(module, vec4(Scalar::F32), parts.to_vec())
+        let h = self.compose(module, vec4(Scalar::F32), parts.to_vec());
+        self.reuse.insert(Reuse::Bits(bits), h);
+        h
     }
     pub fn compose(&mut self, module: &mut Module, inner: TypeInner, components: Vec<H>) -> H {
         let ty = ty(module, inner);
@@ -233,8 +285,20 @@ impl FnBuilder {
         }
         self.expr(Expression::AccessIndex { base, index })
     }
+    /// The value `pointer` points at: the value already loaded through the same path in
+    /// this block since the last store to its variable, or a new load.
     pub fn load(&mut self, pointer: H) -> H {
-        self.expr(Expression::Load { pointer })
+        let key = self
+            .path(pointer)
+            .map(|(root, path)| Reuse::Load(root, path));
+        if let Some(&h) = key.as_ref().and_then(|k| self.reuse.get(k)) {
+            return h;
+        }
+        let h = self.expr(Expression::Load { pointer });
+        if let Some(k) = key {
+            self.reuse.insert(k, h);
+        }
+        h
     }
     pub fn store(&mut self, pointer: H, value: H) {
         self.stmt(Statement::Store { pointer, value });

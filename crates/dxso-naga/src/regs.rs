@@ -407,13 +407,12 @@ impl Tr {
         let ptr = self.dst_ptr(&d)?;
         let new = match (d.mask.0, inst.predicate) {
             (0xF, None) => v,
-            (mask, None) => {
-                // Each written component stored on its own: no load of the old value.
-                for c in (0..4u32).filter(|c| mask >> c & 1 != 0) {
-                    let to = self.fb.index(ptr, c);
-                    let value = self.fb.index(v, c);
-                    self.fb.store(to, value);
-                }
+            (mask @ (1 | 2 | 4 | 8), None) => {
+                // One component: stored on its own, without the old value.
+                let c = mask.trailing_zeros();
+                let to = self.fb.index(ptr, c);
+                let value = self.fb.index(v, c);
+                self.fb.store(to, value);
                 return Ok(());
             }
             _ => {

@@ -758,7 +758,14 @@ impl Validator<'_> {
                 self.want_kind(i, "texldl's second operand", inst.srcs[1].reg, &[Sampler]);
             }
             Tex | TexLdd if self.n() >= 0x200 => {
+                // Coordinates (and texldd's gradients) are data registers like any
+                // arithmetic source: never i#, b#, p0 or s# (fuzz finding: `texld r0, i0, s0`
+                // passed and then had no value to translate).
+                self.want_kind(i, "the texture coordinates", inst.srcs[0].reg, data);
                 self.want_kind(i, "the sampler operand", inst.srcs[1].reg, &[Sampler]);
+                for s in inst.srcs.iter().skip(2) {
+                    self.want_kind(i, "texldd's gradient", s.reg, data);
+                }
             }
             _ if info.flow || info.layout.src_counts(self.v) == [0] => {}
             _ => {

@@ -62,6 +62,8 @@ fn each_rule_rejects_its_minimal_shader() {
         ("V030", format!("{VS3}dcl_2d s0\ntexldl a0, v0, s0\nmov o0, v0\n"), false),
         ("V030", "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexldl oC0, v0, s0\n".into(), false),
         ("V030", format!("{VS2}rep b0\nendrep\nmov oPos, v0\n"), false),
+        ("V030", "ps_2_0\ndcl_2d s0\ntexld r0, i0, s0\nmov oC0, r0\n".into(), false),
+        ("V030", "ps_3_0\ndcl_2d s0\ndcl_texcoord0 v0\ntexldd r0, v0, s0, b0, v0\nmov oC0, r0\n".into(), false),
         ("V031", format!("{VS3}sincos r0.xyz, v0.x\nmov o0, r0\n"), false),
         ("V031", format!("{VS3}m3x3 r0, v0, c0\nmov o0, r0\n"), false),
         ("V031", format!("{VS3}mov r1, v0\ncrs r0, r1, v0\nmov o0, r0\n"), false),
