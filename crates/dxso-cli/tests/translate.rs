@@ -46,7 +46,10 @@ fn wgsl_is_the_default_and_goes_to_stdout() {
         "{text}"
     );
     // Strict: mul's zero-factor rule is a select.
-    assert!(text.contains("select(select("), "{text}");
+    assert!(
+        text.contains("select((inputs.v0_ * _e18), vec4<f32>(), ((inputs.v0_ == vec4<f32>())"),
+        "{text}"
+    );
     let out = expect(&["translate", "-", "--float", "ieee"], VS, 0);
     let ieee = String::from_utf8(out.stdout).expect("text");
     assert!(!ieee.contains("select("), "{ieee}");

@@ -757,6 +757,41 @@ impl Validator<'_> {
                 self.want_kind(i, "texldl's coordinates", inst.srcs[0].reg, data);
                 self.want_kind(i, "texldl's second operand", inst.srcs[1].reg, &[Sampler]);
             }
+            // ps_1_x texture instructions read texture registers (ps_1_4's texld also a
+            // temporary, in its second phase; texm3x3spec's eye vector is a constant): a
+            // constant or a colour there has no texture coordinate (fuzz finding:
+            // `texcrd r4, c3` passed and left the translation no coordinate to clamp).
+            Opcode::TexCoord
+            | Tex
+            | Opcode::TexBem
+            | Opcode::TexBemL
+            | Opcode::TexReg2Ar
+            | Opcode::TexReg2Gb
+            | Opcode::TexReg2Rgb
+            | Opcode::TexM3x2Pad
+            | Opcode::TexM3x2Tex
+            | Opcode::TexM3x3Pad
+            | Opcode::TexM3x3Tex
+            | Opcode::TexM3x3Spec
+            | Opcode::TexM3x3VSpec
+            | Opcode::TexDp3Tex
+            | Opcode::TexM3x2Depth
+            | Opcode::TexDp3
+            | Opcode::TexM3x3
+                if self.n() < 0x200 =>
+            {
+                let allowed: &[RegisterKind] = if op == Tex {
+                    &[Texture, Temp]
+                } else {
+                    &[Texture]
+                };
+                if let Some(s) = inst.srcs.first() {
+                    self.want_kind(i, &format!("{m}'s source"), s.reg, allowed);
+                }
+                if let Some(s) = inst.srcs.get(1).filter(|_| op == Opcode::TexM3x3Spec) {
+                    self.want_kind(i, "texm3x3spec's eye vector", s.reg, &[CONST]);
+                }
+            }
             Tex | TexLdd if self.n() >= 0x200 => {
                 // Coordinates (and texldd's gradients) are data registers like any
                 // arithmetic source: never i#, b#, p0 or s# (fuzz finding: `texld r0, i0, s0`
