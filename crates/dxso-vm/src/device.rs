@@ -316,9 +316,9 @@ impl Device {
         self.compiled().is_some()
     }
 
-    /// Whether the last draw ran code with vertex fetch and output store fused in (AVX-512
-    /// code, per-vertex or per-instance inputs of any type but UNUSED, in order or indexed;
-    /// its full batches of vertices).
+    /// Whether the last draw ran code with vertex fetch and output store fused in (the x86
+    /// code generator's, either width; per-vertex or per-instance inputs of any type but
+    /// UNUSED, in order or indexed; its full batches of vertices).
     pub fn last_draw_fused(&self) -> bool {
         self.last_fused.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -349,8 +349,8 @@ impl Device {
     fn fused(&self, prep: &Prepared) -> Option<Arc<Fused>> {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));
-        if off || self.compiled()?.generator() != CodeGenerator::Avx512 || !prep.unbound.is_empty()
-        {
+        let generator = self.compiled()?.generator();
+        if off || generator == CodeGenerator::Cranelift || !prep.unbound.is_empty() {
             return None;
         }
         let indexed = self.indices.is_some();
@@ -395,7 +395,7 @@ impl Device {
         match &*cache {
             Some((l, code)) if *l == layout => code.clone(),
             _ => {
-                let code = crate::compile::compile_fused(program, &layout).map(Arc::new);
+                let code = crate::compile::compile_fused(program, &layout, generator).map(Arc::new);
                 *cache = Some((layout, code.clone()));
                 code
             }

@@ -109,11 +109,12 @@ impl DrawContext<'_> {
         out: &mut [f32],
         tracer: &mut T,
     ) -> Result<(), VmError> {
-        // Compiled code sets the temporaries it reads before writing, and AVX-512 code the
-        // outputs too; everything else starts from zero here.
+        // Compiled code sets the temporaries it reads before writing, and the x86 code
+        // generator's code (either width) the outputs too; everything else starts from zero
+        // here.
         let compiled = self.jit.filter(|_| !T::ENABLED);
-        let zmm = compiled.is_some_and(|j| j.generator() == CodeGenerator::Avx512);
-        m.reset(self.program, compiled.is_none(), !zmm);
+        let x86 = compiled.is_some_and(|j| j.generator() != CodeGenerator::Cranelift);
+        m.reset(self.program, compiled.is_none(), !x86);
         // A full batch of consecutive vertices runs fused code where there is some.
         let k = start % self.vertex_count;
         if let Some(fused) = self.fused.filter(|_| !T::ENABLED)

@@ -7,7 +7,7 @@
 use crate::{CodeGenerator, Device, Isa};
 use std::process::{Command, ExitStatus};
 
-/// The child's instructions: `<generator>,<guard>` (`avx512|avx512-unfused|cranelift`,
+/// The child's instructions: `<generator>,<guard>` (`avx512|avx512-unfused|avx2|cranelift`,
 /// `on|off`).
 const CHILD: &str = "DXSO_GUARD_TEST_CHILD";
 
@@ -33,19 +33,24 @@ fn child_draw() {
         return;
     };
     let (generator, guard) = way.split_once(',').expect("generator,guard");
-    let isa = if generator == "cranelift" {
-        Isa::Avx2
-    } else {
-        Isa::Avx512
+    // Cranelift compiles on the base path (the x86 generator takes the others).
+    let isa = match generator {
+        "cranelift" => Isa::Base,
+        "avx2" => Isa::Avx2,
+        _ => Isa::Avx512,
     };
     let dev = gather_device(isa, guard == "on");
     let out = dev.draw(N, 1).expect("draws");
     let want = match generator {
         "cranelift" => CodeGenerator::Cranelift,
+        "avx2" => CodeGenerator::Avx2,
         _ => CodeGenerator::Avx512,
     };
     assert_eq!(dev.code_generator(), Some(want));
-    assert_eq!(dev.last_draw_fused(), generator == "avx512");
+    assert_eq!(
+        dev.last_draw_fused(),
+        generator == "avx512" || generator == "avx2"
+    );
     // The child's verdict on its outputs, for the parent to read.
     let zeros = out.data.iter().all(|&x| x == 0.0);
     println!("outputs-zero={zeros}");
@@ -83,11 +88,16 @@ fn child(generator: &str, guard: bool, broken: bool) -> (ExitStatus, Option<bool
 }
 
 fn generators() -> Vec<&'static str> {
-    if Isa::detect() == Isa::Avx512 {
-        vec!["avx512", "avx512-unfused", "cranelift"]
-    } else {
-        eprintln!("no AVX-512 here: Cranelift only");
-        vec!["cranelift"]
+    match Isa::detect() {
+        Isa::Avx512 => vec!["avx512", "avx512-unfused", "avx2", "cranelift"],
+        Isa::Avx2 => {
+            eprintln!("no AVX-512 here: the AVX2 width and Cranelift only");
+            vec!["avx2", "cranelift"]
+        }
+        Isa::Base => {
+            eprintln!("no AVX2 here: Cranelift only");
+            vec!["cranelift"]
+        }
     }
 }
 

@@ -210,6 +210,47 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
         })
 }
 
+/// Random lines (every instruction of [`OPS`], source modifiers, `_sat`, write masks)
+/// around a `rep` loop, an `if b#`/`else`, `setp`, predicated writes, `c[a0.n + k]` reads,
+/// `sincos` and `texldl`: programs the AVX2 width compiles (no relative input reads yet).
+fn arb_avx2_shader() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(arb_line(), 1..24),
+        prop::collection::vec(arb_line(), 0..5),
+        prop::collection::vec(arb_line(), 0..4),
+        0u8..6,
+    )
+        .prop_map(|(body, looped, branch, cmp)| {
+            let mut s = String::from(
+                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+                 dcl_texcoord2 o3\ndcl_2d s0\n",
+            );
+            for r in 0..16 {
+                s.push_str(&format!("mov r{r}, v{}\n", r % 2));
+            }
+            let lines = |s: &mut String, l: &[String]| {
+                for line in l {
+                    s.push_str(line);
+                    s.push('\n');
+                }
+            };
+            lines(&mut s, &body);
+            s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\ntexldl o3.xzw, r5, s0.yxwz\n");
+            s.push_str("rep i0\n");
+            lines(&mut s, &looped);
+            s.push_str("add r3, r3, c1\nendrep\nif b0\n");
+            lines(&mut s, &branch);
+            s.push_str("else\nmul r4, r4, c1.yzwx\nendif\n");
+            let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
+            s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r7.xw, r6\n"));
+            // Relative constant reads, in and out of the file: one alone, a palette run.
+            s.push_str("mul r10, r6, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
+            s.push_str("add r11, r11, c[a0.y]\nadd r12, r12, c[a0.y + 1]\nadd r7, r7, r12\n");
+            s.push_str("mov o0, r0\nmad o1, r4, c2, r3\nadd o2, r2, r7\n");
+            s
+        })
+}
+
 fn arb_value() -> impl Strategy<Value = f32> {
     prop_oneof![
         6 => -4.0f32..4.0,
@@ -269,6 +310,33 @@ proptest! {
             let first = first.get_or_insert_with(|| out.clone());
             prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
         }
+    }
+
+    #[test]
+    fn the_avx2_width_gives_the_interpreters_bits(
+        src in arb_avx2_shader(),
+        inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
+        consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
+        reps in 0i32..4,
+        b0 in any::<bool>(),
+    ) {
+        let (v0, v1) = inputs.split_at(70);
+        let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
+        bind_mipmapped_texture(&mut dev, b0);
+        dev.set_constant_f(0, &consts).unwrap();
+        dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
+        dev.set_constant_b(0, &[b0]).unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        dev.set_tier(dxso_vm::Tier::Interpreted);
+        let want = bits(&dev.draw(70, 1).unwrap().data);
+        dev.set_tier(dxso_vm::Tier::Compiled);
+        dev.set_isa(Isa::Avx2);
+        if Isa::detect() >= Isa::Avx2 {
+            // No silent fallback to Cranelift: the AVX2 width covers these programs.
+            prop_assert_eq!(dev.code_generator(), Some(dxso_vm::CodeGenerator::Avx2), "{}", src);
+        }
+        let got = bits(&dev.draw(70, 1).unwrap().data);
+        prop_assert_eq!(got, want, "{}", src);
     }
 
     /// Random vertex layouts: one to four elements of any type at random offsets in up to
@@ -349,8 +417,12 @@ proptest! {
         for way in WAYS {
             set_way(&mut dev, way);
             let out = bits(&dev.draw(n, instances).unwrap().data);
-            let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
-            prop_assert_eq!(dev.last_draw_fused(), avx512);
+            // The x86 code generator's code (either width) fuses every layout.
+            let fused = matches!(
+                dev.code_generator(),
+                Some(dxso_vm::CodeGenerator::Avx512 | dxso_vm::CodeGenerator::Avx2)
+            );
+            prop_assert_eq!(dev.last_draw_fused(), fused, "{:?}", way);
             let first = first.get_or_insert_with(|| out.clone());
             prop_assert_eq!(&out, &*first, "{:?}: {:?}", way, elements);
         }
@@ -484,6 +556,35 @@ proptest! {
                 let alone = bits(&one.draw(1, 1).unwrap().data);
                 prop_assert_eq!(&alone, &first[k * per_vertex..(k + 1) * per_vertex], "{:?}: {}", way, src);
             }
+        }
+    }
+}
+
+/// W1 (dp4, mov, mul, add), W2 (its palette reads `c[a0.x + n]`, nrm) and W3 (its light
+/// loop, `c[aL + n]`, nrm, rsq, rcp, pow, max) run on the x86 code generator at AVX2 width
+/// on the AVX2 path, with the interpreter's bits.
+#[test]
+fn the_workloads_run_at_avx2_width_with_the_interpreters_bits() {
+    let mut workloads = dxso_vm::workloads::builtin(300).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for w in workloads.iter_mut() {
+        w.device.set_tier(dxso_vm::Tier::Interpreted);
+        let want = bits(&w.device.draw(w.vertices, 1).unwrap().data);
+        w.device.set_tier(dxso_vm::Tier::Compiled);
+        w.device.set_isa(Isa::Avx2);
+        if Isa::detect() >= Isa::Avx2 {
+            assert_eq!(
+                w.device.code_generator(),
+                Some(dxso_vm::CodeGenerator::Avx2),
+                "{}",
+                w.name
+            );
+        }
+        let got = bits(&w.device.draw(w.vertices, 1).unwrap().data);
+        assert_eq!(got, want, "{}", w.name);
+        // Fetch and store fused (FLOAT inputs), and unfused too.
+        if Isa::detect() >= Isa::Avx2 {
+            assert!(w.device.last_draw_fused(), "{}", w.name);
         }
     }
 }
@@ -894,8 +995,11 @@ fn instance_data_reaches_every_vertex_of_its_instances() {
         for way in WAYS {
             set_way(&mut dev, way);
             let out = split(&dev.draw(n, instances).unwrap());
-            let avx512 = dev.code_generator() == Some(dxso_vm::CodeGenerator::Avx512);
-            assert_eq!(dev.last_draw_fused(), avx512, "{way:?}");
+            let x86 = matches!(
+                dev.code_generator(),
+                Some(dxso_vm::CodeGenerator::Avx512 | dxso_vm::CodeGenerator::Avx2)
+            );
+            assert_eq!(dev.last_draw_fused(), x86, "{way:?}");
             for (i, o) in out.iter().enumerate() {
                 let (k, instance) = (i % n, i / n);
                 let v = indices.as_ref().map_or(k, |ix| ix[k] as usize);

@@ -1,9 +1,11 @@
 //! The compiled tier: a lowered [`Program`] translated into machine code that runs a whole
 //! batch with temporaries held in registers. Two code generators: dxso's own x86-64 one
-//! (`x86/`, 16 lanes per instruction, with fetch and store fused where the draw's layout
-//! allows) where the instruction-set path is AVX-512, and Cranelift (`cranelift/`, four
-//! lanes per instruction, any processor Cranelift targets) elsewhere or where the first
-//! fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
+//! (`x86/`) at two widths from one source — AVX-512 (16 lanes per instruction, with fetch
+//! and store fused where the draw's layout allows) where the instruction-set path is
+//! AVX-512, AVX2 (8 lanes per instruction, fused alike; it refuses what it does not cover
+//! yet: `v[aL]`, `v[a0]`) where it is AVX2 — and Cranelift (`cranelift/`,
+//! four lanes per instruction, any processor Cranelift targets) elsewhere or where the
+//! first fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
 //! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
 //! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
 //!
@@ -34,16 +36,17 @@
 //!
 //! Machine code from either generator is `unsafe` to run; this is the argument that it stays
 //! inside memory the draw owns. It reads and writes only through the pointers of one call
-//! ([`Entry`], and for fused AVX-512 code its `BatchIo`), never through an address computed
+//! ([`Entry`], and for fused x86 code its `BatchIo`), never through an address computed
 //! from shader data except as follows:
 //! - **The batch arena** (`rows`): every row the code addresses is a constant offset below
 //!   `program.rows` (lowering numbers them), and [`Args::new`] asserts that the arena holds
 //!   `program.rows` rows. Relative input reads (`v[aL]`, `v[a0]`) compare each index with
 //!   the 16 input registers (unsigned, so negative ones fail) and, outside, load from index
-//!   0 (Cranelift) or not at all (AVX-512 masks the load or gather off), giving zero.
+//!   0 (Cranelift) or not at all (AVX-512 masks the load or gather off), giving zero
+//!   (the AVX2 width does not compile them yet).
 //! - **The constant file**: relative reads (`c[a0.x + n]`, `c[aL + n]`) clamp each lane's
 //!   index into the file or onto the zero register that follows it (unsigned compares, so
-//!   negative indices clamp too); the AVX-512 code then reads up to [`CONST_PAD`]
+//!   negative indices clamp too); the x86 code (either width) then reads up to [`CONST_PAD`]
 //!   registers beyond a clamped index, which the draw's padded file provides (zeros on both
 //!   sides). Direct reads use register numbers the validator bounded by the caps, inside the
 //!   file the device sized from the same caps. Integer and boolean files are 16 entries,
@@ -60,7 +63,7 @@
 //! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`) with
 //!   a frame slot of `4 * N` floats they read and write.
 //!
-//! W^X: code is never writable and executable at once. The AVX-512 generator assembles into
+//! W^X: code is never writable and executable at once. The x86 generator assembles into
 //! a buffer, copies it into an anonymous read-write mapping, and turns that mapping
 //! read-execute (`memmap2::MmapMut::make_exec`, an `mprotect`) before taking its address;
 //! the `Mmap` is never made writable again and is unmapped when the code is dropped.
@@ -78,7 +81,7 @@
 //! constant file, streams, index buffer and output records each end at an inaccessible
 //! page, so an access past one by generated code faults. A test build can compile a
 //! deliberately broken `c[a0.x]` gather (one register past the padded file); the
-//! `guard_tests` show the mode turning it into SIGSEGV for both generators, and the
+//! `guard_tests` show the mode turning it into SIGSEGV for every generator and width, and the
 //! `tests/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
 //! covered: the stack frame and the callbacks' slot, the integer and boolean files, and an
 //! access that lands inside another buffer of the same draw (a record of another batch in
@@ -107,12 +110,15 @@ pub enum Tier {
     Interpreted,
 }
 
-/// The compiled tier's two code generators: AVX-512 machine code (16 lanes per instruction)
-/// where the instruction-set path is [`crate::Isa::Avx512`], Cranelift (four lanes per
-/// instruction, any processor Cranelift targets) elsewhere or when the first fails.
+/// The compiled tier's code generators: dxso's x86-64 one at AVX-512 width (16 lanes per
+/// instruction) where the instruction-set path is [`crate::Isa::Avx512`], the same at AVX2
+/// width (8 lanes per instruction; it covers only part of the programs so far) where the
+/// path is [`crate::Isa::Avx2`], and Cranelift (four lanes per instruction, any processor
+/// Cranelift targets) elsewhere or where the first fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CodeGenerator {
     Avx512,
+    Avx2,
     Cranelift,
 }
 
@@ -128,7 +134,7 @@ pub(crate) type Entry = unsafe extern "C" fn(
     *const Sampling,
 ) -> u32;
 
-/// `texldl` on `N` lanes (4 for Cranelift's code, 16 for the AVX-512 code): `io` holds the
+/// `texldl` on `N` lanes (4 for Cranelift's code, 16 or 8 for the x86 code's widths): `io` holds the
 /// coordinates as four component rows of `N` lanes on entry, the texels in the same layout
 /// on return.
 pub(crate) extern "C" fn texldl<const N: usize>(
@@ -195,7 +201,7 @@ pub(crate) struct Jit {
 /// What keeps a generator's code mapped.
 enum Generated {
     Cranelift(#[allow(dead_code)] Box<cranelift::Code>),
-    X86(#[allow(dead_code)] x86::Code),
+    X86(#[allow(dead_code)] x86::Code, x86::Width),
 }
 
 impl std::fmt::Debug for Jit {
@@ -208,7 +214,8 @@ impl Jit {
     /// The code generator that made this code.
     pub(crate) fn generator(&self) -> CodeGenerator {
         match self.code {
-            Generated::X86(_) => CodeGenerator::Avx512,
+            Generated::X86(_, x86::Width::Zmm) => CodeGenerator::Avx512,
+            Generated::X86(_, x86::Width::Ymm) => CodeGenerator::Avx2,
             Generated::Cranelift(_) => CodeGenerator::Cranelift,
         }
     }
@@ -368,21 +375,27 @@ fn supported(p: &Program) -> Result<(), String> {
     Ok(())
 }
 
-/// Compile `p` (see [`supported`]); `Err` says why not. Where `isa` is AVX-512, the
-/// AVX-512 code generator runs first and Cranelift only if it fails. A failure inside a
+/// Compile `p` (see [`supported`]); `Err` says why not. Where `isa` is AVX-512 or AVX2,
+/// the x86 code generator at that width runs first and Cranelift only if it fails (or
+/// refuses: the AVX2 width does not cover every program yet). A failure inside a
 /// code generator (a processor it cannot target, say; even a panic) is an `Err` too: the
 /// draw then runs on the interpreter. `DXSO_JIT_WHY=1` prints each reason to stderr.
 pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
     supported(p).inspect_err(|e| why("compiled tier", e))?;
-    if isa == Isa::Avx512 {
-        match guarded(|| x86::compile(p)) {
+    let width = match isa {
+        Isa::Avx512 => Some((x86::Width::Zmm, "AVX-512")),
+        Isa::Avx2 => Some((x86::Width::Ymm, "AVX2")),
+        Isa::Base => None,
+    };
+    if let Some((w, name)) = width {
+        match guarded(|| x86::compile(p, w)) {
             Ok(code) => {
                 return Ok(Jit {
                     entry: code.entry,
-                    code: Generated::X86(code),
+                    code: Generated::X86(code, w),
                 });
             }
-            Err(e) => why("AVX-512", &e),
+            Err(e) => why(name, &e),
         }
     }
     let code = guarded(|| cranelift::generate(p)).inspect_err(|e| why("Cranelift", e))?;
@@ -392,12 +405,22 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
     })
 }
 
-/// Compile `p` with fetch and store fused for draws laid out as `layout` says (AVX-512 only;
-/// see [`Layout`]).
-pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Option<Fused> {
+/// Compile `p` with fetch and store fused for draws laid out as `layout` says (see
+/// [`Layout`]), by the x86 code generator at the width of `generator`, which compiled the
+/// unfused code (Cranelift's code is never fused).
+pub(crate) fn compile_fused(
+    p: &Program,
+    layout: &Layout,
+    generator: CodeGenerator,
+) -> Option<Fused> {
     supported(p).ok()?;
-    guarded(|| x86::compile_fused(p, layout))
-        .inspect_err(|e| why("AVX-512 (fused)", e))
+    let (w, name) = match generator {
+        CodeGenerator::Avx512 => (x86::Width::Zmm, "AVX-512 (fused)"),
+        CodeGenerator::Avx2 => (x86::Width::Ymm, "AVX2 (fused)"),
+        CodeGenerator::Cranelift => return None,
+    };
+    guarded(|| x86::compile_fused(p, layout, w))
+        .inspect_err(|e| why(name, e))
         .ok()
 }
 

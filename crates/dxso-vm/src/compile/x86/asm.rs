@@ -1,7 +1,108 @@
-//! The instruction-emission layer: register names, compare predicates, `vfixupimmps`
-//! responses, mask-register operands, and the constant pool the code reads through rbp.
+//! The instruction-emission layer: the vector width ([`Width`], and [`vx!`] to emit an
+//! instruction at it), register names, compare predicates, `vfixupimmps` responses,
+//! mask-register operands, and the constant pool the code reads through rbp.
 
 use super::*;
+
+/// The vector width the generator emits: AVX-512 (16 lanes in 32 zmm registers, k-masks) or
+/// AVX2 (8 lanes in 16 ymm registers; masks are vector registers of all-ones lanes). Every
+/// formula, the register cache and liveness are the same source at both widths; an
+/// instruction names its registers through [`vx!`], which picks the width's register file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    Zmm,
+    Ymm,
+}
+
+impl Width {
+    /// Lanes per vector register.
+    pub(super) const fn lanes(self) -> u32 {
+        match self {
+            Width::Zmm => 16,
+            Width::Ymm => 8,
+        }
+    }
+
+    /// Bytes per vector register (one group's slice of an arena row).
+    pub(super) const fn bytes(self) -> i32 {
+        self.lanes() as i32 * 4
+    }
+
+    /// Vector registers the cache may use.
+    pub(super) const fn regs(self) -> usize {
+        match self {
+            Width::Zmm => 32,
+            Width::Ymm => 16,
+        }
+    }
+}
+
+/// A set of lanes: a k register (AVX-512), or a vector register whose lanes are all ones
+/// or all zeros (AVX2; a temporary, freed with [`Gen::free_mask`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mask {
+    K(u8),
+    V(V),
+}
+
+/// Vector register `v` as an operand of [`vx!`] (zmm or ymm by the width).
+#[derive(Clone, Copy)]
+pub(super) struct Vr(pub V);
+
+/// An operand of [`vx!`] at the width `W` ([`Z`] or [`Y`]): vector registers become that
+/// width's, memory operands and immediates stay what they are.
+pub(super) trait At<W> {
+    type Out;
+    fn at(self) -> Self::Out;
+}
+pub(super) struct Z;
+pub(super) struct Y;
+impl At<Z> for Vr {
+    type Out = AsmRegisterZmm;
+    fn at(self) -> AsmRegisterZmm {
+        ZMM[self.0]
+    }
+}
+impl At<Y> for Vr {
+    type Out = AsmRegisterYmm;
+    fn at(self) -> AsmRegisterYmm {
+        YMM[self.0]
+    }
+}
+impl<W> At<W> for AsmMemoryOperand {
+    type Out = AsmMemoryOperand;
+    fn at(self) -> AsmMemoryOperand {
+        self
+    }
+}
+impl<W> At<W> for i32 {
+    type Out = i32;
+    fn at(self) -> i32 {
+        self
+    }
+}
+impl<W> At<W> for u32 {
+    type Out = u32;
+    fn at(self) -> u32 {
+        self
+    }
+}
+
+/// `vx!(gen, op(operands))`: emit `op` at `gen`'s width, each `Vr(v)` operand the width's
+/// register `v`; `vx!(gen, zop | yop(operands))` where the two widths spell the
+/// instruction differently (`vpandd` is AVX-512's, `vpand` AVX2's).
+macro_rules! vx {
+    ($g:expr, $op:ident ( $($arg:expr),* $(,)? )) => {
+        vx!($g, $op | $op ( $($arg),* ))
+    };
+    ($g:expr, $z:ident | $y:ident ( $($arg:expr),* $(,)? )) => {
+        match $g.w {
+            Width::Zmm => $g.a.$z($(<_ as At<Z>>::at($arg)),*),
+            Width::Ymm => $g.a.$y($(<_ as At<Y>>::at($arg)),*),
+        }
+    };
+}
+pub(super) use vx;
 
 /// `k1{k}`: a compare into k1 that keeps only the lanes `k` has.
 pub(super) fn mk_k(k: usize) -> AsmRegisterK {
@@ -82,10 +183,16 @@ impl Gen<'_> {
         i as i32 * 4
     }
 
-    /// A broadcast memory operand of the constant with these bits.
+    /// A memory operand of the constant with these bits in every lane: broadcast from one
+    /// word (AVX-512), a whole vector of them in the pool (AVX2 has no embedded broadcast).
     pub(super) fn kb(&mut self, bits: u32) -> AsmMemoryOperand {
-        let at = self.pool_at(bits);
-        dword_bcst(rbp + at)
+        match self.w {
+            Width::Zmm => {
+                let at = self.pool_at(bits);
+                dword_bcst(rbp + at)
+            }
+            Width::Ymm => self.vector(&[bits; 8]),
+        }
     }
 
     pub(super) fn kf(&mut self, x: f32) -> AsmMemoryOperand {
@@ -98,23 +205,35 @@ impl Gen<'_> {
         dword_ptr(rbp + at)
     }
 
-    /// Sixteen 32-bit words as one 64-byte vector in the pool (once per distinct vector; not
-    /// deduplicated word by word: the sixteen must be consecutive).
-    pub(super) fn vector(&mut self, words: [u32; 16]) -> AsmMemoryOperand {
-        let at = match self.vectors.get(&words) {
+    /// One vector register's worth of 32-bit words (16 or 8) as one vector in the pool
+    /// (once per distinct vector; not deduplicated word by word: the words must be
+    /// consecutive).
+    pub(super) fn vector(&mut self, words: &[u32]) -> AsmMemoryOperand {
+        debug_assert_eq!(words.len(), self.w.lanes() as usize);
+        let at = match self.vectors.get(words) {
             Some(&at) => at,
             None => {
                 let at = self.pool.len();
                 self.pool.extend(words);
-                self.vectors.insert(words, at);
+                self.vectors.insert(words.to_vec(), at);
                 at
             }
         };
-        zmmword_ptr(rbp + at as i32 * 4)
+        self.vmem(rbp + at as i32 * 4)
+    }
+
+    /// A memory operand one vector register wide.
+    pub(super) fn vmem(&self, at: impl Into<AsmMemoryOperand>) -> AsmMemoryOperand {
+        let at = at.into();
+        match self.w {
+            Width::Zmm => zmmword_ptr(at),
+            Width::Ymm => ymmword_ptr(at),
+        }
     }
 
     /// 0, 1, .., 15 as one 64-byte vector in the pool.
     pub(super) fn iota(&mut self) -> AsmMemoryOperand {
-        self.vector(std::array::from_fn(|l| l as u32))
+        let words: [u32; 16] = std::array::from_fn(|l| l as u32);
+        self.vector(&words)
     }
 }

@@ -102,14 +102,16 @@ impl Gen<'_> {
             self.a.mov(rax, qword_ptr(rsp + BATCH_IO))?;
             self.a.mov(rax, qword_ptr(rax + INDICES_SLOT))?;
             self.a.mov(rcx, qword_ptr(rsp + GROUP))?;
-            self.a
-                .vmovdqu32(ZMM[v], zmmword_ptr(rax + rcx + self.g as i32 * 64))?;
+            let m = self.vmem(rax + rcx + self.g as i32 * self.w.bytes());
+            vx!(self, vmovdqu32 | vmovdqu(Vr(v), m))?;
             let m = self.kb(stride);
-            self.a.vpmulld(ZMM[v], ZMM[v], m)?;
+            vx!(self, vpmulld(Vr(v), Vr(v), m))?;
         } else {
-            let first = self.g * 16 * stride;
-            let m = self.vector(std::array::from_fn(|l| first + l as u32 * stride));
-            self.a.vmovdqu32(ZMM[v], m)?;
+            let lanes = self.w.lanes();
+            let first = self.g * lanes * stride;
+            let words: Vec<u32> = (0..lanes).map(|l| first + l * stride).collect();
+            let m = self.vector(&words);
+            vx!(self, vmovdqu32 | vmovdqu(Vr(v), m))?;
         }
         Ok(v)
     }
@@ -137,16 +139,32 @@ impl Gen<'_> {
         if indexed {
             // Each lane's element offset, from the index buffer, to the scratch area.
             let offsets = self.lane_offsets(stride)?;
-            self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[offsets])?;
+            let io = self.vmem(rsp + IO);
+            vx!(self, vmovdqu32 | vmovdqu(io, Vr(offsets)))?;
             self.free(offsets);
         }
         self.lane_address(reg as i32 * 8, stride)?;
-        let g = self.g;
-        let at = |v: u32| ((g * 16 + v) * stride) as i32;
+        let (g, lanes) = (self.g, self.w.lanes());
+        let at = |v: u32| ((g * lanes + v) * stride) as i32;
+        // Only the element's own floats are read (masked loads do not fault): the mask in
+        // k1 (AVX-512) or in the low dwords of a register (AVX2's vmaskmovps).
+        let mut mask = None;
         if floats < 4 {
-            // Only the element's own floats are read (masked loads do not fault).
-            self.a.mov(ecx, (1u32 << floats) - 1)?;
-            self.a.kmovw(k1, ecx)?;
+            match self.w {
+                Width::Zmm => {
+                    self.a.mov(ecx, (1u32 << floats) - 1)?;
+                    self.a.kmovw(k1, ecx)?;
+                }
+                Width::Ymm => {
+                    let m = self.alloc()?;
+                    let words: Vec<u32> = (0..lanes)
+                        .map(|l| if l % 4 < floats as u32 { u32::MAX } else { 0 })
+                        .collect();
+                    let v = self.vector(&words);
+                    self.a.vmovups(YMM[m], v)?;
+                    mask = Some(m);
+                }
+            }
         }
         // z[q] lane k = vertex 4k + q: after the transpose, lanes are in vertex order.
         let mut z = [0; 4];
@@ -157,7 +175,7 @@ impl Gen<'_> {
             } else {
                 None
             };
-            for k in 0..4u32 {
+            for k in 0..lanes / 4 {
                 let lane = 4 * k + q as u32;
                 let m = if indexed {
                     self.a.mov(ecx, dword_ptr(rsp + IO + 4 * lane as i32))?;
@@ -166,20 +184,27 @@ impl Gen<'_> {
                     xmmword_ptr(rax + at(lane))
                 };
                 let xmm = XMM[*zq];
-                match (t, k) {
-                    (None, 0) => self.a.vmovups(xmm, m)?,
-                    (None, _) => self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], m, k as i32)?,
-                    (Some(_), 0) => self.a.vmovups(xmm.k1().z(), m)?,
-                    (Some(t), _) => {
+                match (t, k, mask) {
+                    (None, _, _) => self.insert128(*zq, m, k as i32)?,
+                    (Some(_), 0, None) => self.a.vmovups(xmm.k1().z(), m)?,
+                    (Some(t), _, None) => {
                         let tx = XMM[t];
                         self.a.vmovups(tx.k1().z(), m)?;
                         self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], tx, k as i32)?;
+                    }
+                    (Some(_), 0, Some(mk)) => self.a.vmaskmovps(xmm, XMM[mk], m)?,
+                    (Some(t), _, Some(mk)) => {
+                        self.a.vmaskmovps(XMM[t], XMM[mk], m)?;
+                        self.a.vinsertf128(YMM[*zq], YMM[*zq], XMM[t], k as i32)?;
                     }
                 }
             }
             if let Some(t) = t {
                 self.free(t);
             }
+        }
+        if let Some(m) = mask {
+            self.free(m);
         }
         let mut rows = self.transpose(z)?;
         if floats < 4 {
@@ -203,7 +228,7 @@ impl Gen<'_> {
             if relative {
                 let key = self.key(base + c as u16);
                 let at = self.home(key);
-                self.a.vmovups(at, ZMM[v])?;
+                vx!(self, vmovups(at, Vr(v)))?;
                 self.slot[v] = Slot::Row { key, dirty: false };
             }
         }
@@ -221,11 +246,37 @@ impl Gen<'_> {
         let mut d = [0; 2];
         for (i, word) in d.iter_mut().enumerate().take(dwords) {
             *word = self.alloc()?;
-            self.scratch_k(2);
-            self.a.kxnorw(k2, k2, k2)?;
-            self.a.vpxord(ZMM[*word], ZMM[*word], ZMM[*word])?;
-            self.a
-                .vpgatherdd(ZMM[*word].k2(), dword_ptr(rax + ZMM[index] + 4 * i as i32))?;
+            match self.w {
+                Width::Zmm => {
+                    self.scratch_k(2);
+                    self.a.kxnorw(k2, k2, k2)?;
+                    self.a.vpxord(ZMM[*word], ZMM[*word], ZMM[*word])?;
+                    self.a
+                        .vpgatherdd(ZMM[*word].k2(), dword_ptr(rax + ZMM[index] + 4 * i as i32))?;
+                }
+                Width::Ymm => {
+                    // Every lane (the gather clears its mask register as it goes).
+                    let m = self.alloc()?;
+                    self.a.vpcmpeqd(YMM[m], YMM[m], YMM[m])?;
+                    self.a.vpxor(YMM[*word], YMM[*word], YMM[*word])?;
+                    // code_asm spells only the EVEX form: the VEX one built directly.
+                    let at = iced_x86::MemoryOperand::with_base_index_scale_displ_size(
+                        iced_x86::Register::RAX,
+                        YMM[index].into(),
+                        1,
+                        4 * i as i64,
+                        1,
+                    );
+                    let gather = iced_x86::Instruction::with3(
+                        iced_x86::Code::VEX_Vpgatherdd_ymm_vm32y_ymm,
+                        iced_x86::Register::from(YMM[*word]),
+                        at,
+                        iced_x86::Register::from(YMM[m]),
+                    )?;
+                    self.a.add_instruction(gather)?;
+                    self.free(m);
+                }
+            }
         }
         self.free(index);
         let (parts, scale) =
@@ -241,24 +292,39 @@ impl Gen<'_> {
                 } => {
                     // `shl` bits off the top, then `shr` down (arithmetic when signed).
                     let t = self.alloc()?;
-                    self.a.vpslld(ZMM[t], ZMM[d[dword]], shl)?;
+                    vx!(self, vpslld(Vr(t), Vr(d[dword]), shl))?;
                     if signed {
-                        self.a.vpsrad(ZMM[t], ZMM[t], shr)?;
+                        vx!(self, vpsrad(Vr(t), Vr(t), shr))?;
                     } else {
-                        self.a.vpsrld(ZMM[t], ZMM[t], shr)?;
+                        vx!(self, vpsrld(Vr(t), Vr(t), shr))?;
                     }
-                    self.a.vcvtdq2ps(ZMM[t], ZMM[t])?;
+                    vx!(self, vcvtdq2ps(Vr(t), Vr(t)))?;
                     if scale != 1.0 {
                         let k = self.kreg(scale)?;
-                        self.a.vdivps(ZMM[t], ZMM[t], ZMM[k])?;
+                        vx!(self, vdivps(Vr(t), Vr(t), Vr(k)))?;
                     }
                     t
                 }
                 Part::Half(h) => {
                     let t = self.alloc()?;
-                    self.a.vpsrld(ZMM[t], ZMM[d[h / 2]], 16 * (h as u32 % 2))?;
-                    self.a.vpmovdw(YMM[t], ZMM[t])?;
-                    self.a.vcvtph2ps(ZMM[t], YMM[t])?;
+                    vx!(self, vpsrld(Vr(t), Vr(d[h / 2]), 16 * (h as u32 % 2)))?;
+                    match self.w {
+                        Width::Zmm => {
+                            self.a.vpmovdw(YMM[t], ZMM[t])?;
+                            self.a.vcvtph2ps(ZMM[t], YMM[t])?;
+                        }
+                        Width::Ymm => {
+                            // The low 16 bits of each lane, packed into 8 words (exact:
+                            // every value fits unsigned), then converted.
+                            let low = self.kb(0xFFFF);
+                            self.a.vpand(YMM[t], YMM[t], low)?;
+                            let hi = self.alloc()?;
+                            self.a.vextracti128(XMM[hi], YMM[t], 1)?;
+                            self.a.vpackusdw(XMM[t], XMM[t], XMM[hi])?;
+                            self.free(hi);
+                            self.a.vcvtph2ps(YMM[t], XMM[t])?;
+                        }
+                    }
                     t
                 }
                 Part::Fill(x) => self.constant(x)?,
@@ -275,11 +341,11 @@ impl Gen<'_> {
         let mut t = [0; 4];
         for (i, ti) in t.iter_mut().enumerate() {
             *ti = self.alloc()?;
-            let (a, b) = (ZMM[x[i / 2 * 2]], ZMM[x[i / 2 * 2 + 1]]);
+            let (a, b) = (Vr(x[i / 2 * 2]), Vr(x[i / 2 * 2 + 1]));
             if i % 2 == 0 {
-                self.a.vunpcklps(ZMM[*ti], a, b)?;
+                vx!(self, vunpcklps(Vr(*ti), a, b))?;
             } else {
-                self.a.vunpckhps(ZMM[*ti], a, b)?;
+                vx!(self, vunpckhps(Vr(*ti), a, b))?;
             }
         }
         for &v in &x {
@@ -289,11 +355,11 @@ impl Gen<'_> {
         let mut r = [0; 4];
         for (c, rc) in r.iter_mut().enumerate() {
             *rc = self.alloc()?;
-            let (a, b) = (ZMM[t[c / 2]], ZMM[t[c / 2 + 2]]);
+            let (a, b) = (Vr(t[c / 2]), Vr(t[c / 2 + 2]));
             if c % 2 == 0 {
-                self.a.vunpcklpd(ZMM[*rc], a, b)?;
+                vx!(self, vunpcklpd(Vr(*rc), a, b))?;
             } else {
-                self.a.vunpckhpd(ZMM[*rc], a, b)?;
+                vx!(self, vunpckhpd(Vr(*rc), a, b))?;
             }
         }
         for &v in &t {
@@ -316,22 +382,24 @@ impl Gen<'_> {
             for (c, xc) in x.iter_mut().enumerate() {
                 *xc = self.alloc()?;
                 let at = self.home(self.key(row + c as u16));
-                self.a.vmovups(ZMM[*xc], at)?;
-                self.a.vcmpps(k1, ZMM[*xc], ZMM[*xc], UNORD)?;
-                self.set_where(*xc, 1, f32::NAN)?;
+                vx!(self, vmovups(Vr(*xc), at))?;
+                let nan = self.cmpv(1, *xc, UNORD, *xc)?;
+                self.set_where(*xc, nan, f32::NAN)?;
+                self.free_mask(nan);
             }
             u.push(self.transpose(x)?);
         }
         self.lane_address(OUT_SLOT, record)?;
         // u[k][q] lane l = register k of vertex 4l + q.
-        for v in 0..16u32 {
+        let lanes = self.w.lanes();
+        for v in 0..lanes {
             for (k, uk) in ks.clone().zip(&u) {
                 let (q, lane) = ((v % 4) as usize, v / 4);
-                let m = xmmword_ptr(rax + ((self.g * 16 + v) * record + k as u32 * 16) as i32);
-                if lane == 0 {
-                    self.a.vmovups(m, XMM[uk[q]])?;
-                } else {
-                    self.a.vextractf32x4(m, ZMM[uk[q]], lane as i32)?;
+                let m = xmmword_ptr(rax + ((self.g * lanes + v) * record + k as u32 * 16) as i32);
+                match (lane, self.w) {
+                    (0, _) => self.a.vmovups(m, XMM[uk[q]])?,
+                    (_, Width::Zmm) => self.a.vextractf32x4(m, ZMM[uk[q]], lane as i32)?,
+                    (_, Width::Ymm) => self.a.vextractf128(m, YMM[uk[q]], lane as i32)?,
                 }
             }
         }

@@ -61,39 +61,52 @@ pub(super) fn palette_runs(p: &Program) -> (Runs, HashMap<usize, i32>) {
 impl Gen<'_> {
     // ---- gathers ---------------------------------------------------------------------
 
+    /// 128-bit lane `k` of `v` = the 16 bytes at `m` (lane 0: the rest of `v` cleared).
+    pub(super) fn insert128(&mut self, v: V, m: AsmMemoryOperand, k: i32) -> R {
+        match (k, self.w) {
+            (0, _) => self.a.vmovups(XMM[v], m)?,
+            (_, Width::Zmm) => self.a.vinsertf32x4(ZMM[v], ZMM[v], m, k)?,
+            (_, Width::Ymm) => self.a.vinsertf128(YMM[v], YMM[v], m, k)?,
+        }
+        Ok(())
+    }
+
     /// Rows = c[base + a0.comp] per lane; outside the file, the zero register at its end.
     pub(super) fn gather_const_a0(&mut self, dst: u16, base: i32, comp: u8) -> R {
         let a = self.row(A0_ROW + comp as u16)?;
         let i = self.alloc()?;
         let b = self.kb(base as u32);
-        self.a.vpaddd(ZMM[i], ZMM[a], b)?;
+        vx!(self, vpaddd(Vr(i), Vr(a), b))?;
         let last = self.alloc()?;
-        self.a.vpbroadcastd(ZMM[last], dword_ptr(rsp + NCONSTS))?;
+        vx!(self, vpbroadcastd(Vr(last), dword_ptr(rsp + NCONSTS)))?;
         let one = self.kb(1);
-        self.a.vpsubd(ZMM[last], ZMM[last], one)?;
-        self.a.vpcmpud(k1, ZMM[i], ZMM[last], 1)?;
-        self.a.vmovdqa32(ZMM[last].k1(), ZMM[i])?;
+        vx!(self, vpsubd(Vr(last), Vr(last), one))?;
+        // The unsigned minimum of the index and the zero register's.
+        match self.w {
+            Width::Zmm => {
+                self.a.vpcmpud(k1, ZMM[i], ZMM[last], 1)?;
+                self.a.vmovdqa32(ZMM[last].k1(), ZMM[i])?;
+            }
+            Width::Ymm => self.a.vpminud(YMM[last], YMM[last], YMM[i])?,
+        }
         if crate::compile::broken_gather() != 0 {
             let k = self.kb(crate::compile::broken_gather() as u32);
-            self.a.vpaddd(ZMM[last], ZMM[last], k)?;
+            vx!(self, vpaddd(Vr(last), Vr(last), k))?;
         }
         // Each lane's register whole (16 bytes), then a transpose: cheaper than four
         // 16-lane gathers.
-        self.a.vpslld(ZMM[last], ZMM[last], 4)?;
-        self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[last])?;
+        vx!(self, vpslld(Vr(last), Vr(last), 4))?;
+        let io = self.vmem(rsp + IO);
+        vx!(self, vmovdqu32 | vmovdqu(io, Vr(last)))?;
         let mut z = [0; 4];
         for (q, zq) in z.iter_mut().enumerate() {
             *zq = self.alloc()?;
-            for k in 0..4 {
+            for k in 0..self.w.lanes() as i32 / 4 {
                 // z[q] lane k = lane 4k + q.
                 let lane = 4 * k + q as i32;
                 self.a.mov(eax, dword_ptr(rsp + IO + 4 * lane))?;
                 let m = xmmword_ptr(r12 + rax);
-                if k == 0 {
-                    self.a.vmovups(XMM[*zq], m)?;
-                } else {
-                    self.a.vinsertf32x4(ZMM[*zq], ZMM[*zq], m, k)?;
-                }
+                self.insert128(*zq, m, k)?;
             }
         }
         let out = self.transpose(z)?;
@@ -118,52 +131,57 @@ impl Gen<'_> {
         let a = self.row(A0_ROW + comp as u16)?;
         let i = self.alloc()?;
         let b = self.kb((base + 2) as u32);
-        self.a.vpaddd(ZMM[i], ZMM[a], b)?;
+        vx!(self, vpaddd(Vr(i), Vr(a), b))?;
         // The zero register is number nconsts - 1: + 2.
         let limit = self.alloc()?;
-        self.a.vpbroadcastd(ZMM[limit], dword_ptr(rsp + NCONSTS))?;
+        vx!(self, vpbroadcastd(Vr(limit), dword_ptr(rsp + NCONSTS)))?;
         let one = self.kb(1);
-        self.a.vpaddd(ZMM[limit], ZMM[limit], one)?;
-        self.a.vpminud(ZMM[i], ZMM[i], ZMM[limit])?;
+        vx!(self, vpaddd(Vr(limit), Vr(limit), one))?;
+        vx!(self, vpminud(Vr(i), Vr(i), Vr(limit)))?;
         self.free(limit);
-        self.a.vpslld(ZMM[i], ZMM[i], 4)?;
-        self.a.vmovdqu32(zmmword_ptr(rsp + IO), ZMM[i])?;
+        vx!(self, vpslld(Vr(i), Vr(i), 4))?;
+        let io = self.vmem(rsp + IO);
+        vx!(self, vmovdqu32 | vmovdqu(io, Vr(i)))?;
         self.free(i);
         // Register k of lane l at r12 + 16 * (index + 2) + 16 * k - 32.
         let ks: Vec<i32> = std::iter::once(0)
             .chain(later.iter().map(|l| l.1))
             .collect();
-        let mut z = vec![[0; 4]; ks.len()];
-        for q in 0..4 {
-            for zk in z.iter_mut() {
-                zk[q] = self.alloc()?;
-            }
-            for kk in 0..4 {
-                // z[k][q] lane kk = lane 4 kk + q.
-                let lane = 4 * kk + q as i32;
-                self.a.mov(eax, dword_ptr(rsp + IO + 4 * lane))?;
-                for (zk, &k) in z.iter().zip(&ks) {
-                    let m = xmmword_ptr(r12 + rax + (16 * k - 32));
-                    if kk == 0 {
-                        self.a.vmovups(XMM[zk[q]], m)?;
-                    } else {
-                        self.a.vinsertf32x4(ZMM[zk[q]], ZMM[zk[q]], m, kk)?;
+        // AVX-512: every register of the run at once (32 registers hold them); AVX2: one
+        // at a time, the stashed ones first (16 registers).
+        let chunks: Vec<Vec<usize>> = match self.w {
+            Width::Zmm => vec![(0..ks.len()).collect()],
+            Width::Ymm => (1..ks.len()).chain([0]).map(|n| vec![n]).collect(),
+        };
+        for chunk in chunks {
+            let mut z = vec![[0; 4]; chunk.len()];
+            for q in 0..4 {
+                for zk in z.iter_mut() {
+                    zk[q] = self.alloc()?;
+                }
+                for kk in 0..self.w.lanes() as i32 / 4 {
+                    // z[k][q] lane kk = lane 4 kk + q.
+                    let lane = 4 * kk + q as i32;
+                    self.a.mov(eax, dword_ptr(rsp + IO + 4 * lane))?;
+                    for (zk, &n) in z.iter().zip(&chunk) {
+                        let m = xmmword_ptr(r12 + rax + (16 * ks[n] - 32));
+                        self.insert128(zk[q], m, kk)?;
                     }
                 }
             }
-        }
-        for (n, zk) in z.into_iter().enumerate() {
-            let rows = self.transpose(zk)?;
-            if n == 0 {
-                for (c, t) in rows.into_iter().enumerate() {
-                    self.bind(dst + c as u16, t);
-                }
-            } else {
-                let at = self.stash[&later[n - 1].0] + self.g as i32 * 256;
-                for (c, t) in rows.into_iter().enumerate() {
-                    self.a
-                        .vmovups(zmmword_ptr(rsp + at + c as i32 * 64), ZMM[t])?;
-                    self.free(t);
+            for (zk, &n) in z.into_iter().zip(&chunk) {
+                let rows = self.transpose(zk)?;
+                if n == 0 {
+                    for (c, t) in rows.into_iter().enumerate() {
+                        self.bind(dst + c as u16, t);
+                    }
+                } else {
+                    let at = self.stash[&later[n - 1].0] + self.g as i32 * 256;
+                    for (c, t) in rows.into_iter().enumerate() {
+                        let m = self.vmem(rsp + at + c as i32 * 64);
+                        vx!(self, vmovups(m, Vr(t)))?;
+                        self.free(t);
+                    }
                 }
             }
         }
@@ -183,7 +201,7 @@ impl Gen<'_> {
         for c in 0..4 {
             if self.live(dst + c as u16) {
                 let t = self.alloc()?;
-                self.a.vbroadcastss(ZMM[t], dword_ptr(r12 + rax + c * 4))?;
+                vx!(self, vbroadcastss(Vr(t), dword_ptr(r12 + rax + c * 4)))?;
                 self.bind(dst + c as u16, t);
             }
         }
@@ -250,10 +268,8 @@ impl Gen<'_> {
                     // Read with an earlier c[a0.n + k]: waiting in the frame.
                     for c in 0..4u16 {
                         let t = self.alloc()?;
-                        self.a.vmovups(
-                            ZMM[t],
-                            zmmword_ptr(rsp + at + self.g as i32 * 256 + c as i32 * 64),
-                        )?;
+                        let m = self.vmem(rsp + at + self.g as i32 * 256 + c as i32 * 64);
+                        vx!(self, vmovups(Vr(t), m))?;
                         self.bind(dst + c, t);
                     }
                     Ok(())

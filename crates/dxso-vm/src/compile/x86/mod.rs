@@ -1,11 +1,20 @@
-//! The compiled tier's AVX-512 code generator: the same translation as the Cranelift one
+//! The compiled tier's x86-64 code generator: the same translation as the Cranelift one
 //! (`compile/cranelift`), written as x86-64 machine code (assembled with iced-x86) that works on 16
-//! lanes per instruction — Cranelift's x86-64 backend emits 128-bit vectors only.
+//! lanes per instruction (AVX-512: zmm registers, k masks) or 8 (AVX2: ymm registers, masks
+//! as vector registers with compares, and-s and blends) — Cranelift's x86-64 backend emits
+//! 128-bit vectors only. Both widths are this one source: [`Width`] (in `asm`) says which,
+//! `vx!` emits an instruction at it, and the few places where AVX2 lacks an AVX-512
+//! instruction (`vfixupimmps`, `vpternlogd`, `vpcmpud`, merge masking, the zero-masked
+//! product) spell the AVX2 form beside it. The AVX2 width covers every operation, fused
+//! fetch and store included, but no relative input reads (`v[aL]`, `v[a0]`) yet
+//! (`ymm_covers`); with 16 registers it frees temporaries earlier (`release`,
+//! `component_done`).
 //!
-//! A batch of 64 lanes runs as two passes over two interleaved groups of 16: each op is
-//! emitted for both groups in a row, so their dependency chains overlap. Every arena row
+//! A batch of 64 lanes runs as passes over two interleaved groups of one register's lanes
+//! (two passes of 2 x 16 at AVX-512 width, four of 2 x 8 at AVX2): each op is emitted for
+//! both groups in a row, so their dependency chains overlap. Every arena row
 //! (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the arena; a
-//! register cache holds rows in the 32 zmm registers inside a basic block (least recently
+//! register cache holds rows in the vector registers (32 zmm or 16 ymm) inside a basic block (least recently
 //! used rows are written back when registers run out) and is emptied at every block
 //! boundary, so every path into a block finds the same state. a0 and p0 are cached the same
 //! way, with homes in the stack frame; constant rows are shared by the groups. Liveness
@@ -37,11 +46,14 @@ mod fetch;
 mod gather;
 mod ops;
 mod regs;
+#[cfg(test)]
+mod tests;
 
 use super::{BatchIo, Entry, Fused, FusedEntry, Layout};
 use crate::fetch::DeclType;
 use crate::math::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
+pub(crate) use asm::Width;
 use asm::*;
 use dxso::ir::Comparison;
 use gather::*;
@@ -56,18 +68,32 @@ pub(crate) struct Code {
     pub(crate) entry: Entry,
 }
 
-/// Compile `p` (already checked by `compile::supported`).
-pub(crate) fn compile(p: &Program) -> Result<Code, String> {
-    let (map, entry) = assemble(p, None)?;
+/// Compile `p` (already checked by `compile::supported`) at width `w`.
+pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
+    if w == Width::Ymm {
+        ymm_covers(p).map_err(|e| e.0)?;
+    }
+    let (map, entry) = assemble(p, None, w)?;
     // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
     Ok(Code { _map: map, entry })
 }
 
-/// Compile `p` (already checked by `compile::supported`) with fetch and store fused for draws
-/// laid out as `layout` says.
-pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Result<Fused, String> {
-    let (map, entry) = assemble(p, Some(layout.clone()))?;
+/// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
+/// fused for draws laid out as `layout` says.
+pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fused, String> {
+    if w == Width::Ymm {
+        ymm_covers(p).map_err(|e| e.0)?;
+        // Halves convert with F16C's vcvtph2ps, which AVX2 does not imply.
+        let halves = layout
+            .inputs
+            .iter()
+            .any(|i| matches!(i.1, DeclType::Float16_2 | DeclType::Float16_4));
+        if halves && !std::arch::is_x86_feature_detected!("f16c") {
+            return Err("FLOAT16 inputs without F16C".into());
+        }
+    }
+    let (map, entry) = assemble(p, Some(layout.clone()), w)?;
     // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
     // parameters.
     let entry = unsafe { std::mem::transmute::<*const u8, FusedEntry>(entry) };
@@ -78,8 +104,12 @@ pub(crate) fn compile_fused(p: &Program, layout: &Layout) -> Result<Fused, Strin
     })
 }
 
-fn assemble(p: &Program, layout: Option<Layout>) -> Result<(memmap2::Mmap, *const u8), String> {
-    let mut g = Gen::new(p, layout).map_err(|e| e.to_string())?;
+fn assemble(
+    p: &Program,
+    layout: Option<Layout>,
+    w: Width,
+) -> Result<(memmap2::Mmap, *const u8), String> {
+    let mut g = Gen::new(p, layout, w).map_err(|e| e.to_string())?;
     g.program().map_err(|e| e.to_string())?;
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
@@ -97,7 +127,29 @@ fn assemble(p: &Program, layout: Option<Layout>) -> Result<(memmap2::Mmap, *cons
     Ok((map, entry))
 }
 
-/// A zmm register number.
+/// What the AVX2 width covers so far: every ALU operation (`texldl` and `sincos` calling
+/// back 8 lanes at a time), predicated writes, `setp`, `mova`, uniform flow (`if b#`, `loop`/`rep`),
+/// `c[aL + n]` and `c[a0.n + k]` (with palette runs), unfused or with fetch and store fused.
+/// The relative input reads (`v[aL]`, `v[a0]`) are refused here (the tier choice then takes
+/// Cranelift's code).
+fn ymm_covers(p: &Program) -> R {
+    for op in &p.ops {
+        match *op {
+            Op::Alu { .. } => {}
+            Op::IfBool { .. }
+            | Op::Jump { .. }
+            | Op::Ret
+            | Op::Loop { .. }
+            | Op::EndLoop { .. }
+            | Op::GatherConstAl { .. }
+            | Op::GatherConstA0 { .. } => {}
+            ref other => return Err(Error(format!("{other:?} at AVX2 width"))),
+        }
+    }
+    Ok(())
+}
+
+/// A vector register number (zmm or ymm by the width).
 type V = usize;
 
 type R<T = ()> = Result<T, Error>;
@@ -121,13 +173,15 @@ impl std::fmt::Display for Error {
 /// The code generator's state while it emits one program.
 struct Gen<'a> {
     a: CodeAssembler,
+    /// The vector width emitted.
+    w: Width,
     p: &'a Program,
     /// The constants the code reads (placed after the code, addressed through rbp), and
     /// where each 32-bit value and each 64-byte vector sit in it.
     pool: Vec<u32>,
     pool_index: HashMap<u32, usize>,
-    vectors: HashMap<[u32; 16], usize>,
-    /// The register cache: what each zmm register holds, when it was last used, and the
+    vectors: HashMap<Vec<u32>, usize>,
+    /// The register cache: what each vector register holds, when it was last used, and the
     /// op that last read it (pinned while that op is emitted).
     slot: [Slot; 32],
     stamp: [u64; 32],
@@ -142,7 +196,7 @@ struct Gen<'a> {
     frame: i32,
     /// The instruction count when the last label was placed.
     label_at: Option<usize>,
-    /// The group of 16 lanes being emitted (0..G).
+    /// The group of lanes (one vector register's) being emitted (0..G).
     g: u32,
     /// Fetch and store fused for this layout.
     layout: Option<Layout>,
@@ -207,7 +261,7 @@ const _: () = assert!(std::mem::offset_of!(BatchIo, ahead) == AHEAD_SLOT as usiz
 const BY_INDEX: i32 = 1 << 16;
 
 impl<'a> Gen<'a> {
-    fn new(p: &'a Program, layout: Option<Layout>) -> R<Gen<'a>> {
+    fn new(p: &'a Program, layout: Option<Layout>, w: Width) -> R<Gen<'a>> {
         let mut loop_slot = HashMap::new();
         for (pc, op) in p.ops.iter().enumerate() {
             if matches!(op, Op::Loop { .. }) {
@@ -222,10 +276,12 @@ impl<'a> Gen<'a> {
         }
         let frame = stash_at + stash.len() as i32 * 256 * G as i32;
         let mut a = CodeAssembler::new(64)?;
-        // xmm16..xmm31 need EVEX encodings (the fused fetch and store use xmm views).
-        a.set_prefer_vex(false);
+        // xmm16..xmm31 need EVEX encodings (the fused fetch and store use xmm views); AVX2
+        // code must have VEX ones.
+        a.set_prefer_vex(w == Width::Ymm);
         Ok(Gen {
             a,
+            w,
             p,
             pool: Vec::new(),
             pool_index: HashMap::new(),
@@ -348,7 +404,7 @@ impl Gen<'_> {
         // (temporaries, outputs not written on every path, a0, p0), aL and the count; the
         // components of vs_1_1 .. vs_2_x oD0 among them from 1.0 (C11).
         self.label(&mut head)?;
-        self.a.vpxord(zmm0, zmm0, zmm0)?;
+        vx!(self, vpxord | vpxor(Vr(0), Vr(0), Vr(0)))?;
         let mut zeroed: Vec<u16> = entry
             .into_iter()
             .filter(|&r| !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r))
@@ -357,13 +413,13 @@ impl Gen<'_> {
         let diffuse = self.p.diffuse.map_or(0..0, |d| d..d + 4);
         if zeroed.iter().any(|r| diffuse.contains(r)) {
             let one = self.km(1.0);
-            self.a.vbroadcastss(zmm1, one)?;
+            vx!(self, vbroadcastss(Vr(1), one))?;
         }
         for row in zeroed {
-            let v = if diffuse.contains(&row) { zmm1 } else { zmm0 };
+            let v = Vr(if diffuse.contains(&row) { 1 } else { 0 });
             for g in 0..G {
                 let at = self.home(row as u32 | g << 16);
-                self.a.vmovups(at, v)?;
+                vx!(self, vmovups(at, v))?;
             }
         }
         self.a.mov(dword_ptr(rsp + AL), 0)?;
@@ -391,17 +447,17 @@ impl Gen<'_> {
             for (slot, stride) in streams.filter(|s| s.1 > 0) {
                 if layout.indexed {
                     // The element of each of the next batch's vertices (by its index).
-                    for lane in 0..16 * G {
+                    for lane in 0..self.w.lanes() * G {
                         self.prefetch.push((slot | BY_INDEX, stride, lane as i32));
                     }
                 } else {
-                    for line in (0..16 * G * stride).step_by(64) {
+                    for line in (0..self.w.lanes() * G * stride).step_by(64) {
                         self.prefetch
                             .push((slot, stride, (ahead * stride + line) as i32));
                     }
                 }
             }
-            for line in (0..16 * G * record).step_by(64) {
+            for line in (0..self.w.lanes() * G * record).step_by(64) {
                 self.prefetch
                     .push((OUT_SLOT, record, (ahead * record + line) as i32));
             }
@@ -560,20 +616,23 @@ impl Gen<'_> {
         self.check_limit(bail)?;
         if self.layout.is_some() {
             self.emit_prefetches(usize::MAX)?;
-            // Four registers at a time: their transposes stay in registers.
+            // Four registers at a time (two at AVX2 width): their transposes stay in
+            // registers.
             let regs = self.p.outputs.len();
+            let per = if self.w == Width::Zmm { 4 } else { 2 };
             for g in 0..G {
                 self.g = g;
-                for first in (0..regs).step_by(4) {
-                    self.store_outputs(first..regs.min(first + 4))?;
+                for first in (0..regs).step_by(per) {
+                    self.store_outputs(first..regs.min(first + per))?;
                     self.end_op();
                 }
             }
             self.g = 0;
             self.flush_live(Some(&HashSet::new()))?;
         }
-        self.a.add(rbx, 64 * G as i32)?;
-        self.a.add(qword_ptr(rsp + GROUP), 64 * G as i32)?;
+        let pass = self.w.bytes() * G as i32;
+        self.a.add(rbx, pass)?;
+        self.a.add(qword_ptr(rsp + GROUP), pass)?;
         self.a.cmp(qword_ptr(rsp + GROUP), ROW)?;
         self.a.jb(head)?;
         self.a.xor(eax, eax)?;

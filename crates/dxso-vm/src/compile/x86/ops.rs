@@ -10,13 +10,13 @@ impl Gen<'_> {
     /// A register holding `x` in every lane, shared (read only) while it stays cached.
     pub(super) fn kreg(&mut self, x: f32) -> R<V> {
         let key = KONST | self.pool_at(x.to_bits()) as u32;
-        let found = (0..32).find(|&r| self.slot[r] == Slot::Row { key, dirty: false });
+        let found = (0..self.w.regs()).find(|&r| self.slot[r] == Slot::Row { key, dirty: false });
         let r = match found {
             Some(r) => r,
             None => {
                 let r = self.alloc()?;
                 let m = self.km(x);
-                self.a.vbroadcastss(ZMM[r], m)?;
+                vx!(self, vbroadcastss(Vr(r), m))?;
                 self.slot[r] = Slot::Row { key, dirty: false };
                 r
             }
@@ -30,7 +30,7 @@ impl Gen<'_> {
     pub(super) fn constant(&mut self, x: f32) -> R<V> {
         let t = self.alloc()?;
         let m = self.km(x);
-        self.a.vbroadcastss(ZMM[t], m)?;
+        vx!(self, vbroadcastss(Vr(t), m))?;
         Ok(t)
     }
 
@@ -42,7 +42,7 @@ impl Gen<'_> {
         }
         let t = self.alloc()?;
         let m = self.kb(!SIGN);
-        self.a.vpandd(ZMM[t], ZMM[v], m)?;
+        vx!(self, vpandd | vpand(Vr(t), Vr(v), m))?;
         Ok(t)
     }
 
@@ -53,41 +53,37 @@ impl Gen<'_> {
         }
         let t = self.alloc()?;
         let m = self.kb(SIGN);
-        self.a.vpxord(ZMM[t], ZMM[v], m)?;
+        vx!(self, vpxord | vpxor(Vr(t), Vr(v), m))?;
         self.free(v);
         Ok(t)
     }
 
+    /// `f(new, x, y)` into a new temporary.
     pub(super) fn op3(
         &mut self,
-        f: fn(
-            &mut CodeAssembler,
-            AsmRegisterZmm,
-            AsmRegisterZmm,
-            AsmRegisterZmm,
-        ) -> Result<(), IcedError>,
+        f: fn(&mut Self, V, V, V) -> Result<(), IcedError>,
         x: V,
         y: V,
     ) -> R<V> {
         let t = self.alloc()?;
-        f(&mut self.a, ZMM[t], ZMM[x], ZMM[y])?;
+        f(self, t, x, y)?;
         Ok(t)
     }
 
     pub(super) fn fadd(&mut self, x: V, y: V) -> R<V> {
-        self.op3(|a, d, x, y| a.vaddps(d, x, y), x, y)
+        self.op3(|g, d, x, y| vx!(g, vaddps(Vr(d), Vr(x), Vr(y))), x, y)
     }
 
     pub(super) fn fsub(&mut self, x: V, y: V) -> R<V> {
-        self.op3(|a, d, x, y| a.vsubps(d, x, y), x, y)
+        self.op3(|g, d, x, y| vx!(g, vsubps(Vr(d), Vr(x), Vr(y))), x, y)
     }
 
     pub(super) fn fmul(&mut self, x: V, y: V) -> R<V> {
-        self.op3(|a, d, x, y| a.vmulps(d, x, y), x, y)
+        self.op3(|g, d, x, y| vx!(g, vmulps(Vr(d), Vr(x), Vr(y))), x, y)
     }
 
     pub(super) fn fdiv(&mut self, x: V, y: V) -> R<V> {
-        self.op3(|a, d, x, y| a.vdivps(d, x, y), x, y)
+        self.op3(|g, d, x, y| vx!(g, vdivps(Vr(d), Vr(x), Vr(y))), x, y)
     }
 
     /// The product with the zero rule (C8): a zero factor gives +0.
@@ -95,6 +91,9 @@ impl Gen<'_> {
         if x == y {
             // A square is +0 for a zero factor of either sign already.
             return self.fmul(x, y);
+        }
+        if self.w == Width::Ymm {
+            return self.mul_ymm(x, y);
         }
         // k1 = lanes where neither factor is zero; the non-zero masks of cached rows are
         // kept in k5..k7 while their registers hold them.
@@ -129,6 +128,21 @@ impl Gen<'_> {
         }
         let t = self.alloc()?;
         self.a.vmulps(ZMM[t].k1().z(), ZMM[x], ZMM[y])?;
+        Ok(t)
+    }
+
+    /// [`Self::mul`] at AVX2 width: the product and-ed with the lanes where neither factor
+    /// is zero (the compares are unordered-not-equal, so NaN lanes keep the product).
+    fn mul_ymm(&mut self, x: V, y: V) -> R<V> {
+        let z = self.kreg(0.0)?;
+        let m = self.alloc()?;
+        self.a.vcmpps(YMM[m], YMM[x], YMM[z], NEQ)?;
+        let t = self.alloc()?;
+        self.a.vcmpps(YMM[t], YMM[y], YMM[z], NEQ)?;
+        self.a.vandps(YMM[m], YMM[m], YMM[t])?;
+        self.a.vmulps(YMM[t], YMM[x], YMM[y])?;
+        self.a.vandps(YMM[t], YMM[t], YMM[m])?;
+        self.free(m);
         Ok(t)
     }
 
@@ -177,27 +191,86 @@ impl Gen<'_> {
         }
     }
 
-    /// `k{n} = x <cc> y` with `y` a constant.
-    pub(super) fn cmpk(&mut self, k: u8, x: V, cc: i32, y: f32) -> R {
-        self.scratch_k(k);
+    /// The lanes where `x <cc> y`, `y` a constant: in `k{k}` (AVX-512), or in a new
+    /// temporary of all-ones lanes (AVX2).
+    pub(super) fn cmpk(&mut self, k: u8, x: V, cc: i32, y: f32) -> R<Mask> {
         let m = self.kf(y);
-        Ok(self.a.vcmpps(KREG[k as usize], ZMM[x], m, cc)?)
+        match self.w {
+            Width::Zmm => {
+                self.scratch_k(k);
+                self.a.vcmpps(KREG[k as usize], ZMM[x], m, cc)?;
+                Ok(Mask::K(k))
+            }
+            Width::Ymm => {
+                let v = self.alloc()?;
+                self.a.vcmpps(YMM[v], YMM[x], m, cc)?;
+                Ok(Mask::V(v))
+            }
+        }
     }
 
-    /// `t{k} = constant` (merge).
-    pub(super) fn set_where(&mut self, t: V, k: u8, x: f32) -> R {
-        let m = self.km(x);
-        Ok(self.a.vbroadcastss(mk(ZMM[t], k), m)?)
+    /// The lanes where `x <cc> y` (registers), as [`Self::cmpk`].
+    pub(super) fn cmpv(&mut self, k: u8, x: V, cc: i32, y: V) -> R<Mask> {
+        match self.w {
+            Width::Zmm => {
+                self.scratch_k(k);
+                self.a.vcmpps(KREG[k as usize], ZMM[x], ZMM[y], cc)?;
+                Ok(Mask::K(k))
+            }
+            Width::Ymm => {
+                let v = self.alloc()?;
+                self.a.vcmpps(YMM[v], YMM[x], YMM[y], cc)?;
+                Ok(Mask::V(v))
+            }
+        }
+    }
+
+    /// `t = constant` in the lanes of `mask` (merge).
+    pub(super) fn set_where(&mut self, t: V, mask: Mask, x: f32) -> R {
+        match mask {
+            Mask::K(k) => {
+                let m = self.km(x);
+                Ok(self.a.vbroadcastss(mk(ZMM[t], k), m)?)
+            }
+            Mask::V(m) => {
+                // A temporary, not a cached constant: with 16 registers, the constants an
+                // op pins (they stay while it is emitted) would run out.
+                let c = self.constant(x)?;
+                self.a.vblendvps(YMM[t], YMM[t], YMM[c], YMM[m])?;
+                self.free(c);
+                Ok(())
+            }
+        }
+    }
+
+    /// A new temporary: `y` in the lanes of `mask`, `x` elsewhere.
+    pub(super) fn select(&mut self, mask: Mask, x: V, y: V) -> R<V> {
+        let t = self.alloc()?;
+        match mask {
+            Mask::K(k) => self.a.vblendmps(mk(ZMM[t], k), ZMM[x], ZMM[y])?,
+            Mask::V(m) => self.a.vblendvps(YMM[t], YMM[x], YMM[y], YMM[m])?,
+        }
+        Ok(t)
     }
 
     /// `f32::clamp` (NaN stays NaN), into a new temporary.
     pub(super) fn clamp(&mut self, x: V, lo: f32, hi: f32) -> R<V> {
         // maxps(lo, x) is `lo > x ? lo : x`, minps(hi, t) `hi < t ? hi : t`: x itself
         // when it is NaN.
+        if self.w == Width::Ymm {
+            // Temporaries, not cached constants (which stay pinned while the op is
+            // emitted): 16 registers run out in lit's and pow's chains.
+            let t = self.constant(lo)?;
+            vx!(self, vmaxps(Vr(t), Vr(t), Vr(x)))?;
+            let hi = self.constant(hi)?;
+            vx!(self, vminps(Vr(t), Vr(hi), Vr(t)))?;
+            self.free(hi);
+            return Ok(t);
+        }
         let (lo, hi) = (self.kreg(lo)?, self.kreg(hi)?);
         let t = self.alloc()?;
-        self.a.vmaxps(ZMM[t], ZMM[lo], ZMM[x])?;
-        self.a.vminps(ZMM[t], ZMM[hi], ZMM[t])?;
+        vx!(self, vmaxps(Vr(t), Vr(lo), Vr(x)))?;
+        vx!(self, vminps(Vr(t), Vr(hi), Vr(t)))?;
         Ok(t)
     }
 
@@ -205,11 +278,19 @@ impl Gen<'_> {
     pub(super) fn horner(&mut self, x: V, k: &[f32]) -> R<V> {
         let p = self.constant(k[0])?;
         for &c in &k[1..] {
-            self.a.vmulps(ZMM[p], ZMM[p], ZMM[x])?;
+            vx!(self, vmulps(Vr(p), Vr(p), Vr(x)))?;
             let m = self.kf(c);
-            self.a.vaddps(ZMM[p], ZMM[p], m)?;
+            vx!(self, vaddps(Vr(p), Vr(p), m))?;
         }
         Ok(p)
+    }
+
+    /// AVX2 width: `d = v` in the lanes of the vector mask `m` (AVX-512 code writes under a
+    /// k register instead), and `v` freed.
+    fn merge(&mut self, m: V, d: V, v: V) -> R {
+        self.a.vblendvps(YMM[d], YMM[d], YMM[v], YMM[m])?;
+        self.free(v);
+        Ok(())
     }
 
     /// 2^x as [`crate::math::exp2`] computes it.
@@ -217,28 +298,32 @@ impl Gen<'_> {
         let x = self.clamp(x, EXP2_MIN, EXP2_MAX)?;
         let n = self.alloc()?;
         let big = self.kf(ROUNDER);
-        self.a.vaddps(ZMM[n], ZMM[x], big)?;
+        vx!(self, vaddps(Vr(n), Vr(x), big))?;
         let big = self.kf(ROUNDER);
-        self.a.vsubps(ZMM[n], ZMM[n], big)?;
+        vx!(self, vsubps(Vr(n), Vr(n), big))?;
         let fr = self.fsub(x, n)?;
         self.free(x);
         let p = self.horner(fr, &EXP2_POLY)?;
         self.free(fr);
-        self.cmpk(2, n, LE, EXP2_MIN)?;
+        let low = self.cmpk(2, n, LE, EXP2_MIN)?;
         // n is integral and inside the clamp (or NaN, which the product keeps NaN).
-        self.a.vcvttps2dq(ZMM[n], ZMM[n])?;
+        vx!(self, vcvttps2dq(Vr(n), Vr(n)))?;
         let n1 = self.alloc()?;
-        self.a.vpsrad(ZMM[n1], ZMM[n], 1)?;
-        self.a.vpsubd(ZMM[n], ZMM[n], ZMM[n1])?;
+        vx!(self, vpsrad(Vr(n1), Vr(n), 1))?;
+        vx!(self, vpsubd(Vr(n), Vr(n), Vr(n1)))?;
         for s in [n1, n] {
             let bias = self.kb(127);
-            self.a.vpaddd(ZMM[s], ZMM[s], bias)?;
-            self.a.vpslld(ZMM[s], ZMM[s], 23)?;
+            vx!(self, vpaddd(Vr(s), Vr(s), bias))?;
+            vx!(self, vpslld(Vr(s), Vr(s), 23))?;
         }
-        self.set_where(n, 2, 1.0)?;
-        self.a.vmulps(ZMM[p], ZMM[p], ZMM[n1])?;
-        self.a.vmulps(ZMM[p], ZMM[p], ZMM[n])?;
-        self.a.vpxord(ZMM[p].k2(), ZMM[p], ZMM[p])?;
+        self.set_where(n, low, 1.0)?;
+        vx!(self, vmulps(Vr(p), Vr(p), Vr(n1)))?;
+        vx!(self, vmulps(Vr(p), Vr(p), Vr(n)))?;
+        match low {
+            Mask::K(_) => self.a.vpxord(ZMM[p].k2(), ZMM[p], ZMM[p])?,
+            Mask::V(m) => self.a.vandnps(YMM[p], YMM[m], YMM[p])?,
+        }
+        self.free_mask(low);
         self.free(n);
         self.free(n1);
         Ok(p)
@@ -246,33 +331,60 @@ impl Gen<'_> {
 
     /// log2(x) as [`crate::math::log2`] computes it, for x >= 0 or NaN.
     pub(super) fn log2(&mut self, x: V) -> R<V> {
-        self.cmpk(1, x, LT, f32::MIN_POSITIVE)?;
+        let tiny = self.cmpk(1, x, LT, f32::MIN_POSITIVE)?;
         let xs = self.copy(x)?;
         let k = self.kf(8_388_608.0);
-        self.a.vmulps(ZMM[xs].k1(), ZMM[x], k)?;
+        match tiny {
+            Mask::K(_) => self.a.vmulps(ZMM[xs].k1(), ZMM[x], k)?,
+            Mask::V(m) => {
+                let t = self.alloc()?;
+                self.a.vmulps(YMM[t], YMM[x], k)?;
+                self.merge(m, xs, t)?;
+            }
+        }
         let e = self.alloc()?;
-        self.a.vpsrld(ZMM[e], ZMM[xs], 23)?;
+        vx!(self, vpsrld(Vr(e), Vr(xs), 23))?;
         let m = self.kb(0xFF);
-        self.a.vpandd(ZMM[e], ZMM[e], m)?;
+        vx!(self, vpandd | vpand(Vr(e), Vr(e), m))?;
         let m = self.kb(127);
-        self.a.vpsubd(ZMM[e], ZMM[e], m)?;
+        vx!(self, vpsubd(Vr(e), Vr(e), m))?;
         let m = self.kb(23);
-        self.a.vpsubd(ZMM[e].k1(), ZMM[e], m)?;
+        match tiny {
+            Mask::K(_) => self.a.vpsubd(ZMM[e].k1(), ZMM[e], m)?,
+            Mask::V(t) => {
+                // e - 23 in the tiny lanes: the mask and-ed with 23.
+                self.a.vpand(YMM[t], YMM[t], m)?;
+                self.a.vpsubd(YMM[e], YMM[e], YMM[t])?;
+            }
+        }
+        self.free_mask(tiny);
         let mant = self.kb(0x007F_FFFF);
-        self.a.vpandd(ZMM[xs], ZMM[xs], mant)?;
+        vx!(self, vpandd | vpand(Vr(xs), Vr(xs), mant))?;
         let one_bits = self.kb(0x3F80_0000);
-        self.a.vpord(ZMM[xs], ZMM[xs], one_bits)?;
+        vx!(self, vpord | vpor(Vr(xs), Vr(xs), one_bits))?;
         let m = xs;
-        self.cmpk(2, m, GT, std::f32::consts::SQRT_2)?;
+        let big = self.cmpk(2, m, GT, std::f32::consts::SQRT_2)?;
         let half = self.kf(0.5);
-        self.a.vmulps(ZMM[m].k2(), ZMM[m], half)?;
-        let one = self.kb(1);
-        self.a.vpaddd(ZMM[e].k2(), ZMM[e], one)?;
+        match big {
+            Mask::K(_) => {
+                self.a.vmulps(ZMM[m].k2(), ZMM[m], half)?;
+                let one = self.kb(1);
+                self.a.vpaddd(ZMM[e].k2(), ZMM[e], one)?;
+            }
+            Mask::V(b) => {
+                let t = self.alloc()?;
+                self.a.vmulps(YMM[t], YMM[m], half)?;
+                self.merge(b, m, t)?;
+                // e + 1 in those lanes: minus the mask's -1.
+                self.a.vpsubd(YMM[e], YMM[e], YMM[b])?;
+            }
+        }
+        self.free_mask(big);
         let num = self.alloc()?;
         let one = self.kf(1.0);
-        self.a.vsubps(ZMM[num], ZMM[m], one)?;
+        vx!(self, vsubps(Vr(num), Vr(m), one))?;
         let one = self.kf(1.0);
-        self.a.vaddps(ZMM[m], ZMM[m], one)?;
+        vx!(self, vaddps(Vr(m), Vr(m), one))?;
         let s = self.fdiv(num, m)?;
         self.free(num);
         self.free(m);
@@ -280,32 +392,56 @@ impl Gen<'_> {
         let p = self.horner(s2, &LOG2_POLY)?;
         let two_s = self.alloc()?;
         let two = self.kf(2.0);
-        self.a.vmulps(ZMM[two_s], ZMM[s], two)?;
+        vx!(self, vmulps(Vr(two_s), Vr(s), two))?;
         self.free(s);
         let t = self.fmul(two_s, s2)?;
-        self.a.vmulps(ZMM[t], ZMM[t], ZMM[p])?;
+        vx!(self, vmulps(Vr(t), Vr(t), Vr(p)))?;
         self.free(s2);
         self.free(p);
-        self.a.vaddps(ZMM[t], ZMM[two_s], ZMM[t])?;
+        vx!(self, vaddps(Vr(t), Vr(two_s), Vr(t)))?;
         self.free(two_s);
         let l2e = self.kf(std::f32::consts::LOG2_E);
-        self.a.vmulps(ZMM[t], ZMM[t], l2e)?;
-        self.a.vcvtdq2ps(ZMM[e], ZMM[e])?;
-        self.a.vaddps(ZMM[t], ZMM[t], ZMM[e])?;
+        vx!(self, vmulps(Vr(t), Vr(t), l2e))?;
+        vx!(self, vcvtdq2ps(Vr(e), Vr(e)))?;
+        vx!(self, vaddps(Vr(t), Vr(t), Vr(e)))?;
         self.free(e);
         let r = t;
         self.fixup(r, x, Fix::ZeroInf(FIX_NEG_INF, FIX_POS_INF))?;
         // Below zero would be NaN too; every caller passes a magnitude.
-        self.a.vcmpps(k1, ZMM[x], ZMM[x], UNORD)?;
-        self.set_where(r, 1, f32::NAN)?;
+        let nan = self.cmpv(1, x, UNORD, x)?;
+        self.set_where(r, nan, f32::NAN)?;
+        self.free_mask(nan);
         Ok(r)
     }
 
     pub(super) fn abs(&mut self, x: V) -> R<V> {
         let t = self.alloc()?;
         let m = self.kb(!SIGN);
-        self.a.vpandd(ZMM[t], ZMM[x], m)?;
+        vx!(self, vpandd | vpand(Vr(t), Vr(x), m))?;
         Ok(t)
+    }
+
+    /// `x` rounded as `mode` says (`vrndscaleps`/`vroundps` immediate: 0x08 to nearest
+    /// even, 0x09 down; inexact not signalled), into a new temporary.
+    pub(super) fn round(&mut self, x: V, mode: i32) -> R<V> {
+        let t = self.alloc()?;
+        vx!(self, vrndscaleps | vroundps(Vr(t), Vr(x), mode))?;
+        Ok(t)
+    }
+
+    /// At AVX2 width (16 registers), free the temporary `v` as soon as the op is done with
+    /// it; AVX-512 code keeps it to the op's end (its register choice stays as it was).
+    pub(super) fn release(&mut self, v: V) {
+        if self.w == Width::Ymm {
+            self.free(v);
+        }
+    }
+
+    /// A mask is done with (a temporary at AVX2 width; k registers need nothing).
+    pub(super) fn free_mask(&mut self, m: Mask) {
+        if let Mask::V(v) = m {
+            self.free(v);
+        }
     }
 
     pub(super) fn pow(&mut self, x: V, y: V) -> R<V> {
@@ -327,8 +463,32 @@ impl Gen<'_> {
             Fix::Zero(z) => z << 8,
             Fix::ZeroInf(z, inf) => z << 8 | inf << 20,
         };
-        let t = self.kb(table);
-        Ok(self.a.vfixupimmps(ZMM[r], ZMM[x], t, 0)?)
+        if self.w == Width::Zmm {
+            let t = self.kb(table);
+            return Ok(self.a.vfixupimmps(ZMM[r], ZMM[x], t, 0)?);
+        }
+        // AVX2: compares (equal-ordered: ±0 equals 0, NaN nothing; denormals are not zero
+        // either) and blends.
+        let value = |response: u32| match response {
+            FIX_NEG_INF => f32::NEG_INFINITY,
+            FIX_POS_INF => f32::INFINITY,
+            FIX_POS_ZERO => 0.0,
+            FIX_MAX => f32::MAX,
+            _ => -f32::MAX,
+        };
+        let (zero, inf) = match fix {
+            Fix::Zero(z) => (z, None),
+            Fix::ZeroInf(z, inf) => (z, Some(inf)),
+        };
+        let m = self.cmpk(1, x, EQ, 0.0)?;
+        self.set_where(r, m, value(zero))?;
+        self.free_mask(m);
+        if let Some(inf) = inf {
+            let m = self.cmpk(1, x, EQ, f32::INFINITY)?;
+            self.set_where(r, m, value(inf))?;
+            self.free_mask(m);
+        }
+        Ok(())
     }
 
     pub(super) fn dot(&mut self, src: &[SrcRef; 3], n: usize) -> R<V> {
@@ -337,16 +497,38 @@ impl Gen<'_> {
             let a = self.src(&src[0], c)?;
             let b = self.src(&src[1], c)?;
             let p = self.mul(a, b)?;
+            if self.w == Width::Ymm {
+                self.free(a);
+                self.free(b);
+            }
+            let p = self.component_done(p)?;
             acc = Some(match acc {
                 None => p,
                 Some(s) => {
-                    self.a.vaddps(ZMM[s], ZMM[s], ZMM[p])?;
+                    vx!(self, vaddps(Vr(s), Vr(s), Vr(p)))?;
                     self.free(p);
                     s
                 }
             });
         }
         Ok(acc.expect("n > 0"))
+    }
+
+    /// One component of an op is computed into `v`: at AVX2 width (16 registers), the rows
+    /// it read need not stay in their registers for the op's other components, so they are
+    /// unpinned (and `v`, where it is a row's register, copied into a temporary of its own
+    /// first). At AVX-512 width, `v` as it is.
+    pub(super) fn component_done(&mut self, v: V) -> R<V> {
+        if self.w == Width::Zmm {
+            return Ok(v);
+        }
+        let v = if self.slot[v] == Slot::Temp {
+            v
+        } else {
+            self.copy(v)?
+        };
+        self.epoch += 1;
+        Ok(v)
     }
 
     /// `k{k}` = the lanes a predicated write of component `c` reaches.
@@ -376,9 +558,9 @@ impl Gen<'_> {
                 // for NaN; then minps keeps what is below 1).
                 let t = self.alloc()?;
                 let z = self.kf(0.0);
-                self.a.vmaxps(ZMM[t], ZMM[v], z)?;
+                vx!(self, vmaxps(Vr(t), Vr(v), z))?;
                 let one = self.kf(1.0);
-                self.a.vminps(ZMM[t], ZMM[t], one)?;
+                vx!(self, vminps(Vr(t), Vr(t), one))?;
                 t
             } else {
                 v
@@ -387,15 +569,24 @@ impl Gen<'_> {
                 DstKind::Rows(row) => (row + c as u16, v),
                 DstKind::Addr => {
                     // C3: round half to even, saturating; NaN -> 0.
-                    let t = self.alloc()?;
-                    self.a.vrndscaleps(ZMM[t], ZMM[v], 0x08)?;
-                    self.cmpk(2, t, GE, 2_147_483_648.0)?;
-                    self.scratch_k(3);
-                    self.a.vcmpps(k3, ZMM[t], ZMM[t], UNORD)?;
-                    self.a.vcvttps2dq(ZMM[t], ZMM[t])?;
-                    let m = self.pool_at(i32::MAX as u32);
-                    self.a.vpbroadcastd(ZMM[t].k2(), dword_ptr(rbp + m))?;
-                    self.a.vpxord(ZMM[t].k3(), ZMM[t], ZMM[t])?;
+                    let t = self.round(v, 0x08)?;
+                    let big = self.cmpk(2, t, GE, 2_147_483_648.0)?;
+                    let nan = self.cmpv(3, t, UNORD, t)?;
+                    vx!(self, vcvttps2dq(Vr(t), Vr(t)))?;
+                    match (big, nan) {
+                        (Mask::V(big), Mask::V(nan)) => {
+                            let max = self.kreg(f32::from_bits(i32::MAX as u32))?;
+                            self.a.vblendvps(YMM[t], YMM[t], YMM[max], YMM[big])?;
+                            self.a.vandnps(YMM[t], YMM[nan], YMM[t])?;
+                            self.free(big);
+                            self.free(nan);
+                        }
+                        _ => {
+                            let m = self.pool_at(i32::MAX as u32);
+                            self.a.vpbroadcastd(ZMM[t].k2(), dword_ptr(rbp + m))?;
+                            self.a.vpxord(ZMM[t].k3(), ZMM[t], ZMM[t])?;
+                        }
+                    }
                     (A0_ROW + c as u16, t)
                 }
                 DstKind::Pred | DstKind::OutputByLoop(_) => {
@@ -415,7 +606,13 @@ impl Gen<'_> {
             let Some((row, v)) = x else {
                 continue;
             };
-            let v = if self.pred_mask(dst, c, 4)? {
+            let v = if let (Width::Ymm, Some(p)) = (self.w, dst.pred) {
+                // p0's lanes are all ones or zeros (setp writes them): the blend's mask.
+                let m = self.row(P0_ROW + p.comps[c] as u16)?;
+                let old = self.row(row)?;
+                let (keep, new) = if p.not { (v, old) } else { (old, v) };
+                self.select(Mask::V(m), keep, new)?
+            } else if self.pred_mask(dst, c, 4)? {
                 let old = self.row(row)?;
                 let t = self.alloc()?;
                 self.a.vpblendmd(ZMM[t].k4(), ZMM[old], ZMM[v])?;
@@ -459,52 +656,59 @@ impl Gen<'_> {
                     Alu::Mul => self.mul(a[0], a[1])?,
                     Alu::Mad => {
                         let p = self.mul(a[0], a[1])?;
-                        self.a.vaddps(ZMM[p], ZMM[p], ZMM[a[2]])?;
+                        vx!(self, vaddps(Vr(p), Vr(p), Vr(a[2])))?;
                         p
                     }
                     // minps is `x < y ? x : y`, the interpreter's min.
-                    Alu::Min => self.op3(|a, d, x, y| a.vminps(d, x, y), a[0], a[1])?,
+                    Alu::Min => {
+                        self.op3(|g, d, x, y| vx!(g, vminps(Vr(d), Vr(x), Vr(y))), a[0], a[1])?
+                    }
                     Alu::Max => {
                         // `x >= y ? x : y` (maxps differs on +-0 and NaN).
-                        self.a.vcmpps(k1, ZMM[a[0]], ZMM[a[1]], GE)?;
-                        let t = self.alloc()?;
-                        self.a.vblendmps(ZMM[t].k1(), ZMM[a[1]], ZMM[a[0]])?;
+                        let m = self.cmpv(1, a[0], GE, a[1])?;
+                        let t = self.select(m, a[1], a[0])?;
+                        self.free_mask(m);
                         t
                     }
                     Alu::Slt | Alu::Sge => {
                         let cc = if kind == Alu::Slt { LT } else { GE };
-                        self.a.vcmpps(k1, ZMM[a[0]], ZMM[a[1]], cc)?;
-                        let t = self.alloc()?;
+                        let m = self.cmpv(1, a[0], cc, a[1])?;
                         let one = self.km(1.0);
-                        self.a.vbroadcastss(ZMM[t].k1().z(), one)?;
-                        t
+                        match m {
+                            Mask::K(_) => {
+                                let t = self.alloc()?;
+                                self.a.vbroadcastss(ZMM[t].k1().z(), one)?;
+                                t
+                            }
+                            Mask::V(m) => {
+                                let one = self.kreg(1.0)?;
+                                self.a.vandps(YMM[m], YMM[m], YMM[one])?;
+                                m
+                            }
+                        }
                     }
                     Alu::Abs => self.abs(a[0])?,
                     // C2: vs_1_1 `mov a0.x` floors (rounding mode 1: down).
-                    Alu::Floor => {
-                        let t = self.alloc()?;
-                        self.a.vrndscaleps(ZMM[t], ZMM[a[0]], 0x09)?;
-                        t
-                    }
+                    Alu::Floor => self.round(a[0], 0x09)?,
                     Alu::Frc => {
-                        let t = self.alloc()?;
-                        self.a.vrndscaleps(ZMM[t], ZMM[a[0]], 0x09)?;
-                        self.a.vsubps(ZMM[t], ZMM[a[0]], ZMM[t])?;
+                        let t = self.round(a[0], 0x09)?;
+                        vx!(self, vsubps(Vr(t), Vr(a[0]), Vr(t)))?;
                         t
                     }
                     Alu::Lrp => {
                         let d = self.fsub(a[1], a[2])?;
                         let p = self.mul(a[0], d)?;
                         self.free(d);
-                        self.a.vaddps(ZMM[p], ZMM[p], ZMM[a[2]])?;
+                        vx!(self, vaddps(Vr(p), Vr(p), Vr(a[2])))?;
                         p
                     }
                     Alu::Sgn => {
                         // a < 0: -1; a == 0: 0; otherwise (NaN too) 1.
                         let t = self.constant(1.0)?;
                         self.fixup(t, a[0], Fix::Zero(FIX_POS_ZERO))?;
-                        self.cmpk(1, a[0], LT, 0.0)?;
-                        self.set_where(t, 1, -1.0)?;
+                        let m = self.cmpk(1, a[0], LT, 0.0)?;
+                        self.set_where(t, m, -1.0)?;
+                        self.free_mask(m);
                         t
                     }
                     _ => unreachable!("component-wise kinds"),
@@ -515,6 +719,7 @@ impl Gen<'_> {
                         self.free(x);
                     }
                 }
+                let v = self.component_done(v)?;
                 res[c] = Some(v);
             }
             return self.store(dst, res);
@@ -534,7 +739,7 @@ impl Gen<'_> {
                 let x = self.src(&src[0], 0)?;
                 let f = self.abs(x)?;
                 let s = self.alloc()?;
-                self.a.vsqrtps(ZMM[s], ZMM[f])?;
+                vx!(self, vsqrtps(Vr(s), Vr(f)))?;
                 let one = self.kreg(1.0)?;
                 let r = self.fdiv(one, s)?;
                 self.fixup(r, f, Fix::Zero(FIX_MAX))?;
@@ -563,33 +768,43 @@ impl Gen<'_> {
         }
         match kind {
             Alu::TexLdl { sampler, swizzle } => {
+                // The callback's slot: four component rows of one register's lanes.
+                let row = self.w.bytes();
                 for c in 0..4 {
                     let v = self.src(&src[0], c)?;
-                    self.a
-                        .vmovups(zmmword_ptr(rsp + IO + c as i32 * 64), ZMM[v])?;
+                    let m = self.vmem(rsp + IO + c as i32 * row);
+                    vx!(self, vmovups(m, Vr(v)))?;
+                    self.release(v);
                 }
-                self.call(
-                    crate::compile::texldl::<16> as *const u8,
-                    Some(sampler as u32),
-                )?;
+                let texldl = match self.w {
+                    Width::Zmm => crate::compile::texldl::<16> as *const u8,
+                    Width::Ymm => crate::compile::texldl::<8> as *const u8,
+                };
+                self.call(texldl, Some(sampler as u32))?;
                 let texel: [V; 4] = std::array::from_fn(|_| 0);
                 let mut texel = texel;
                 for (c, t) in texel.iter_mut().enumerate() {
                     *t = self.alloc()?;
-                    self.a
-                        .vmovups(ZMM[*t], zmmword_ptr(rsp + IO + c as i32 * 64))?;
+                    let m = self.vmem(rsp + IO + c as i32 * row);
+                    vx!(self, vmovups(Vr(*t), m))?;
                 }
                 let res = std::array::from_fn(|c| Some(texel[(swizzle >> (2 * c) & 3) as usize]));
                 self.store(dst, res)
             }
             Alu::SinCos => {
                 let x = self.src(&src[0], 0)?;
-                self.a.vmovups(zmmword_ptr(rsp + IO), ZMM[x])?;
-                self.call(crate::compile::sincos::<16> as *const u8, None)?;
+                let io = self.vmem(rsp + IO);
+                vx!(self, vmovups(io, Vr(x)))?;
+                let sincos = match self.w {
+                    Width::Zmm => crate::compile::sincos::<16> as *const u8,
+                    Width::Ymm => crate::compile::sincos::<8> as *const u8,
+                };
+                self.call(sincos, None)?;
                 let cos = self.alloc()?;
-                self.a.vmovups(ZMM[cos], zmmword_ptr(rsp + IO))?;
+                vx!(self, vmovups(Vr(cos), io))?;
                 let sin = self.alloc()?;
-                self.a.vmovups(ZMM[sin], zmmword_ptr(rsp + IO + 64))?;
+                let m = self.vmem(rsp + IO + self.w.bytes());
+                vx!(self, vmovups(Vr(sin), m))?;
                 let z = self.constant(0.0)?;
                 self.store(dst, [Some(cos), Some(sin), Some(z), Some(z)])
             }
@@ -598,14 +813,27 @@ impl Gen<'_> {
                 let y = self.src(&src[0], 1)?;
                 let w = self.src(&src[0], 3)?;
                 let power = self.clamp(w, -LIT_POWER, LIT_POWER)?;
+                self.release(w);
                 let pw = self.pow(y, power)?;
+                self.release(power);
                 let one = self.constant(1.0)?;
-                self.cmpk(2, x, GT, 0.0)?;
-                self.cmpk(3, y, GT, 0.0)?;
+                let mx = self.cmpk(2, x, GT, 0.0)?;
+                let my = self.cmpk(3, y, GT, 0.0)?;
                 let r1 = self.alloc()?;
-                self.a.vmovaps(ZMM[r1].k2().z(), ZMM[x])?;
-                self.a.kandw(k3, k2, k3)?;
-                self.a.vmovaps(ZMM[pw].k3().z(), ZMM[pw])?;
+                match (mx, my) {
+                    (Mask::V(mx), Mask::V(my)) => {
+                        self.a.vandps(YMM[r1], YMM[mx], YMM[x])?;
+                        self.a.vandps(YMM[my], YMM[my], YMM[mx])?;
+                        self.a.vandps(YMM[pw], YMM[pw], YMM[my])?;
+                        self.free(mx);
+                        self.free(my);
+                    }
+                    _ => {
+                        self.a.vmovaps(ZMM[r1].k2().z(), ZMM[x])?;
+                        self.a.kandw(k3, k2, k3)?;
+                        self.a.vmovaps(ZMM[pw].k3().z(), ZMM[pw])?;
+                    }
+                }
                 self.store(dst, [Some(one), Some(r1), Some(pw), Some(one)])
             }
             Alu::Dst => {
@@ -630,7 +858,7 @@ impl Gen<'_> {
                 for (c, (i, j)) in [(1, 2), (2, 0), (0, 1)].into_iter().enumerate() {
                     let p = self.mul(a[i], b[j])?;
                     let q = self.mul(a[j], b[i])?;
-                    self.a.vsubps(ZMM[p], ZMM[p], ZMM[q])?;
+                    vx!(self, vsubps(Vr(p), Vr(p), Vr(q)))?;
                     self.free(q);
                     r[c] = Some(p);
                 }
@@ -644,13 +872,13 @@ impl Gen<'_> {
                 let f = self.mul(a[0], a[0])?;
                 for c in 1..3 {
                     let p = self.mul(a[c], a[c])?;
-                    self.a.vaddps(ZMM[f], ZMM[f], ZMM[p])?;
+                    vx!(self, vaddps(Vr(f), Vr(f), Vr(p)))?;
                     self.free(p);
                 }
                 let r = self.alloc()?;
-                self.a.vsqrtps(ZMM[r], ZMM[f])?;
+                vx!(self, vsqrtps(Vr(r), Vr(f)))?;
                 let one = self.kreg(1.0)?;
-                self.a.vdivps(ZMM[r], ZMM[one], ZMM[r])?;
+                vx!(self, vdivps(Vr(r), Vr(one), Vr(r)))?;
                 // f == 0 (not NaN): the largest float.
                 self.fixup(r, f, Fix::Zero(FIX_MAX))?;
                 self.free(f);
@@ -659,6 +887,7 @@ impl Gen<'_> {
                 let mut out = [None; 4];
                 for c in 0..4 {
                     out[c] = Some(self.mul(a[c], r)?);
+                    self.release(a[c]);
                 }
                 self.store(dst, out)
             }
@@ -675,9 +904,16 @@ impl Gen<'_> {
                 for c in (0..4).filter(|&c| on(c)) {
                     let a = self.src(&src[0], c)?;
                     let b = self.src(&src[1], c)?;
-                    self.a.vcmpps(k1, ZMM[a], ZMM[b], cc)?;
-                    let t = self.alloc()?;
-                    self.a.vpternlogd(ZMM[t].k1().z(), ZMM[t], ZMM[t], 0xFF)?;
+                    // All ones in the lanes where the compare holds.
+                    let t = match self.cmpv(1, a, cc, b)? {
+                        Mask::V(m) => m,
+                        Mask::K(_) => {
+                            let t = self.alloc()?;
+                            self.a.vpternlogd(ZMM[t].k1().z(), ZMM[t], ZMM[t], 0xFF)?;
+                            t
+                        }
+                    };
+                    let t = self.component_done(t)?;
                     res[c] = Some(t);
                 }
                 let vals = std::array::from_fn(|c| res[c].map(|v| (P0_ROW + c as u16, v)));

@@ -150,11 +150,11 @@ impl Gen<'_> {
     pub(super) fn home(&self, key: u32) -> AsmMemoryOperand {
         let (row, g) = (key as u16, (key >> 16) as i32);
         if row >= P0_ROW {
-            zmmword_ptr(rsp + P0_HOME + g * 256 + (row - P0_ROW) as i32 * 64)
+            self.vmem(rsp + P0_HOME + g * 256 + (row - P0_ROW) as i32 * 64)
         } else if row >= A0_ROW {
-            zmmword_ptr(rsp + A0_HOME + g * 256 + (row - A0_ROW) as i32 * 64)
+            self.vmem(rsp + A0_HOME + g * 256 + (row - A0_ROW) as i32 * 64)
         } else {
-            zmmword_ptr(rbx + row as i32 * ROW + g * 64)
+            self.vmem(rbx + row as i32 * ROW + g * self.w.bytes())
         }
     }
 
@@ -166,10 +166,10 @@ impl Gen<'_> {
     /// A register for a new value, evicting the least recently used row not read by the
     /// current op when none is free.
     pub(super) fn alloc(&mut self) -> R<V> {
-        let r = match (0..32).find(|&r| self.slot[r] == Slot::Free) {
+        let r = match (0..self.w.regs()).find(|&r| self.slot[r] == Slot::Free) {
             Some(r) => r,
             None => {
-                let r = (0..32)
+                let r = (0..self.w.regs())
                     .filter(|&r| {
                         matches!(self.slot[r], Slot::Row { .. }) && self.pinned[r] != self.epoch
                     })
@@ -177,7 +177,7 @@ impl Gen<'_> {
                     .ok_or_else(|| Error("out of vector registers".into()))?;
                 if let Slot::Row { key, dirty: true } = self.slot[r] {
                     let at = self.home(key);
-                    self.a.vmovups(at, ZMM[r])?;
+                    vx!(self, vmovups(at, Vr(r)))?;
                 }
                 r
             }
@@ -201,13 +201,14 @@ impl Gen<'_> {
     /// The register holding `row`, loading it when it is not cached.
     pub(super) fn row(&mut self, row: u16) -> R<V> {
         let key = self.key(row);
-        let found = (0..32).find(|&r| matches!(self.slot[r], Slot::Row { key: x, .. } if x == key));
+        let found = (0..self.w.regs())
+            .find(|&r| matches!(self.slot[r], Slot::Row { key: x, .. } if x == key));
         let r = match found {
             Some(r) => r,
             None => {
                 let r = self.alloc()?;
                 let at = self.home(key);
-                self.a.vmovups(ZMM[r], at)?;
+                vx!(self, vmovups(Vr(r), at))?;
                 self.slot[r] = Slot::Row { key, dirty: false };
                 r
             }
@@ -221,7 +222,7 @@ impl Gen<'_> {
     pub(super) fn bind(&mut self, row: u16, v: V) {
         debug_assert_eq!(self.slot[v], Slot::Temp);
         let key = self.key(row);
-        for r in 0..32 {
+        for r in 0..self.w.regs() {
             if matches!(self.slot[r], Slot::Row { key: x, .. } if x == key) {
                 self.slot[r] = Slot::Free;
             }
@@ -233,7 +234,7 @@ impl Gen<'_> {
 
     pub(super) fn copy(&mut self, v: V) -> R<V> {
         let t = self.alloc()?;
-        self.a.vmovaps(ZMM[t], ZMM[v])?;
+        vx!(self, vmovaps(Vr(t), Vr(v)))?;
         Ok(t)
     }
 
@@ -246,7 +247,7 @@ impl Gen<'_> {
                 }
             }
         }
-        for r in 0..32 {
+        for r in 0..self.w.regs() {
             self.free(r);
         }
         self.epoch += 1;
@@ -260,12 +261,12 @@ impl Gen<'_> {
     /// [`Self::flush`] at the end of a block: rows not in `live` are dead there (every path
     /// writes them before reading them again) and need not be written back.
     pub(super) fn flush_live(&mut self, live: Option<&HashSet<u16>>) -> R {
-        for r in 0..32 {
+        for r in 0..self.w.regs() {
             if let Slot::Row { key, dirty: true } = self.slot[r]
                 && live.is_none_or(|l| l.contains(&(key as u16)))
             {
                 let at = self.home(key);
-                self.a.vmovups(at, ZMM[r])?;
+                vx!(self, vmovups(at, Vr(r)))?;
             }
             self.slot[r] = Slot::Free;
         }
@@ -307,7 +308,7 @@ impl Gen<'_> {
     /// Forget this group's rows that no later op reads (dead after the current op; shared
     /// constant rows after the last group's).
     pub(super) fn drop_dead(&mut self, live: &HashSet<u16>) {
-        for r in 0..32 {
+        for r in 0..self.w.regs() {
             if let Slot::Row { key, .. } = self.slot[r]
                 && key & KONST == 0
             {
