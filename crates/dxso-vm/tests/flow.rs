@@ -53,6 +53,26 @@ fn nested_dynamic_ifs() {
     }
 }
 
+/// Dynamic ifs one after another share their frame slot (a slot per nesting level, not per
+/// if): 3,000 of them compile and run as the interpreter does (hand-computed: each adds 1
+/// where v0.x < 0.5).
+#[test]
+fn thousands_of_dynamic_ifs_compile() {
+    let body = "if_lt v0.x, c0.x\nadd r0, r0, c1\nendif\n".repeat(3000);
+    let src = format!("{VS3}mov o0, v0\nmov r0, c2\n{body}mov o1, r0\n");
+    let v = lanes(70, |i| [(i % 2) as f32, 0.0, 0.0, 0.0]);
+    let mut dev = device(&src, &[v]);
+    dev.set_constant_f(0, &[[0.5; 4], [1.0; 4], [0.0; 4]])
+        .unwrap();
+    for way in WAYS {
+        let out = split(&draw_way(&mut dev, way, 70, true));
+        for (i, o) in out.iter().enumerate() {
+            let want = if i % 2 == 0 { 3000.0 } else { 0.0 };
+            assert_eq!(o[1], [want; 4], "{way:?} vertex {i}");
+        }
+    }
+}
+
 /// A side of a dynamic if runs, and its instructions count, when any lane of the 64-vertex
 /// batch takes it, and only then. With vertices 0..31 taking the if and 32..63 the else,
 /// each loop iteration counts both sides (7 ops: if, 2 adds, else, add, endif, endrep);

@@ -129,6 +129,9 @@ fn assemble(
     Ok((map, entry))
 }
 
+/// The largest stack frame compiled code may have (bytes).
+const MAX_FRAME: i32 = 256 * 1024;
+
 /// The most ops a program may have once its subroutine calls are inlined (more: not
 /// compiled).
 const MAX_INLINED_OPS: usize = 16_384;
@@ -275,28 +278,37 @@ impl<'a> Gen<'a> {
                 loop_slot.insert(pc, LOOPS + 16 * n);
             }
         }
+        let masked = p.masked_ops();
+        let dynamic = masked.iter().any(|&m| m);
+        let groups = if dynamic {
+            ROW as u32 / w.bytes() as u32
+        } else {
+            G
+        };
         let (palette, mut stash) = palette_runs(p);
         let stash_at = (LOOPS + 16 * loop_slot.len() as i32 + 63) & !63;
         for at in stash.values_mut() {
-            *at = stash_at + *at * 256 * G_MAX as i32;
+            *at = stash_at + *at * 256 * groups as i32;
         }
-        // Each dynamic if's lanes: those running before it and those taking it, per group;
-        // its else and endif find them by the if's slot. Each loop with a break: the lanes
-        // running before it (per group), by the loop's and its endloop's pc. Each break: the
-        // slots of the ifs it is inside of in its loop, and whether it is directly in it.
+        // A slot per level of the flow-control stack (ifs and loops open at an op): a
+        // dynamic if's lanes, those running before it and those taking it, per group, which
+        // its else and endif find by the if's slot; a loop with a break, the lanes running
+        // before it. Each break: the slots of the ifs it is inside of in its loop, and
+        // whether it is directly in the loop's body.
+        let level = 2 * 64 * groups as i32;
+        let levels_at = stash_at + stash.len() as i32 * 256 * groups as i32;
         let mut if_slot = HashMap::new();
         let mut loop_exec = HashMap::new();
         let mut breaks = HashMap::new();
-        let mut at = stash_at + stash.len() as i32 * 256 * G_MAX as i32;
+        let mut levels = 0;
         // Open ifs (their slots) and loops (None).
         let mut open: Vec<Option<i32>> = vec![];
-        let masked = p.masked_ops();
         for (pc, op) in p.ops.iter().enumerate() {
+            let here = levels_at + open.len() as i32 * level;
             match *op {
                 Op::IfDyn { .. } => {
-                    open.push(Some(at));
-                    if_slot.insert(pc, at);
-                    at += 2 * 64 * G_MAX as i32;
+                    open.push(Some(here));
+                    if_slot.insert(pc, here);
                 }
                 Op::ElseDyn { .. } => {
                     let s = open.last().copied().flatten();
@@ -310,9 +322,8 @@ impl<'a> Gen<'a> {
                     open.push(None);
                     let body = p.ops.get(pc..end as usize).unwrap_or_default();
                     if body.iter().any(|o| matches!(o, Op::Break { .. })) {
-                        loop_exec.insert(pc, at);
-                        loop_exec.insert(end as usize, at);
-                        at += 64 * G_MAX as i32;
+                        loop_exec.insert(pc, here);
+                        loop_exec.insert(end as usize, here);
                     }
                 }
                 // (The guard takes the loop off `open`.)
@@ -328,17 +339,16 @@ impl<'a> Gen<'a> {
                 }
                 _ => {}
             }
+            levels = levels.max(open.len() as i32);
         }
         // Where `o[aL]` writes land when aL points outside o0..o15 (four rows).
-        let scratch_out = at;
-        at += 4 * ROW;
-        let frame = at;
-        let dynamic = masked.iter().any(|&m| m);
-        let groups = if dynamic {
-            ROW as u32 / w.bytes() as u32
-        } else {
-            G
-        };
+        let scratch_out = levels_at + levels * level;
+        let frame = scratch_out + 4 * ROW;
+        // Worker threads have stacks of 2 MiB: a program needing a large frame (many
+        // palette reads, deep flow control) runs on the interpreter.
+        if frame > MAX_FRAME {
+            return Err(Error(format!("a stack frame of {frame} bytes")));
+        }
         let mut a = CodeAssembler::new(64)?;
         // xmm16..xmm31 need EVEX encodings (the fused fetch and store use xmm views); AVX2
         // code must have VEX ones.
