@@ -264,8 +264,8 @@ fn semantic_name(usage: Usage, index: u8) -> String {
 }
 
 impl Program {
-    /// Where the basic blocks of a program with uniform flow control start (jump targets and
-    /// the ops after branches), `ops.len()` (the end) included.
+    /// Where the basic blocks of a program without calls start (jump targets and the ops
+    /// after branches), `ops.len()` (the end) included.
     pub(crate) fn block_starts(&self) -> std::collections::BTreeSet<usize> {
         let n = self.ops.len();
         let mut starts = std::collections::BTreeSet::from([0, n]);
@@ -278,8 +278,9 @@ impl Program {
         starts
     }
 
-    /// Where control goes after the branch at `pc` (`None`: not a branch; `ret` goes to the
-    /// end, as it does where there are no subroutines).
+    /// Where control goes after the branch at `pc` (`None`: not a branch; calls are not
+    /// followed — code generators see programs with calls inlined, `inline_calls` — and
+    /// `ret` goes to the end, as it does where there are no subroutines).
     pub(crate) fn successors(&self, pc: usize) -> Option<Vec<usize>> {
         Some(match self.ops[pc] {
             Op::IfBool { target, .. } => vec![target as usize, pc + 1],

@@ -424,7 +424,7 @@ impl Emitter<'_> {
                     self.b.def_var(self.a0(c), r);
                 }
                 DstKind::Pred | DstKind::OutputByLoop(_) => {
-                    unreachable!("setp stores its own masks; o[aL] is not compiled")
+                    unreachable!("setp stores its own masks; generate refuses o[aL]")
                 }
             }
         }
