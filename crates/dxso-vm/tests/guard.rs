@@ -1,6 +1,7 @@
 //! The guard-page test mode (`Device::set_guard_pages`) on the draws the other suites check:
 //! the built-in workloads W1–W3, relative constant reads at the file's edges, packed layouts
-//! with the last element ending its stream, indexed and instanced draws, and `texldl`. In
+//! with the last element ending its stream, indexed and instanced draws, `texldl`, and
+//! per-vertex flow control with relative input and output registers. In
 //! every way of running (AVX-512 code — fused for full batches, unfused for the rest —
 //! Cranelift, the interpreter) a guarded draw gives the bits a normal one gives, and runs
 //! fused where the normal one does. An access past any guarded buffer would kill the test
@@ -59,6 +60,40 @@ fn the_workloads_give_the_same_bits_guarded() {
     for w in dxso_vm::workloads::builtin(300).unwrap().iter_mut() {
         assert!(w.device.jit_active(), "{}", w.name);
         same_guarded(&mut w.device, w.vertices, 1, w.name);
+    }
+}
+
+/// Per-vertex flow control — if/else, break, `callnz p0`, `o[aL]` and `v[a0]`/`v[aL]`
+/// with indices in and far out of their files — guarded, with the bits of a normal draw.
+#[test]
+fn dynamic_flow_and_relative_registers_give_the_same_bits_guarded() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\n\
+               dcl_texcoord1 o2\nmov o0, v0\nmova a0.x, v0.x\nmov r0, v[a0.x + 1]\n\
+               setp_gt p0.x, v0.y, c0.x\nif_lt v0.z, c0.y\nloop aL, i0\nadd r0, r0, v[aL]\n\
+               break_ge r0.w, c0.z\n(p0.x) mov o1[aL], r0\nendloop\nelse\nmov o2, -r0\nendif\n\
+               callnz l1, p0.x\nret\nlabel l1\nadd o2.xy, r0, c1\nret\n";
+    let n = 70;
+    let picks = [
+        -100_000.0f32,
+        -2.0,
+        -1.0,
+        0.0,
+        1.0,
+        14.0,
+        15.0,
+        16.0,
+        100_000.0,
+    ];
+    let v0: Vec<[f32; 4]> = (0..n)
+        .map(|i| [picks[i % picks.len()], (i % 3) as f32, (i % 5) as f32, 1.0])
+        .collect();
+    let v1: Vec<[f32; 4]> = (0..n).map(|i| [i as f32, 1.0, -2.0, 0.5]).collect();
+    let mut dev = device(src, &[v0, v1]);
+    dev.set_constant_f(0, &[[0.5, 2.5, 3.0, 0.0], [7.0; 4]])
+        .unwrap();
+    for (count, start, step) in [(4, -2, 1), (3, 14, 1), (2, -100_000, 100_000)] {
+        dev.set_constant_i(0, &[[count, start, step, 0]]).unwrap();
+        same_guarded(&mut dev, n, 1, "dynamic flow");
     }
 }
 
