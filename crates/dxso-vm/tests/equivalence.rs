@@ -165,6 +165,27 @@ fn arb_shader() -> impl Strategy<Value = String> {
     })
 }
 
+/// The start of the random programs below: two inputs, four outputs, s0, and r0..r15
+/// loaded from the inputs.
+fn head() -> String {
+    let mut s = String::from(
+        "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+         dcl_texcoord2 o3\ndcl_2d s0\n",
+    );
+    for r in 0..16 {
+        s.push_str(&format!("mov r{r}, v{}\n", r % 2));
+    }
+    s
+}
+
+/// `l`, a line each, after `s`.
+fn lines(s: &mut String, l: &[String]) {
+    for line in l {
+        s.push_str(line);
+        s.push('\n');
+    }
+}
+
 /// Random lines under uniform flow only (what the compiled tier covers): a `rep` loop, an
 /// `if b#`, predication, `c[a0.x + n]` reads with indices in and out of the file, `sincos`,
 /// and `texldl` into part of an output register (instructions.md §6).
@@ -177,19 +198,7 @@ fn arb_uniform_shader() -> impl Strategy<Value = String> {
         (1u8..16, any::<u8>(), 0u8..16),
     )
         .prop_map(|(body, looped, branch, cmp, (tmask, tswz, treg))| {
-            let mut s = String::from(
-                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
-                 dcl_texcoord2 o3\ndcl_2d s0\n",
-            );
-            for r in 0..16 {
-                s.push_str(&format!("mov r{r}, v{}\n", r % 2));
-            }
-            let lines = |s: &mut String, l: &[String]| {
-                for line in l {
-                    s.push_str(line);
-                    s.push('\n');
-                }
-            };
+            let mut s = head();
             lines(&mut s, &body);
             s.push_str("rep i0\n");
             lines(&mut s, &looped);
@@ -222,19 +231,7 @@ fn arb_avx2_shader() -> impl Strategy<Value = String> {
         0u8..6,
     )
         .prop_map(|(body, looped, branch, cmp)| {
-            let mut s = String::from(
-                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
-                 dcl_texcoord2 o3\ndcl_2d s0\n",
-            );
-            for r in 0..16 {
-                s.push_str(&format!("mov r{r}, v{}\n", r % 2));
-            }
-            let lines = |s: &mut String, l: &[String]| {
-                for line in l {
-                    s.push_str(line);
-                    s.push('\n');
-                }
-            };
+            let mut s = head();
             lines(&mut s, &body);
             s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\ntexldl o3.xzw, r5, s0.yxwz\n");
             s.push_str("rep i0\n");
@@ -270,19 +267,7 @@ fn arb_dynamic_shader() -> impl Strategy<Value = String> {
     )
         .prop_map(|(body, then, other, inner, (c1, c2, not), sub)| {
             let cmp = |c: u8| ["gt", "lt", "ge", "le", "eq", "ne"][c as usize];
-            let mut s = String::from(
-                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
-                 dcl_texcoord2 o3\ndcl_2d s0\n",
-            );
-            for r in 0..16 {
-                s.push_str(&format!("mov r{r}, v{}\n", r % 2));
-            }
-            let lines = |s: &mut String, l: &[String]| {
-                for line in l {
-                    s.push_str(line);
-                    s.push('\n');
-                }
-            };
+            let mut s = head();
             lines(&mut s, &body);
             s.push_str(&format!("if_{} r0.x, r1.y\n", cmp(c1)));
             lines(&mut s, &then);

@@ -10,6 +10,20 @@ fn lanes(n: usize, f: impl Fn(usize) -> [f32; 4]) -> Vec<[f32; 4]> {
     (0..n).map(f).collect()
 }
 
+/// Draw `n` vertices in every way: all must give the same outputs or the same error
+/// (`what` names the draw). Whether they succeeded.
+fn alike_in_every_way(dev: &mut dxso_vm::Device, n: usize, what: &str) -> bool {
+    let results: Vec<_> = WAYS
+        .iter()
+        .map(|&way| {
+            set_way(dev, way);
+            dev.draw(n, 1).map(|o| o.data)
+        })
+        .collect();
+    assert!(results.iter().all(|r| *r == results[0]), "{what}");
+    results[0].is_ok()
+}
+
 /// A dynamic if/else that the lanes of one batch take differently, in every way of running
 /// (hand-computed).
 #[test]
@@ -95,19 +109,13 @@ fn dynamic_ifs_count_instructions_as_the_interpreter_does() {
         let near = 0xFFFF / per_iteration;
         for n in near - 6..near + 6 {
             dev.set_constant_i(0, &[[n, 0, 0, 0]]).unwrap();
-            let results: Vec<_> = WAYS
-                .iter()
-                .map(|&way| {
-                    set_way(&mut dev, way);
-                    dev.draw(64, 1).map(|o| o.data)
-                })
-                .collect();
-            assert!(
-                results.iter().all(|r| *r == results[0]),
-                "rep {n} ({per_iteration} an iteration)"
+            let ok = alike_in_every_way(
+                &mut dev,
+                64,
+                &format!("rep {n} ({per_iteration} an iteration)"),
             );
-            seen.0 |= results[0].is_ok();
-            seen.1 |= results[0].is_err();
+            seen.0 |= ok;
+            seen.1 |= !ok;
         }
         assert_eq!(seen, (true, true), "the sweep crosses the limit");
     }
@@ -251,17 +259,10 @@ fn breaks_count_instructions_as_the_interpreter_does() {
         dev.set_constant_f(0, &[[0.0; 4], [1.0; 4]]).unwrap();
         dev.set_constant_i(0, &[[1_000_000, 0, 0, 0]]).unwrap();
         dev.set_max_instructions(0xFFFF);
-        let results: Vec<_> = WAYS
-            .iter()
-            .map(|&way| {
-                set_way(&mut dev, way);
-                dev.draw(64, 1).map(|o| o.data)
-            })
-            .collect();
-        assert!(results.iter().all(|r| *r == results[0]), "last {last}");
-        assert_eq!(results[0].is_ok(), last <= 21_843, "last {last}");
-        seen.0 |= results[0].is_ok();
-        seen.1 |= results[0].is_err();
+        let ok = alike_in_every_way(&mut dev, 64, &format!("last {last}"));
+        assert_eq!(ok, last <= 21_843, "last {last}");
+        seen.0 |= ok;
+        seen.1 |= !ok;
     }
     assert_eq!(seen, (true, true), "the sweep crosses the limit");
     // Every lane breaks inside the if in the first iteration; the inner loop then runs
@@ -374,19 +375,9 @@ fn calls_count_instructions_as_the_interpreter_does() {
             // The second loop: 2 iterations of call, mul, ret, callnz, mul, ret, endrep.
             dev.set_constant_i(0, &[[n, 0, 0, 0], [2, 0, 0, 0]])
                 .unwrap();
-            let results: Vec<_> = WAYS
-                .iter()
-                .map(|&way| {
-                    set_way(&mut dev, way);
-                    dev.draw(64, 1).map(|o| o.data)
-                })
-                .collect();
-            assert!(
-                results.iter().all(|r| *r == results[0]),
-                "rep {n}, taken {taken}"
-            );
-            seen.0 |= results[0].is_ok();
-            seen.1 |= results[0].is_err();
+            let ok = alike_in_every_way(&mut dev, 64, &format!("rep {n}, taken {taken}"));
+            seen.0 |= ok;
+            seen.1 |= !ok;
         }
         assert_eq!(
             seen,
@@ -521,16 +512,9 @@ fn every_way_stops_at_the_same_count() {
     let mut seen = (false, false);
     for n in 32760..32775 {
         dev.set_constant_i(0, &[[n, 0, 0, 0]]).unwrap();
-        let results: Vec<_> = WAYS
-            .iter()
-            .map(|&way| {
-                set_way(&mut dev, way);
-                dev.draw(1, 1).map(|o| o.data)
-            })
-            .collect();
-        assert!(results.iter().all(|r| *r == results[0]), "rep {n}");
-        seen.0 |= results[0].is_ok();
-        seen.1 |= results[0].is_err();
+        let ok = alike_in_every_way(&mut dev, 1, &format!("rep {n}"));
+        seen.0 |= ok;
+        seen.1 |= !ok;
     }
     assert_eq!(seen, (true, true), "the sweep crosses the limit");
 }

@@ -394,6 +394,18 @@ impl<'a> Gen<'a> {
 impl Gen<'_> {
     // ---- flow ------------------------------------------------------------------------
 
+    /// End the block at a flow op that reads rows (a dynamic if's or a break's condition):
+    /// the rows live after it and the rows it reads (from their homes) are written back.
+    fn end_block_reading(&mut self, live: Option<&HashSet<u16>>, op: &Op) -> R {
+        self.flush_count()?;
+        let keep = live.map(|l| {
+            let mut k = l.clone();
+            k.extend(uses_defs(op, false).0);
+            k
+        });
+        self.flush_live(keep.as_ref())
+    }
+
     fn flush_count(&mut self) -> R {
         if self.pending != 0 {
             self.a.add(r15, self.pending as i32)?;
@@ -715,28 +727,14 @@ impl Gen<'_> {
                     terminated = true;
                 }
                 Op::Break { cond, end } => {
-                    self.flush_count()?;
-                    // The condition's rows too: the break reads them from their homes.
-                    let keep = live.map(|l| {
-                        let mut k = l.clone();
-                        k.extend(uses_defs(&op, false).0);
-                        k
-                    });
-                    self.flush_live(keep.as_ref())?;
+                    self.end_block_reading(live, &op)?;
                     let next = lab(&labels, pc + 1);
                     self.break_dyn(pc, cond.as_ref(), next, lab(&labels, end as usize))?;
                     self.a.jmp(next)?;
                     terminated = true;
                 }
                 Op::IfDyn { cond, target } => {
-                    self.flush_count()?;
-                    // The condition's rows too: the if reads them from their homes.
-                    let keep = live.map(|l| {
-                        let mut k = l.clone();
-                        k.extend(uses_defs(&op, false).0);
-                        k
-                    });
-                    self.flush_live(keep.as_ref())?;
+                    self.end_block_reading(live, &op)?;
                     self.if_dyn(pc, &cond)?;
                     self.a.jz(lab(&labels, target as usize))?;
                     self.enter_if(pc)?;
