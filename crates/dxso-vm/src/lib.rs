@@ -41,6 +41,7 @@ mod fetch;
 mod guard;
 #[cfg(test)]
 mod guard_tests;
+mod inline;
 mod math;
 mod program;
 #[cfg(test)]

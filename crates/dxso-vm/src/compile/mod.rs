@@ -27,7 +27,8 @@
 //! # Module graph
 //!
 //! The crate's modules import one another without circles: `math` (rows, exp2/log2) and
-//! `guard` (arenas) at the bottom; `program` (lowering); `texture` (sampling) and `fetch`
+//! `guard` (arenas) at the bottom; `program` (lowering) and `inline` (calls inlined, over
+//! `program`); `texture` (sampling) and `fetch`
 //! (streams, declaration types) over them; `exec` (the interpreter and the draw's
 //! [`Uniforms`]) over those; `compile` (this module) over `exec`, `fetch` and `texture`,
 //! with `cranelift` and `x86` beneath it importing only `compile`'s ABI and the modules

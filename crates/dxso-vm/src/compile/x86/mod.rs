@@ -50,6 +50,7 @@ mod ops;
 mod regs;
 #[cfg(test)]
 mod tests;
+mod write;
 
 use super::{BatchIo, Entry, Fused, FusedEntry, Layout};
 use crate::fetch::DeclType;
