@@ -9,6 +9,33 @@ use dxso_vm::Isa;
 use proptest::prelude::*;
 use random::*;
 
+/// `src` over 70 vertices (`inputs`: v0's, then v1's) with these constants and the
+/// mipmapped texture at s0, in every way of running (`WAYS`: each asserts its code
+/// generator, so no program silently falls back): the same bits in all.
+fn alike_in_every_way(
+    src: &str,
+    inputs: &[[f32; 4]],
+    consts: &[[f32; 4]],
+    ints: &[[i32; 4]],
+    b0: bool,
+    linear: bool,
+) -> Result<(), TestCaseError> {
+    let (v0, v1) = inputs.split_at(70);
+    let mut dev = device(src, &[v0.to_vec(), v1.to_vec()]);
+    bind_mipmapped_texture(&mut dev, linear);
+    dev.set_constant_f(0, consts).unwrap();
+    dev.set_constant_i(0, ints).unwrap();
+    dev.set_constant_b(0, &[b0]).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut first = None;
+    for way in WAYS {
+        let out = bits(&draw_way(&mut dev, way, 70, true).data);
+        let first = first.get_or_insert_with(|| out.clone());
+        prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -41,85 +68,24 @@ proptest! {
         inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
         reps in 0i32..4,
-        b0 in any::<bool>(),
-        linear in any::<bool>(),
-    ) {
-        let (v0, v1) = inputs.split_at(70);
-        let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
-        bind_mipmapped_texture(&mut dev, linear);
-        dev.set_constant_f(0, &consts).unwrap();
-        dev.set_constant_i(0, &[[reps, 0, 0, 0]]).unwrap();
-        dev.set_constant_b(0, &[b0]).unwrap();
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        // Both code generators, then the interpreter.
-        let mut first = None;
-        for way in WAYS {
-            let out = bits(&draw_way(&mut dev, way, 70, true).data);
-            let first = first.get_or_insert_with(|| out.clone());
-            prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
-        }
-    }
-
-    #[test]
-    fn the_avx2_width_gives_the_interpreters_bits(
-        src in arb_avx2_shader(),
-        inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
-        consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
-        reps in 0i32..4,
         (start, step) in (-3i32..18, -2i32..3),
-        b0 in any::<bool>(),
+        (b0, linear) in (any::<bool>(), any::<bool>()),
     ) {
-        let (v0, v1) = inputs.split_at(70);
-        let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
-        bind_mipmapped_texture(&mut dev, b0);
-        dev.set_constant_f(0, &consts).unwrap();
         // aL runs from `start` by `step`: v[aL + 1] inside v0..v15 and outside it.
-        dev.set_constant_i(0, &[[reps, start, step, 0]]).unwrap();
-        dev.set_constant_b(0, &[b0]).unwrap();
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        dev.set_tier(dxso_vm::Tier::Interpreted);
-        let want = bits(&dev.draw(70, 1).unwrap().data);
-        dev.set_tier(dxso_vm::Tier::Compiled);
-        dev.set_isa(Isa::Avx2);
-        if Isa::detect() >= Isa::Avx2 {
-            // No silent fallback to Cranelift: the AVX2 width covers these programs.
-            prop_assert_eq!(dev.code_generator(), Some(dxso_vm::CodeGenerator::Avx2), "{}", src);
-        }
-        let got = bits(&dev.draw(70, 1).unwrap().data);
-        prop_assert_eq!(got, want, "{}", src);
+        alike_in_every_way(&src, &inputs, &consts, &[[reps, start, step, 0]], b0, linear)?;
     }
 
     #[test]
-    fn dynamic_ifs_give_the_interpreters_bits_at_both_widths(
+    fn dynamic_flow_gives_the_interpreters_bits_at_both_widths(
         src in arb_dynamic_shader(),
         inputs in prop::collection::vec(prop::array::uniform4(arb_value()), 2 * 70),
         consts in prop::collection::vec(prop::array::uniform4(arb_value()), 4),
         reps in 0i32..4,
         (count, start, step) in (0i32..4, -3i32..17, -1i32..3),
-        b0 in any::<bool>(),
+        (b0, linear) in (any::<bool>(), any::<bool>()),
     ) {
-        let (v0, v1) = inputs.split_at(70);
-        let mut dev = device(&src, &[v0.to_vec(), v1.to_vec()]);
-        bind_mipmapped_texture(&mut dev, reps % 2 == 0);
-        dev.set_constant_f(0, &consts).unwrap();
-        dev.set_constant_i(0, &[[reps, 0, 0, 0], [count, start, step, 0]]).unwrap();
-        dev.set_constant_b(0, &[b0]).unwrap();
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        dev.set_tier(dxso_vm::Tier::Interpreted);
-        let want = bits(&dev.draw(70, 1).unwrap().data);
-        dev.set_tier(dxso_vm::Tier::Compiled);
-        for (isa, generator) in [
-            (Isa::Avx512, dxso_vm::CodeGenerator::Avx512),
-            (Isa::Avx2, dxso_vm::CodeGenerator::Avx2),
-        ] {
-            if Isa::detect() < isa {
-                continue;
-            }
-            dev.set_isa(isa);
-            prop_assert_eq!(dev.code_generator(), Some(generator), "{}", src);
-            let got = bits(&dev.draw(70, 1).unwrap().data);
-            prop_assert_eq!(got, want.clone(), "{:?}: {}", isa, src);
-        }
+        let ints = [[reps, 0, 0, 0], [count, start, step, 0]];
+        alike_in_every_way(&src, &inputs, &consts, &ints, b0, linear)?;
     }
 
     /// Random vertex layouts: one to four elements of any type at random offsets in up to

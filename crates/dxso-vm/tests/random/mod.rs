@@ -184,12 +184,14 @@ pub fn lines(s: &mut String, l: &[String]) {
     }
 }
 
-/// Random lines under uniform flow only (what the compiled tier covers): a `rep` loop, an
-/// `if b#`, predication, `c[a0.x + n]` reads with indices in and out of the file, `sincos`,
-/// and `texldl` into part of an output register (instructions.md §6).
+/// Random lines (every instruction of [`OPS`], source modifiers, `_sat`, write masks)
+/// around uniform flow only: a `rep` loop, a `loop aL` reading `v[aL + 1]`, an `if b#`/
+/// `else`, `setp` and predicated writes, `v[a0.x + n]` and `c[a0.n + k]` reads in and out of
+/// their files (one alone, a palette run), `sincos`, and `texldl` into part of an output
+/// register (instructions.md §6).
 pub fn arb_uniform_shader() -> impl Strategy<Value = String> {
     (
-        prop::collection::vec(arb_line(), 1..16),
+        prop::collection::vec(arb_line(), 1..24),
         prop::collection::vec(arb_line(), 0..5),
         prop::collection::vec(arb_line(), 0..4),
         0u8..6,
@@ -198,40 +200,7 @@ pub fn arb_uniform_shader() -> impl Strategy<Value = String> {
         .prop_map(|(body, looped, branch, cmp, (tmask, tswz, treg))| {
             let mut s = head();
             lines(&mut s, &body);
-            s.push_str("rep i0\n");
-            lines(&mut s, &looped);
-            s.push_str("add r3, r3, c1\nendrep\nloop aL, i0\nadd r13, r13, v[aL + 1]\nendloop\nif b0\n");
-            lines(&mut s, &branch);
-            s.push_str("else\nmul r4, r4, c1.yzwx\nendif\n");
-            let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
-            s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r9.xw, r6\n"));
-            s.push_str("mul r10, r7, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
             s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\n");
-            let m: String = (0..4)
-                .filter(|c| tmask >> c & 1 != 0)
-                .map(|c| ['x', 'y', 'z', 'w'][c])
-                .collect();
-            s.push_str(&format!("texldl o3.{m}, r{treg}, s0.{}\n", swz(tswz)));
-            s.push_str("mov o0, r0\nmov o1, r13\nadd r9.yz, r9, r12\nadd o2, r2, r9\n");
-            s
-        })
-}
-
-/// Random lines (every instruction of [`OPS`], source modifiers, `_sat`, write masks)
-/// around a `rep` loop, an `if b#`/`else`, `setp`, predicated writes, `c[a0.n + k]` reads,
-/// `sincos`, `texldl` and relative input reads (`v[aL + n]`, `v[a0.x + n]` in and out of
-/// v0..v15): the AVX2 width compiles every one.
-pub fn arb_avx2_shader() -> impl Strategy<Value = String> {
-    (
-        prop::collection::vec(arb_line(), 1..24),
-        prop::collection::vec(arb_line(), 0..5),
-        prop::collection::vec(arb_line(), 0..4),
-        0u8..6,
-    )
-        .prop_map(|(body, looped, branch, cmp)| {
-            let mut s = head();
-            lines(&mut s, &body);
-            s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\ntexldl o3.xzw, r5, s0.yxwz\n");
             s.push_str("rep i0\n");
             lines(&mut s, &looped);
             s.push_str("add r3, r3, c1\nendrep\nloop aL, i0\nadd r13, r13, v[aL + 1]\nendloop\nif b0\n");
@@ -240,10 +209,14 @@ pub fn arb_avx2_shader() -> impl Strategy<Value = String> {
             let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
             s.push_str(&format!("setp_{cmp} p0, r0, r1\n(p0) add r2, r2, r5\n(!p0.y) mov r7.xw, r6\n"));
             s.push_str("mova a0.x, r8.z\nadd r13, r13, v[a0.x + 1]\nmad r14, r13, v[a0.x], r14\n");
-            // Relative constant reads, in and out of the file: one alone, a palette run.
             s.push_str("mul r10, r6, c1.x\nmova a0, r10\nadd r11, r11, c[a0.x + 1]\nmad r12, r12, c[a0.w + 3].yxwz, r11\n");
             s.push_str("add r11, r11, c[a0.y]\nadd r12, r12, c[a0.y + 1]\nadd r7, r7, r12\n");
-            s.push_str("mov o0, r0\nmad o1, r4, c2, r3\nadd o2, r2, r7\nadd o3.y, r13, r14\n");
+            let m: String = (0..4)
+                .filter(|c| tmask >> c & 1 != 0)
+                .map(|c| ['x', 'y', 'z', 'w'][c])
+                .collect();
+            s.push_str(&format!("texldl o3.{m}, r{treg}, s0.{}\n", swz(tswz)));
+            s.push_str("mov o0, r0\nmad o1, r4, c2, r3\nadd o2, r2, r7\nadd o1.y, r13, r14\n");
             s
         })
 }
