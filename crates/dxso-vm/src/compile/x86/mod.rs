@@ -466,7 +466,7 @@ impl Gen<'_> {
             block_out: live_out,
             after,
             entry,
-        } = liveness(self.p, &leaders);
+        } = liveness(self.p, &leaders, &self.masked);
         let mut block = 0;
         let mut labels: Vec<Option<CodeLabel>> = (0..=n)
             .map(|pc| leaders.contains(&pc).then(|| self.a.create_label()))

@@ -89,7 +89,9 @@ pub(super) struct Liveness {
     pub(super) entry: HashSet<u16>,
 }
 
-pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
+/// The liveness of `p`'s rows over its blocks (`starts`); `masked` says which ops keep the
+/// old value in lanes they do not write ([`Program::masked_ops`]).
+pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>, masked: &[bool]) -> Liveness {
     let n = p.ops.len();
     let outputs: HashSet<u16> = p.outputs.iter().flat_map(|o| o.row..o.row + 4).collect();
     let bounds: Vec<usize> = starts.iter().copied().collect();
@@ -97,7 +99,6 @@ pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>) -> Liveness {
     let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
     let mut block_out = HashMap::new();
     let mut after = vec![HashSet::new(); n];
-    let masked = p.masked_ops();
     loop {
         let mut changed = false;
         for &(start, end) in blocks.iter().rev() {
