@@ -749,3 +749,69 @@ fn a_shader_without_instructions_compiles_in_every_way() {
         assert_eq!(out, vec![vec![[0.0; 4]]; 3], "{way:?}");
     }
 }
+
+/// exp, log, pow and lit (the tiers' exp2 and log2) over the float line: every 2^32 / 24,577th
+/// bit pattern (all exponents, both signs, subnormals, NaNs), the clamp and scaling edges of
+/// exp2 (-151, -150.5, -150, -149, -126, 128, 129 and their neighbours), powers of two,
+/// ±0 and ±inf. Each way gives the interpreter's bits (the AVX-512 code takes other steps:
+/// vrndscaleps and vscalefps in exp2, vgetexpps and vgetmantps in log2).
+#[test]
+fn exp_log_and_pow_alike_in_every_way_over_the_float_line() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n\
+               dcl_texcoord2 o3\n\
+               exp o0.x, v0.x\nlog o0.y, v0.x\nexp o0.z, v0.y\nlog o0.w, v0.z\n\
+               pow o1.x, v0.x, v0.y\npow o1.y, v0.y, v0.x\npow o1.z, v0.z, v0.w\n\
+               pow o1.w, v0.w, v0.y\nlit o2, v0\nlit o3, v0.wzyx\n";
+    let mut xs: Vec<f32> = (0..(1u64 << 32))
+        .step_by(24_577)
+        .map(|b| f32::from_bits(b as u32))
+        .collect();
+    for e in [
+        -151.0f32, -150.5, -150.0, -149.0, -126.0, -125.5, 128.0, 128.5, 129.0,
+    ] {
+        for d in [-2i32, -1, 0, 1, 2] {
+            xs.push(f32::from_bits((e.to_bits() as i32 + d) as u32));
+        }
+    }
+    for n in -160..=160 {
+        xs.push((n as f32).exp2());
+        xs.push(n as f32 * 0.75);
+    }
+    xs.extend([
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        1.0e-45,
+    ]);
+    let n = xs.len();
+    // The four components: the value, then three others from the list, so that pow's
+    // exponents range as widely as its bases.
+    let v0: Vec<[f32; 4]> = (0..n)
+        .map(|i| {
+            [
+                xs[i],
+                xs[(i * 7 + 3) % n],
+                xs[(i * 13 + 5) % n],
+                xs[(i * 31 + 11) % n],
+            ]
+        })
+        .collect();
+    let mut dev = device(src, &[v0]);
+    let want = split(&draw_way(&mut dev, WAYS[WAYS.len() - 1], n, true));
+    assert_eq!(WAYS[WAYS.len() - 1].0, dxso_vm::Tier::Interpreted);
+    let bits =
+        |o: &Vec<[f32; 4]>| -> Vec<[u32; 4]> { o.iter().map(|r| r.map(f32::to_bits)).collect() };
+    for way in &WAYS[..WAYS.len() - 1] {
+        let got = split(&draw_way(&mut dev, *way, n, true));
+        for i in 0..n {
+            assert_eq!(
+                bits(&got[i]),
+                bits(&want[i]),
+                "{way:?} vertex {i}: v0 = {:?}",
+                xs[i]
+            );
+        }
+    }
+}

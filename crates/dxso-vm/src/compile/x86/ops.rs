@@ -296,6 +296,27 @@ impl Gen<'_> {
     /// 2^x as [`crate::math::exp2`] computes it.
     pub(super) fn exp2(&mut self, x: V) -> R<V> {
         let x = self.clamp(x, EXP2_MIN, EXP2_MAX)?;
+        if self.w == Width::Zmm {
+            // The same value in fewer steps. vrndscaleps rounds to nearest even as the
+            // 1.5 * 2^23 trick does for |x| <= 151; vscalefps gives p * 2^n rounded once,
+            // which is the two-step scaling's value (p * 2^(n >> 1) is exact), +0 at the
+            // clamp included (+0 where n = -151, as in the pseudo-code: p is zeroed there
+            // first, since an underflowing vscalefps takes a microcode assist, 2.3 times
+            // slower W3). NaN stays p's NaN.
+            let n = self.round(x, 0x08)?;
+            let fr = self.fsub(x, n)?;
+            self.free(x);
+            let p = self.horner(fr, &EXP2_POLY)?;
+            self.free(fr);
+            let low = self.cmpk(2, n, LE, EXP2_MIN)?;
+            let Mask::K(low) = low else {
+                unreachable!("AVX-512 masks are k registers")
+            };
+            self.a.vpxord(mk(ZMM[p], low), ZMM[p], ZMM[p])?;
+            self.a.vscalefps(ZMM[p], ZMM[p], ZMM[n])?;
+            self.free(n);
+            return Ok(p);
+        }
         let n = self.alloc()?;
         let big = self.kf(ROUNDER);
         vx!(self, vaddps(Vr(n), Vr(x), big))?;
@@ -329,57 +350,65 @@ impl Gen<'_> {
         Ok(p)
     }
 
-    /// log2(x) as [`crate::math::log2`] computes it, for x >= 0 or NaN.
-    pub(super) fn log2(&mut self, x: V) -> R<V> {
-        let tiny = self.cmpk(1, x, LT, f32::MIN_POSITIVE)?;
+    /// x = m * 2^e with m in [sqrt(1/2), sqrt(2)) and e integral (as a float), subnormals
+    /// normalised: [`crate::math::log2`]'s split.
+    fn log2_split(&mut self, x: V) -> R<(V, V)> {
+        let half = self.kf(0.5);
+        if self.w == Width::Zmm {
+            // vgetexpps and vgetmantps give floor(log2 x) and x / 2^that in [1, 2),
+            // subnormals normalised: the values of the bit manipulation below.
+            let e = self.alloc()?;
+            self.a.vgetexpps(ZMM[e], ZMM[x])?;
+            let m = self.alloc()?;
+            // Interval [1, 2), the source's sign (x >= 0 here).
+            self.a.vgetmantps(ZMM[m], ZMM[x], 0)?;
+            self.cmpk(2, m, GT, std::f32::consts::SQRT_2)?;
+            self.a.vmulps(ZMM[m].k2(), ZMM[m], half)?;
+            let one = self.kf(1.0);
+            self.a.vaddps(ZMM[e].k2(), ZMM[e], one)?;
+            return Ok((m, e));
+        }
+        // AVX2: from the bits. Subnormals scaled by 2^23 first.
+        let Mask::V(tiny) = self.cmpk(1, x, LT, f32::MIN_POSITIVE)? else {
+            unreachable!("AVX2 masks are vectors")
+        };
         let xs = self.copy(x)?;
         let k = self.kf(8_388_608.0);
-        match tiny {
-            Mask::K(_) => self.a.vmulps(ZMM[xs].k1(), ZMM[x], k)?,
-            Mask::V(m) => {
-                let t = self.alloc()?;
-                self.a.vmulps(YMM[t], YMM[x], k)?;
-                self.merge(m, xs, t)?;
-            }
-        }
+        let t = self.alloc()?;
+        self.a.vmulps(YMM[t], YMM[x], k)?;
+        self.merge(tiny, xs, t)?;
         let e = self.alloc()?;
-        vx!(self, vpsrld(Vr(e), Vr(xs), 23))?;
+        self.a.vpsrld(YMM[e], YMM[xs], 23)?;
         let m = self.kb(0xFF);
-        vx!(self, vpandd | vpand(Vr(e), Vr(e), m))?;
+        self.a.vpand(YMM[e], YMM[e], m)?;
         let m = self.kb(127);
-        vx!(self, vpsubd(Vr(e), Vr(e), m))?;
+        self.a.vpsubd(YMM[e], YMM[e], m)?;
+        // e - 23 in the tiny lanes: the mask and-ed with 23.
         let m = self.kb(23);
-        match tiny {
-            Mask::K(_) => self.a.vpsubd(ZMM[e].k1(), ZMM[e], m)?,
-            Mask::V(t) => {
-                // e - 23 in the tiny lanes: the mask and-ed with 23.
-                self.a.vpand(YMM[t], YMM[t], m)?;
-                self.a.vpsubd(YMM[e], YMM[e], YMM[t])?;
-            }
-        }
-        self.free_mask(tiny);
+        self.a.vpand(YMM[tiny], YMM[tiny], m)?;
+        self.a.vpsubd(YMM[e], YMM[e], YMM[tiny])?;
+        self.free(tiny);
         let mant = self.kb(0x007F_FFFF);
-        vx!(self, vpandd | vpand(Vr(xs), Vr(xs), mant))?;
+        self.a.vpand(YMM[xs], YMM[xs], mant)?;
         let one_bits = self.kb(0x3F80_0000);
-        vx!(self, vpord | vpor(Vr(xs), Vr(xs), one_bits))?;
+        self.a.vpor(YMM[xs], YMM[xs], one_bits)?;
         let m = xs;
-        let big = self.cmpk(2, m, GT, std::f32::consts::SQRT_2)?;
-        let half = self.kf(0.5);
-        match big {
-            Mask::K(_) => {
-                self.a.vmulps(ZMM[m].k2(), ZMM[m], half)?;
-                let one = self.kb(1);
-                self.a.vpaddd(ZMM[e].k2(), ZMM[e], one)?;
-            }
-            Mask::V(b) => {
-                let t = self.alloc()?;
-                self.a.vmulps(YMM[t], YMM[m], half)?;
-                self.merge(b, m, t)?;
-                // e + 1 in those lanes: minus the mask's -1.
-                self.a.vpsubd(YMM[e], YMM[e], YMM[b])?;
-            }
-        }
-        self.free_mask(big);
+        let Mask::V(big) = self.cmpk(2, m, GT, std::f32::consts::SQRT_2)? else {
+            unreachable!("AVX2 masks are vectors")
+        };
+        let t = self.alloc()?;
+        self.a.vmulps(YMM[t], YMM[m], half)?;
+        self.merge(big, m, t)?;
+        // e + 1 in those lanes: minus the mask's -1.
+        self.a.vpsubd(YMM[e], YMM[e], YMM[big])?;
+        self.free(big);
+        self.a.vcvtdq2ps(YMM[e], YMM[e])?;
+        Ok((m, e))
+    }
+
+    /// log2(x) as [`crate::math::log2`] computes it, for x >= 0 or NaN.
+    pub(super) fn log2(&mut self, x: V) -> R<V> {
+        let (m, e) = self.log2_split(x)?;
         let num = self.alloc()?;
         let one = self.kf(1.0);
         vx!(self, vsubps(Vr(num), Vr(m), one))?;
@@ -402,7 +431,6 @@ impl Gen<'_> {
         self.free(two_s);
         let l2e = self.kf(std::f32::consts::LOG2_E);
         vx!(self, vmulps(Vr(t), Vr(t), l2e))?;
-        vx!(self, vcvtdq2ps(Vr(e), Vr(e)))?;
         vx!(self, vaddps(Vr(t), Vr(t), Vr(e)))?;
         self.free(e);
         let r = t;
