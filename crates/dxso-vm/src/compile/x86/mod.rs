@@ -209,8 +209,8 @@ struct Gen<'a> {
     /// before each op run once per pass.
     prefetch: Vec<(i32, u32, i32)>,
     prefetch_per_op: usize,
-    /// Groups per pass ([`G`], or all of the batch's where the program has dynamic ifs, or a
-    /// loop at AVX-512 width).
+    /// Groups per pass ([`G`], or all of the batch's where the program has dynamic ifs or a
+    /// loop).
     groups: u32,
     /// Frame offset of each dynamic if's lanes, by the pc of the if, its else and its endif.
     if_slot: HashMap<usize, i32>,
@@ -238,8 +238,8 @@ const P0_ROW: u16 = 0xFFF4;
 /// in a row, so the processor overlaps their (long) dependency chains. Two groups a pass,
 /// except in programs with dynamic ifs or breaks: there every group of the batch runs in one pass
 /// (four at AVX-512 width, eight at AVX2), so a branch sees all 64 lanes, skips exactly
-/// where the interpreter does, and counts the instructions it counts. AVX-512 code of a
-/// program with a loop runs the batch's four groups in one pass as well (for speed).
+/// where the interpreter does, and counts the instructions it counts. A program with a loop
+/// runs the whole batch in one pass as well (for speed).
 const G: u32 = 2;
 /// The most groups a pass has (eight of 8 lanes): the frame has room for that many.
 const G_MAX: u32 = 8;
@@ -283,12 +283,13 @@ impl<'a> Gen<'a> {
         }
         let masked = p.masked_ops();
         let dynamic = masked.iter().any(|&m| m);
-        // At AVX-512 width a program with a loop runs four groups a pass too: its body's
-        // chains (W3: rsq, nrm, pow per light) are long, and four in flight instead of two
-        // made W3 6 % faster, where straight-line programs (W1, W2) ran 16-19 % slower (the
-        // registers are shared by more groups). At AVX2 width four changed nothing for W3.
+        // A program with a loop runs the batch in one pass too: its body's chains (W3: rsq,
+        // nrm and pow per light) are long and repeat, and more of them in flight made W3 6 %
+        // faster at both widths (four groups instead of two at AVX-512 width, eight at
+        // AVX2), where straight-line programs (W1, W2) ran 16-19 % slower with four (the
+        // registers are shared by more groups).
         let loops = !loop_slot.is_empty();
-        let groups = if dynamic || (w == Width::Zmm && loops) {
+        let groups = if dynamic || loops {
             ROW as u32 / w.bytes() as u32
         } else {
             G
