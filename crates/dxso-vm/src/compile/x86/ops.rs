@@ -299,10 +299,11 @@ impl Gen<'_> {
         if self.w == Width::Zmm {
             // The same value in fewer steps. vrndscaleps rounds to nearest even as the
             // 1.5 * 2^23 trick does for |x| <= 151; vscalefps gives p * 2^n rounded once,
-            // which is the two-step scaling's value (p * 2^(n >> 1) is exact), +0 at the
-            // clamp included (+0 where n = -151, as in the pseudo-code: p is zeroed there
-            // first, since an underflowing vscalefps takes a microcode assist, 2.3 times
-            // slower W3). NaN stays p's NaN.
+            // which is the two-step scaling's value (p * 2^(n >> 1) is exact; subnormal
+            // results included). At the clamp (n = -151) the result is +0: p is zeroed
+            // there first, since a vscalefps that underflows to zero takes a microcode
+            // assist (W3, whose back-facing lanes take pow(0, s), ran 2.3 times slower).
+            // NaN stays p's NaN.
             let n = self.round(x, 0x08)?;
             let fr = self.fsub(x, n)?;
             self.free(x);
