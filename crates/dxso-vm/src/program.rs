@@ -342,11 +342,22 @@ impl Program {
         (CONST_BASE..self.scratch_base()).contains(&row)
     }
 
+    /// Whether `row` holds one value in every lane: a constant row, or a scratch row only
+    /// `c[aL + n]` gathers write.
+    pub(crate) fn is_uniform_row(&self, row: u16) -> bool {
+        let uniform = self.scratch_base() + UNIFORM_SLOTS * 4;
+        self.is_const_row(row) || (uniform..uniform + 16).contains(&row)
+    }
+
     /// Lower a validated vertex shader.
     pub fn lower(checked: &Checked) -> Result<Program, LowerError> {
         lower(checked.shader())
     }
 }
+
+/// The first gather scratch slot of `c[aL + n]` reads (slots of four rows; per-lane gathers
+/// use the four before).
+const UNIFORM_SLOTS: u16 = 4;
 
 struct Lowering<'a> {
     shader: &'a Shader,
@@ -422,7 +433,9 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         l.next_row += 4;
     }
     l.scratch = l.next_row;
-    l.next_row += 4 * 4;
+    // Four slots of four rows for per-lane gathers, four more for c[aL + n] ones (which
+    // hold one value in every lane: see `is_uniform_row`).
+    l.next_row += 8 * 4;
 
     // Declarations and outputs.
     let mut outputs: Vec<(u32, String, String)> = Vec::new();
@@ -568,10 +581,11 @@ impl Lowering<'_> {
                 .reg_row(s.reg.kind, s.reg.number + span_row)
                 .ok_or_else(|| self.unsupported(i, &format!("reading {:?}", s.reg.kind)))?,
             Some(rel) => {
-                let dst = self.scratch + slot * 4;
+                let by_loop = rel.reg.kind == RegisterKind::Loop;
+                let uniform = by_loop && s.reg.kind == RegisterKind::Const;
+                let dst = self.scratch + (slot + if uniform { UNIFORM_SLOTS } else { 0 }) * 4;
                 let number = (s.reg.number + span_row) as i32;
                 let comp = rel.swizzle.get(0) as u8;
-                let by_loop = rel.reg.kind == RegisterKind::Loop;
                 self.ops.push(match (s.reg.kind, by_loop) {
                     (RegisterKind::Const, false) => Op::GatherConstA0 {
                         dst,

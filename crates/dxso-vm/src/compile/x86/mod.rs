@@ -18,7 +18,8 @@
 //! register cache holds rows in the vector registers (32 zmm or 16 ymm) inside a basic block (least recently
 //! used rows are written back when registers run out) and is emptied at every block
 //! boundary, so every path into a block finds the same state. a0 and p0 are cached the same
-//! way, with homes in the stack frame; constant rows are shared by the groups. Liveness
+//! way, with homes in the stack frame; uniform rows (constants, `c[aL + n]`) are shared by
+//! the groups. Liveness
 //! (per block and per op) decides what is written back at a block's end (live rows only),
 //! when a row leaves its register (after its last reader), which results are computed at
 //! all, and which rows start at zero (those read before they are written): the arena needs
@@ -639,8 +640,9 @@ impl Gen<'_> {
                     for g in 0..self.groups {
                         self.g = g;
                         match op {
-                            // c[aL + n] is the same in every lane: loaded once, copied.
-                            Op::GatherConstAl { dst, .. } if g > 0 => self.copy_group(dst)?,
+                            // c[aL + n] is the same in every lane: loaded once into rows
+                            // the groups share.
+                            Op::GatherConstAl { .. } if g > 0 => {}
                             _ => self.lanes(&op)?,
                         }
                         self.end_op();

@@ -155,10 +155,10 @@ pub(super) const KEPT: usize = 6;
 impl Gen<'_> {
     // ---- registers -------------------------------------------------------------------
 
-    /// The cache key of `row` in the current group. Constant rows hold one value in every
-    /// lane: all groups share them (as group 0).
+    /// The cache key of `row` in the current group. Uniform rows (constants, `c[aL + n]`
+    /// gathers) hold one value in every lane: all groups share them (as group 0).
     pub(super) fn key(&self, row: u16) -> u32 {
-        if self.p.is_const_row(row) {
+        if self.p.is_uniform_row(row) {
             row as u32
         } else {
             row as u32 | self.g << 16
@@ -309,31 +309,15 @@ impl Gen<'_> {
         dst.mask >> c & 1 != 0 && self.live(row)
     }
 
-    /// Rows `dst .. dst + 4` of this group = those of group 0.
-    pub(super) fn copy_group(&mut self, dst: u16) -> R {
-        let g = self.g;
-        for c in 0..4 {
-            if !self.live(dst + c) {
-                continue;
-            }
-            self.g = 0;
-            let v = self.row(dst + c)?;
-            self.g = g;
-            let t = self.copy(v)?;
-            self.bind(dst + c, t);
-        }
-        Ok(())
-    }
-
     /// Forget this group's rows that no later op reads (dead after the current op; shared
-    /// constant rows after the last group's).
+    /// uniform rows after the last group's).
     pub(super) fn drop_dead(&mut self, live: &HashSet<u16>) {
         for r in 0..self.w.regs() {
             if let Slot::Row { key, .. } = self.slot[r]
                 && key & KONST == 0
             {
                 let row = key as u16;
-                let mine = if self.p.is_const_row(row) {
+                let mine = if self.p.is_uniform_row(row) {
                     self.g == self.groups - 1
                 } else {
                     key >> 16 == self.g
