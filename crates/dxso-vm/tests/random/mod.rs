@@ -185,10 +185,10 @@ pub fn lines(s: &mut String, l: &[String]) {
 }
 
 /// Random lines (every instruction of [`OPS`], source modifiers, `_sat`, write masks)
-/// around uniform flow only: a `rep` loop, a `loop aL` reading `v[aL + 1]`, an `if b#`/
-/// `else`, `setp` and predicated writes, `v[a0.x + n]` and `c[a0.n + k]` reads in and out of
-/// their files (one alone, a palette run), `sincos`, and `texldl` into part of an output
-/// register (instructions.md §6).
+/// around uniform flow only: a `rep` loop, a `loop aL` reading `v[aL + 1]` and `c[aL + n]`,
+/// an `if b#`/`else`, `setp` and predicated writes, `v[a0.x + n]` and `c[a0.n + k]` reads in
+/// and out of their files (one alone, a palette run), `sincos`, and `texldl` into part of an
+/// output register (instructions.md §6).
 pub fn arb_uniform_shader() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(arb_line(), 1..24),
@@ -203,7 +203,8 @@ pub fn arb_uniform_shader() -> impl Strategy<Value = String> {
             s.push_str("sincos r15.xy, r14.x\nadd r12, r12, r15.xyxy\n");
             s.push_str("rep i0\n");
             lines(&mut s, &looped);
-            s.push_str("add r3, r3, c1\nendrep\nloop aL, i0\nadd r13, r13, v[aL + 1]\nendloop\nif b0\n");
+            s.push_str("add r3, r3, c1\nendrep\nloop aL, i0\nadd r13, r13, v[aL + 1]\n");
+            s.push_str("mad r14, c[aL + 2], r13, r14\nmul r9, r9, c[aL + 1].yxwz\nendloop\nif b0\n");
             lines(&mut s, &branch);
             s.push_str("else\nmul r4, r4, c1.yzwx\nendif\n");
             let cmp = ["gt", "lt", "ge", "le", "eq", "ne"][cmp as usize];
