@@ -815,3 +815,38 @@ fn exp_log_and_pow_alike_in_every_way_over_the_float_line() {
         }
     }
 }
+
+/// [`exp_log_and_pow_alike_in_every_way_over_the_float_line`] for every float: all 2^32
+/// bit patterns through exp and log, the AVX-512 and AVX2 code against the interpreter
+/// (about a minute in release: `cargo test --release -p dxso-vm --test equivalence --
+/// --ignored every_float`).
+#[test]
+#[ignore]
+fn exp_and_log_alike_at_every_float() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_position o0\nexp o0.x, v0.x\nlog o0.y, v0.x\n\
+               exp o0.z, v0.y\nlog o0.w, v0.y\n";
+    // Each vertex takes two floats (x and y); a chunk is 2^21 of them.
+    let chunk = 1u64 << 20;
+    for start in (0..1u64 << 32).step_by(2 * chunk as usize) {
+        let v0: Vec<[f32; 4]> = (0..chunk)
+            .map(|i| {
+                let b = start + 2 * i;
+                [
+                    f32::from_bits(b as u32),
+                    f32::from_bits(b as u32 + 1),
+                    0.0,
+                    0.0,
+                ]
+            })
+            .collect();
+        let mut dev = device(src, &[v0]);
+        let want = split(&draw_way(&mut dev, WAYS[3], chunk as usize, true));
+        for way in &WAYS[..2] {
+            let got = split(&draw_way(&mut dev, *way, chunk as usize, true));
+            for i in 0..chunk as usize {
+                let (g, w) = (got[i][0].map(f32::to_bits), want[i][0].map(f32::to_bits));
+                assert_eq!(g, w, "{way:?}: bits {:#x}", start + 2 * i as u64);
+            }
+        }
+    }
+}
