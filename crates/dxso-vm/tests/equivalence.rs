@@ -818,7 +818,7 @@ fn exp_log_and_pow_alike_in_every_way_over_the_float_line() {
 
 /// [`exp_log_and_pow_alike_in_every_way_over_the_float_line`] for every float: all 2^32
 /// bit patterns through exp and log, the AVX-512 and AVX2 code against the interpreter
-/// (about a minute in release: `cargo test --release -p dxso-vm --test equivalence --
+/// (11 minutes in release on two busy cores: `cargo test --release -p dxso-vm --test equivalence --
 /// --ignored every_float`).
 #[test]
 #[ignore]
