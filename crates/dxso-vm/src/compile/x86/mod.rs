@@ -198,6 +198,8 @@ struct Gen<'a> {
     /// than once: their masks are worth keeping even when nothing reads them later.
     reused_rows: HashSet<u16>,
     reused_temp: Option<V>,
+    /// AVX2: a factor's non-zero mask kept to the op's end (the factor, the mask).
+    op_mask: Vec<(V, V)>,
     /// The op being emitted.
     pc: usize,
     /// `c[a0.n + k]` reads that share their lanes' addresses: at the first read's pc, the
@@ -386,6 +388,7 @@ impl<'a> Gen<'a> {
             kstamp: [0; KEPT],
             reused_rows: HashSet::new(),
             reused_temp: None,
+            op_mask: Vec::new(),
             pc: 0,
             palette,
             stash,

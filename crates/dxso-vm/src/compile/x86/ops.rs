@@ -133,17 +133,42 @@ impl Gen<'_> {
 
     /// [`Self::mul`] at AVX2 width: the product and-ed with the lanes where neither factor
     /// is zero (the compares are unordered-not-equal, so NaN lanes keep the product).
+    /// A factor this op multiplies again (a broadcast component, nrm's reciprocal length)
+    /// keeps its mask in a register to the op's end.
     fn mul_ymm(&mut self, x: V, y: V) -> R<V> {
         let z = self.kreg(0.0)?;
-        let m = self.alloc()?;
-        self.a.vcmpps(YMM[m], YMM[x], YMM[z], NEQ)?;
+        let mut masks = [0; 2];
+        let mut kept = [false; 2];
+        for (i, v) in [x, y].into_iter().enumerate() {
+            if let Some(&(_, m)) = self.op_mask.iter().find(|e| e.0 == v) {
+                (masks[i], kept[i]) = (m, true);
+                continue;
+            }
+            let m = self.alloc()?;
+            self.a.vcmpps(YMM[m], YMM[v], YMM[z], NEQ)?;
+            masks[i] = m;
+            if self.op_mask.is_empty() && self.worth_keeping_in_op(v) {
+                self.op_mask.push((v, m));
+                kept[i] = true;
+            }
+        }
         let t = self.alloc()?;
-        self.a.vcmpps(YMM[t], YMM[y], YMM[z], NEQ)?;
-        self.a.vandps(YMM[m], YMM[m], YMM[t])?;
         self.a.vmulps(YMM[t], YMM[x], YMM[y])?;
-        self.a.vandps(YMM[t], YMM[t], YMM[m])?;
-        self.free(m);
+        for i in 0..2 {
+            self.a.vandps(YMM[t], YMM[t], YMM[masks[i]])?;
+            if !kept[i] {
+                self.free(masks[i]);
+            }
+        }
         Ok(t)
+    }
+
+    /// Whether this op multiplies `v` again: a row it reads again, or its reused temporary.
+    fn worth_keeping_in_op(&self, v: V) -> bool {
+        match self.slot[v] {
+            Slot::Row { key, .. } => self.reused_rows.contains(&(key as u16)),
+            _ => self.reused_temp == Some(v),
+        }
     }
 
     /// The k register holding `v`'s non-zero mask, if one does.

@@ -204,6 +204,8 @@ impl Gen<'_> {
         };
         self.slot[r] = Slot::Temp;
         self.touch(r);
+        // (A kept mask's register is a temporary: only its factor's can be taken.)
+        self.op_mask.retain(|e| e.0 != r);
         for k in &mut self.kcache {
             if *k == Some(r) {
                 *k = None;
@@ -260,6 +262,7 @@ impl Gen<'_> {
 
     /// The end of an op: its temporaries are free again.
     pub(super) fn end_op(&mut self) {
+        self.op_mask.clear();
         if let Some(t) = self.reused_temp.take() {
             for k in &mut self.kcache {
                 if *k == Some(t) {
