@@ -13,17 +13,16 @@
 //! (two passes of 2 x 16 at AVX-512 width, four of 2 x 8 at AVX2): each op is emitted for
 //! both groups in a row, so their dependency chains overlap. A program with dynamic ifs or
 //! breaks runs the whole batch in one pass (4 x 16, 8 x 8), so that its branches see every
-//! lane (`flow`). Every arena row
+//! lane (`flow`); so does a program with a loop (more chains in flight). Every arena row
 //! (temporaries, inputs, outputs, constants, gather scratch) keeps its home in the arena; a
-//! register cache holds rows in the vector registers (32 zmm or 16 ymm) inside a basic block (least recently
-//! used rows are written back when registers run out) and is emptied at every block
-//! boundary, so every path into a block finds the same state. a0 and p0 are cached the same
-//! way, with homes in the stack frame; uniform rows (constants, `c[aL + n]`) are shared by
-//! the groups. Liveness
-//! (per block and per op) decides what is written back at a block's end (live rows only),
-//! when a row leaves its register (after its last reader), which results are computed at
-//! all, and which rows start at zero (those read before they are written): the arena needs
-//! no clearing between batches.
+//! register cache holds rows in the vector registers (32 zmm or 16 ymm) inside a basic
+//! block (least recently used rows are written back when registers run out) and is emptied
+//! at every block boundary, so every path into a block finds the same state. a0 and p0 are
+//! cached the same way, with homes in the stack frame; uniform rows (constants,
+//! `c[aL + n]`) are shared by the groups. Liveness (per block and per op) decides what is
+//! written back at a block's end (live rows only), when a row leaves its register (after
+//! its last reader), which results are computed at all, and which rows start at zero (those
+//! read before they are written): the arena needs no clearing between batches.
 //!
 //! Every operation is the interpreter's formula again (the zero-product rule C8 as a masked
 //! multiply, unfused mad, the same exp2/log2 polynomials, the same instruction counting), so
