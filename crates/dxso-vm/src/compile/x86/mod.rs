@@ -198,7 +198,7 @@ struct Gen<'a> {
     reused_rows: HashSet<u16>,
     reused_temp: Option<V>,
     /// AVX2: a factor's non-zero mask kept to the op's end (the factor, the mask).
-    op_mask: Vec<(V, V)>,
+    op_mask: Option<(V, V)>,
     /// The op being emitted.
     pc: usize,
     /// `c[a0.n + k]` reads that share their lanes' addresses: at the first read's pc, the
@@ -387,7 +387,7 @@ impl<'a> Gen<'a> {
             kstamp: [0; KEPT],
             reused_rows: HashSet::new(),
             reused_temp: None,
-            op_mask: Vec::new(),
+            op_mask: None,
             pc: 0,
             palette,
             stash,

@@ -140,15 +140,15 @@ impl Gen<'_> {
         let mut masks = [0; 2];
         let mut kept = [false; 2];
         for (i, v) in [x, y].into_iter().enumerate() {
-            if let Some(&(_, m)) = self.op_mask.iter().find(|e| e.0 == v) {
+            if let Some((_, m)) = self.op_mask.filter(|e| e.0 == v) {
                 (masks[i], kept[i]) = (m, true);
                 continue;
             }
             let m = self.alloc()?;
             self.a.vcmpps(YMM[m], YMM[v], YMM[z], NEQ)?;
             masks[i] = m;
-            if self.op_mask.is_empty() && self.worth_keeping_in_op(v) {
-                self.op_mask.push((v, m));
+            if self.op_mask.is_none() && self.worth_keeping_in_op(v) {
+                self.op_mask = Some((v, m));
                 kept[i] = true;
             }
         }
@@ -334,11 +334,8 @@ impl Gen<'_> {
             self.free(x);
             let p = self.horner(fr, &EXP2_POLY)?;
             self.free(fr);
-            let low = self.cmpk(2, n, LE, EXP2_MIN)?;
-            let Mask::K(low) = low else {
-                unreachable!("AVX-512 masks are k registers")
-            };
-            self.a.vpxord(mk(ZMM[p], low), ZMM[p], ZMM[p])?;
+            self.cmpk(2, n, LE, EXP2_MIN)?;
+            self.a.vpxord(ZMM[p].k2(), ZMM[p], ZMM[p])?;
             self.a.vscalefps(ZMM[p], ZMM[p], ZMM[n])?;
             self.free(n);
             return Ok(p);

@@ -205,7 +205,7 @@ impl Gen<'_> {
         self.slot[r] = Slot::Temp;
         self.touch(r);
         // (A kept mask's register is a temporary: only its factor's can be taken.)
-        self.op_mask.retain(|e| e.0 != r);
+        self.op_mask = self.op_mask.filter(|e| e.0 != r);
         for k in &mut self.kcache {
             if *k == Some(r) {
                 *k = None;
@@ -262,7 +262,7 @@ impl Gen<'_> {
 
     /// The end of an op: its temporaries are free again.
     pub(super) fn end_op(&mut self) {
-        self.op_mask.clear();
+        self.op_mask = None;
         if let Some(t) = self.reused_temp.take() {
             for k in &mut self.kcache {
                 if *k == Some(t) {
