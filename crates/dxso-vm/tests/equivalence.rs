@@ -9,6 +9,20 @@ use dxso_vm::Isa;
 use proptest::prelude::*;
 use random::*;
 
+/// `n` vertices drawn in each way of `WAYS` (the x86 code fused): each way's output bits,
+/// in `WAYS`' order (the interpreter's last).
+fn bits_in_every_way(dev: &mut dxso_vm::Device, n: usize) -> Vec<Vec<u32>> {
+    WAYS.iter()
+        .map(|&way| {
+            draw_way(dev, way, n, true)
+                .data
+                .iter()
+                .map(|x| x.to_bits())
+                .collect()
+        })
+        .collect()
+}
+
 /// `src` over 70 vertices (`inputs`: v0's, then v1's) with these constants and the
 /// mipmapped texture at s0, in every way of running (`WAYS`: each asserts its code
 /// generator, so no program silently falls back): the same bits in all.
@@ -26,12 +40,9 @@ fn alike_in_every_way(
     dev.set_constant_f(0, consts).unwrap();
     dev.set_constant_i(0, ints).unwrap();
     dev.set_constant_b(0, &[b0]).unwrap();
-    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    let mut first = None;
-    for way in WAYS {
-        let out = bits(&draw_way(&mut dev, way, 70, true).data);
-        let first = first.get_or_insert_with(|| out.clone());
-        prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
+    let all = bits_in_every_way(&mut dev, 70);
+    for (way, out) in WAYS.iter().zip(&all) {
+        prop_assert_eq!(out, &all[0], "{:?}: {}", way, src);
     }
     Ok(())
 }
@@ -198,14 +209,12 @@ proptest! {
             dev
         };
         let mut dev = setup(v0, v1);
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let mut first = None;
-        for way in WAYS {
-            let out = bits(&draw_way(&mut dev, way, 70, true).data);
-            let first = first.get_or_insert_with(|| out.clone());
-            prop_assert_eq!(&out, &*first, "{:?}: {}", way, src);
+        let all = bits_in_every_way(&mut dev, 70);
+        for (way, out) in WAYS.iter().zip(&all) {
+            prop_assert_eq!(out, &all[0], "{:?}: {}", way, src);
         }
-        let first = first.expect("ways ran");
+        let first = &all[0];
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let per_vertex = first.len() / 70;
         for k in [0usize, 69] {
             let mut one = setup(&v0[k..k + 1], &v1[k..k + 1]);
@@ -799,17 +808,13 @@ fn exp_log_and_pow_alike_in_every_way_over_the_float_line() {
         })
         .collect();
     let mut dev = device(src, &[v0]);
-    let want = split(&draw_way(&mut dev, WAYS[WAYS.len() - 1], n, true));
-    assert_eq!(WAYS[WAYS.len() - 1].0, dxso_vm::Tier::Interpreted);
-    let bits =
-        |o: &Vec<[f32; 4]>| -> Vec<[u32; 4]> { o.iter().map(|r| r.map(f32::to_bits)).collect() };
-    for way in &WAYS[..WAYS.len() - 1] {
-        let got = split(&draw_way(&mut dev, *way, n, true));
-        for i in 0..n {
-            assert_eq!(
-                bits(&got[i]),
-                bits(&want[i]),
-                "{way:?} vertex {i}: v0 = {:?}",
+    let all = bits_in_every_way(&mut dev, n);
+    let want = all.last().expect("ways");
+    for (way, got) in WAYS.iter().zip(&all) {
+        if let Some(at) = (0..got.len()).find(|&k| got[k] != want[k]) {
+            let i = at / (got.len() / n);
+            panic!(
+                "{way:?} vertex {i} (v0.x = {:e}): {at}th output bits differ",
                 xs[i]
             );
         }
