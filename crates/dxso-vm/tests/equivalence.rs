@@ -855,3 +855,62 @@ fn exp_and_log_alike_at_every_float() {
         }
     }
 }
+
+/// The x86 code's fast products (`fma(x, y, +0)`, no zero-rule compares) give NaN for
+/// 0 * inf where the rule gives +0: the code checks the results that can reach anything, and
+/// a batch where one is inf or NaN runs again with the exact code. Here such a product
+/// reaches each op that turns NaN into an ordinary value (max, min, slt, sge, sgn, mova's
+/// rounding, a dynamic if, setp and a predicated write, rcp and a loop's body) and nothing
+/// else, in both batches of a 70-vertex draw (the full one runs fused, the rest not): every
+/// way gives the interpreter's bits.
+#[test]
+fn products_of_zero_and_inf_hand_their_batches_to_the_exact_code() {
+    let consumers = [
+        "max o1, r0, c0.x",
+        "min o1, r0, c0.y",
+        "slt o1, r0, c0.y",
+        "sge o1, r0, c0.y",
+        "sgn o1, r0",
+        "mova a0.x, r0.x\nmov o1, c[a0.x + 1]",
+        "if_lt r0.x, c0.y\nmov o1, c0.w\nelse\nmov o1, c0.x\nendif",
+        "setp_lt p0, r0, c0.y\n(p0) mov o1, c0.w",
+        "rcp r1.x, r0.x\nmin o1, r1.x, c0.w",
+        "mov r1, c0.z\nloop aL, i0\nmax r2, r0, c0.x\nadd r1, r1, r2\nendloop\nmov o1, r1",
+    ];
+    let products = ["mul r0, r9, v1", "dp4 r0, r9, v1", "mad r0, r9, v1, c0.z"];
+    let inf = f32::INFINITY;
+    let n = 70;
+    // Even vertices: zero factors against inf, -inf and NaN; odd ones: finite products.
+    let v0: Vec<[f32; 4]> = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                [0.0, -0.0, 0.0, 0.0]
+            } else {
+                [2.0, 1.0, 0.5, -1.0]
+            }
+        })
+        .collect();
+    let v1: Vec<[f32; 4]> = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                [inf, -inf, f32::NAN, 3.0]
+            } else {
+                [1.0, 2.0, 3.0, 4.0]
+            }
+        })
+        .collect();
+    for product in products {
+        for consumer in consumers {
+            let src = format!(
+                "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\n\
+                 dcl_texcoord0 o1\ndef c0, -1, 0.5, 0, 2\ndef c1, 7, 8, 9, 10\n\
+                 defi i0, 3, 0, 1, 0\nmov o0, v0\nmov r9, v0\n{product}\n{consumer}\n"
+            );
+            let mut dev = device(&src, &[v0.clone(), v1.clone()]);
+            let all = bits_in_every_way(&mut dev, n);
+            for (way, out) in WAYS.iter().zip(&all) {
+                assert_eq!(out, &all[3], "{way:?}: {src}");
+            }
+        }
+    }
+}

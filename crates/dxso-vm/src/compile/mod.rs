@@ -204,6 +204,8 @@ pub(crate) fn take_callback_panic() -> Option<&'static str> {
 pub(crate) struct Jit {
     code: Generated,
     entry: Entry,
+    /// The x86 code's exact version, for the batches its fast code hands back.
+    exact: Option<Entry>,
 }
 
 /// What keeps a generator's code mapped.
@@ -232,12 +234,19 @@ impl Jit {
     /// when the instruction limit was passed.
     pub(crate) fn run(&self, rows: &mut [Row], program: &Program, u: &Uniforms) -> bool {
         let a = Args::new(rows, program, u);
-        // SAFETY: see `Args::new`.
-        let status = unsafe {
-            (self.entry)(
-                a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling,
-            )
-        };
+        let mut status = x86::RERUN;
+        for entry in [Some(self.entry), self.exact].into_iter().flatten() {
+            // SAFETY: see `Args::new`; the exact code starts the batch afresh (it reads
+            // only the inputs and uniforms, which the fast code leaves as they were).
+            status = unsafe {
+                entry(
+                    a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling,
+                )
+            };
+            if status != x86::RERUN {
+                break;
+            }
+        }
         status == 0
     }
 }
@@ -316,9 +325,11 @@ pub(crate) type FusedEntry = unsafe extern "C" fn(
 
 /// Code compiled for one [`Layout`].
 pub(crate) struct Fused {
-    _map: memmap2::Mmap,
+    pub(crate) _maps: Vec<memmap2::Mmap>,
     pub(crate) layout: Layout,
     pub(crate) entry: FusedEntry,
+    /// The exact code for the batches `entry` hands back (see [`Jit`]).
+    pub(crate) exact: Option<FusedEntry>,
 }
 
 impl std::fmt::Debug for Fused {
@@ -339,13 +350,20 @@ impl Fused {
         io: &BatchIo,
     ) -> bool {
         let a = Args::new(rows, program, u);
-        // SAFETY: as for `Jit::run`; the caller gives a BatchIo whose input elements and
-        // output records exist for all 64 vertices, in the layout the code was made for.
-        let status = unsafe {
-            (self.entry)(
-                a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling, io,
-            )
-        };
+        let mut status = x86::RERUN;
+        for entry in [Some(self.entry), self.exact].into_iter().flatten() {
+            // SAFETY: as for `Jit::run`; the caller gives a BatchIo whose input elements
+            // and output records exist for all 64 vertices, in the layout the code was made
+            // for. The exact code writes every output record the fast code wrote.
+            status = unsafe {
+                entry(
+                    a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling, io,
+                )
+            };
+            if status != x86::RERUN {
+                break;
+            }
+        }
         status == 0
     }
 }
@@ -386,6 +404,7 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
             Ok(code) => {
                 return Ok(Jit {
                     entry: code.entry,
+                    exact: code.exact,
                     code: Generated::X86(code, w),
                 });
             }
@@ -395,6 +414,7 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
     let code = guarded(|| cranelift::generate(p)).inspect_err(|e| why("Cranelift", e))?;
     Ok(Jit {
         entry: code.entry,
+        exact: None,
         code: Generated::Cranelift(Box::new(code)),
     })
 }

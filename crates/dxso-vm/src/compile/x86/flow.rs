@@ -89,7 +89,7 @@ impl Gen<'_> {
     /// This group's registers but `keep` are free again, and its rows may leave their
     /// registers for the next group's.
     fn next_group(&mut self, keep: &[V]) {
-        for r in 0..self.w.regs() {
+        for r in 0..self.regs() {
             if !keep.contains(&r) {
                 self.free(r);
             }

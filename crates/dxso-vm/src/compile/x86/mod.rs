@@ -38,12 +38,14 @@
 //! and output records prefetched, and finished output records (one NaN for every NaN)
 //! written straight to the draw's output; the arena then only holds what spills.
 //!
-//! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin`
-//! (`objdump -D -b binary -mi386:x86-64 PATH.bin`) and prints where it was loaded, so
-//! `perf script -F ip` samples can be placed in it.
+//! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin` (the
+//! exact code of fast code, `finite`, to `PATH.exact.bin`; `objdump -D -b binary
+//! -mi386:x86-64 PATH.bin`) and prints where it was loaded, so `perf script -F ip` samples
+//! can be placed in it.
 
 mod asm;
 mod fetch;
+mod finite;
 mod flow;
 mod gather;
 mod ops;
@@ -65,18 +67,43 @@ use iced_x86::code_asm::*;
 use regs::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// The generated code (its constants follow it in the same mapping).
+/// The generated code (its constants follow it in the same mapping): the fast code, and
+/// where it has products without the zero rule's compares, the exact code for the batches
+/// it hands back (`finite`).
 pub(crate) struct Code {
-    _map: memmap2::Mmap,
+    _maps: Vec<memmap2::Mmap>,
     pub(crate) entry: Entry,
+    pub(crate) exact: Option<Entry>,
+}
+
+/// What an entry returns for a batch it hands back to the exact code: a product met an inf
+/// or NaN (or the batch passed the instruction limit, which the exact code decides).
+pub(crate) const RERUN: u32 = 2;
+
+/// Whether products may be `fma(x, y, +0)` at width `w` (AVX2 does not imply FMA).
+fn fast_products(w: Width) -> bool {
+    w == Width::Zmm || std::arch::is_x86_feature_detected!("fma")
 }
 
 /// Compile `p` (already checked by `compile::supported`) at width `w`.
 pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
-    let (map, entry) = assemble(p, None, w)?;
-    // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
-    let entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
-    Ok(Code { _map: map, entry })
+    let mut maps = vec![];
+    let mut entries = vec![];
+    for fast in [fast_products(w), false] {
+        let (map, entry, checked) = assemble(p, None, w, fast)?;
+        maps.push(map);
+        // SAFETY: the code follows the System V calling convention with `Entry`'s
+        // parameters.
+        entries.push(unsafe { std::mem::transmute::<*const u8, Entry>(entry) });
+        if !checked {
+            break;
+        }
+    }
+    Ok(Code {
+        _maps: maps,
+        entry: entries[0],
+        exact: entries.get(1).copied(),
+    })
 }
 
 /// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
@@ -92,26 +119,39 @@ pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fu
             return Err("FLOAT16 inputs without F16C".into());
         }
     }
-    let (map, entry) = assemble(p, Some(layout.clone()), w)?;
-    // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
-    // parameters.
-    let entry = unsafe { std::mem::transmute::<*const u8, FusedEntry>(entry) };
+    let mut maps = vec![];
+    let mut entries = vec![];
+    for fast in [fast_products(w), false] {
+        let (map, entry, checked) = assemble(p, Some(layout.clone()), w, fast)?;
+        maps.push(map);
+        // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
+        // parameters.
+        entries.push(unsafe { std::mem::transmute::<*const u8, FusedEntry>(entry) });
+        if !checked {
+            break;
+        }
+    }
     Ok(Fused {
-        _map: map,
+        _maps: maps,
         layout: layout.clone(),
-        entry,
+        entry: entries[0],
+        exact: entries.get(1).copied(),
     })
 }
 
+/// The code's mapping, its entry, and whether it is fast code that checks its products
+/// (`fast` asked for it, and `p` has products it changes).
 fn assemble(
     p: &Program,
     layout: Option<Layout>,
     w: Width,
-) -> Result<(memmap2::Mmap, *const u8), String> {
+    fast: bool,
+) -> Result<(memmap2::Mmap, *const u8, bool), String> {
     // Subroutines inlined (the generator has no calls).
     let inlined = p.inline_calls(MAX_INLINED_OPS)?;
     let p = inlined.as_ref().unwrap_or(p);
-    let mut g = Gen::new(p, layout, w).map_err(|e| e.to_string())?;
+    let checks = if fast { finite::checks(p) } else { None };
+    let mut g = Gen::new(p, layout, w, checks).map_err(|e| e.to_string())?;
     g.program()
         .map_err(|e| format!("{e} (op {} of {})", g.pc, g.p.ops.len()))?;
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
@@ -124,10 +164,15 @@ fn assemble(
     if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
         // place a profiler's samples in it.
-        let _ = std::fs::write(std::path::Path::new(&path).with_extension("bin"), &code);
+        let ext = if !fast && fast_products(w) {
+            "exact.bin"
+        } else {
+            "bin"
+        };
+        let _ = std::fs::write(std::path::Path::new(&path).with_extension(ext), &code);
         eprintln!("dxso: {} bytes of code at {entry:p}", code.len());
     }
-    Ok((map, entry))
+    Ok((map, entry, g.fast))
 }
 
 /// The largest stack frame compiled code may have (bytes).
@@ -226,6 +271,12 @@ struct Gen<'a> {
     scratch_out: i32,
     /// Per op, whether it is inside a dynamic if (its writes are masked).
     masked: Vec<bool>,
+    /// Fast code (`finite`): products are `fma(x, y, +0)`, the ops `check` says have their
+    /// results checked into the last vector register (`acc`, kept out of the cache; its
+    /// home in the frame across callbacks).
+    fast: bool,
+    check: Vec<bool>,
+    acc_home: i32,
 }
 
 /// Bytes per arena row (64 lanes).
@@ -275,7 +326,12 @@ const _: () = assert!(std::mem::offset_of!(BatchIo, ahead) == AHEAD_SLOT as usiz
 const BY_INDEX: i32 = 1 << 16;
 
 impl<'a> Gen<'a> {
-    fn new(p: &'a Program, layout: Option<Layout>, w: Width) -> R<Gen<'a>> {
+    fn new(
+        p: &'a Program,
+        layout: Option<Layout>,
+        w: Width,
+        checks: Option<Vec<bool>>,
+    ) -> R<Gen<'a>> {
         let mut loop_slot = HashMap::new();
         for (pc, op) in p.ops.iter().enumerate() {
             if matches!(op, Op::Loop { .. }) {
@@ -354,7 +410,8 @@ impl<'a> Gen<'a> {
         }
         // Where `o[aL]` writes land when aL points outside o0..o15 (four rows).
         let scratch_out = levels_at + levels * level;
-        let frame = scratch_out + 4 * ROW;
+        let acc_home = scratch_out + 4 * ROW;
+        let frame = acc_home + 64;
         // Worker threads have stacks of 2 MiB: a program needing a large frame (many
         // palette reads, deep flow control) runs on the interpreter.
         if frame > MAX_FRAME {
@@ -399,6 +456,9 @@ impl<'a> Gen<'a> {
             breaks,
             masked,
             scratch_out,
+            fast: checks.is_some(),
+            check: checks.unwrap_or_default(),
+            acc_home,
         })
     }
 }
@@ -469,6 +529,10 @@ impl Gen<'_> {
         self.a.mov(r12, rsi)?;
         self.a.mov(r13, rcx)?;
         self.a.mov(r14, r8)?;
+        if self.fast {
+            let acc = self.acc();
+            vx!(self, vxorps(Vr(acc), Vr(acc), Vr(acc)))?;
+        }
 
         let ops = &self.p.ops;
         let n = ops.len();
@@ -783,6 +847,9 @@ impl Gen<'_> {
         self.label(&mut end)?;
         // End of a group: the limit, the outputs (fused store), then the next group or
         // return.
+        if self.fast {
+            self.check_outputs()?;
+        }
         self.check_limit(bail)?;
         if self.layout.is_some() {
             self.emit_prefetches(usize::MAX)?;
@@ -806,9 +873,14 @@ impl Gen<'_> {
         self.a.cmp(qword_ptr(rsp + GROUP), ROW)?;
         self.a.jb(head)?;
         self.a.xor(eax, eax)?;
+        if self.fast {
+            self.checks_failed(bail)?;
+        }
         self.epilogue()?;
         self.label(&mut bail)?;
-        self.a.mov(eax, 1)?;
+        // Fast code hands a batch past the limit to the exact code: its flow may have
+        // followed an inf or NaN the checks have not seen yet.
+        self.a.mov(eax, if self.fast { RERUN } else { 1 })?;
         self.epilogue()?;
         self.label(&mut pool)?;
         let mut words = std::mem::take(&mut self.pool);

@@ -10,7 +10,7 @@ impl Gen<'_> {
     /// A register holding `x` in every lane, shared (read only) while it stays cached.
     pub(super) fn kreg(&mut self, x: f32) -> R<V> {
         let key = KONST | self.pool_at(x.to_bits()) as u32;
-        let found = (0..self.w.regs()).find(|&r| self.slot[r] == Slot::Row { key, dirty: false });
+        let found = (0..self.regs()).find(|&r| self.slot[r] == Slot::Row { key, dirty: false });
         let r = match found {
             Some(r) => r,
             None => {
@@ -86,8 +86,20 @@ impl Gen<'_> {
         self.op3(|g, d, x, y| vx!(g, vdivps(Vr(d), Vr(x), Vr(y))), x, y)
     }
 
-    /// The product with the zero rule (C8): a zero factor gives +0.
+    /// The product with the zero rule (C8): a zero factor gives +0. Fast code: `fma(x, y,
+    /// +0)`, the rule's bits for finite factors (`finite` checks the rest).
     pub(super) fn mul(&mut self, x: V, y: V) -> R<V> {
+        if self.fast && x != y {
+            let t = self.alloc()?;
+            vx!(self, vpxord | vpxor(Vr(t), Vr(t), Vr(t)))?;
+            vx!(self, vfmadd231ps(Vr(t), Vr(x), Vr(y)))?;
+            return Ok(t);
+        }
+        self.mul_rule(x, y)
+    }
+
+    /// The product with the zero rule spelled out: compares and a masked product.
+    pub(super) fn mul_rule(&mut self, x: V, y: V) -> R<V> {
         if x == y {
             // A square is +0 for a zero factor of either sign already.
             return self.fmul(x, y);
@@ -499,7 +511,8 @@ impl Gen<'_> {
         let abs_x = self.abs(x)?;
         let l = self.log2(abs_x)?;
         self.free(abs_x);
-        let t = self.mul(y, l)?;
+        // log2 gives -inf for 0: this product keeps the rule in fast code too.
+        let t = self.mul_rule(y, l)?;
         self.free(l);
         let r = self.exp2(t)?;
         self.free(t);
@@ -873,6 +886,12 @@ impl Gen<'_> {
     pub(super) fn call(&mut self, f: *const u8, sampler: Option<u32>) -> R {
         self.flush()?;
         self.forget_masks();
+        if self.fast {
+            // The callee may use every vector register: the check accumulator waits in
+            // its home.
+            let (acc, at) = (self.acc(), self.vmem(rsp + self.acc_home));
+            vx!(self, vmovups(at, Vr(acc)))?;
+        }
         self.a.vzeroupper()?;
         match sampler {
             Some(s) => {
@@ -883,6 +902,11 @@ impl Gen<'_> {
             None => self.a.mov(rdi, rsp)?,
         }
         self.a.mov(rax, f as u64)?;
-        Ok(self.a.call(rax)?)
+        self.a.call(rax)?;
+        if self.fast {
+            let (acc, at) = (self.acc(), self.vmem(rsp + self.acc_home));
+            vx!(self, vmovups(Vr(acc), at))?;
+        }
+        Ok(())
     }
 }

@@ -178,6 +178,12 @@ impl Gen<'_> {
         }
     }
 
+    /// The vector registers the cache and temporaries use: all but the fast code's
+    /// check accumulator.
+    pub(super) fn regs(&self) -> usize {
+        self.w.regs() - self.fast as usize
+    }
+
     pub(super) fn touch(&mut self, r: V) {
         self.clock += 1;
         self.stamp[r] = self.clock;
@@ -186,10 +192,10 @@ impl Gen<'_> {
     /// A register for a new value, evicting the least recently used row not read by the
     /// current op when none is free.
     pub(super) fn alloc(&mut self) -> R<V> {
-        let r = match (0..self.w.regs()).find(|&r| self.slot[r] == Slot::Free) {
+        let r = match (0..self.regs()).find(|&r| self.slot[r] == Slot::Free) {
             Some(r) => r,
             None => {
-                let r = (0..self.w.regs())
+                let r = (0..self.regs())
                     .filter(|&r| {
                         matches!(self.slot[r], Slot::Row { .. }) && self.pinned[r] != self.epoch
                     })
@@ -223,7 +229,7 @@ impl Gen<'_> {
     /// The register holding `row`, loading it when it is not cached.
     pub(super) fn row(&mut self, row: u16) -> R<V> {
         let key = self.key(row);
-        let found = (0..self.w.regs())
+        let found = (0..self.regs())
             .find(|&r| matches!(self.slot[r], Slot::Row { key: x, .. } if x == key));
         let r = match found {
             Some(r) => r,
@@ -244,7 +250,7 @@ impl Gen<'_> {
     pub(super) fn bind(&mut self, row: u16, v: V) {
         debug_assert_eq!(self.slot[v], Slot::Temp);
         let key = self.key(row);
-        for r in 0..self.w.regs() {
+        for r in 0..self.regs() {
             if matches!(self.slot[r], Slot::Row { key: x, .. } if x == key) {
                 self.slot[r] = Slot::Free;
             }
@@ -270,7 +276,7 @@ impl Gen<'_> {
                 }
             }
         }
-        for r in 0..self.w.regs() {
+        for r in 0..self.regs() {
             self.free(r);
         }
         self.epoch += 1;
@@ -284,7 +290,7 @@ impl Gen<'_> {
     /// [`Self::flush`] at the end of a block: rows not in `live` are dead there (every path
     /// writes them before reading them again) and need not be written back.
     pub(super) fn flush_live(&mut self, live: Option<&HashSet<u16>>) -> R {
-        for r in 0..self.w.regs() {
+        for r in 0..self.regs() {
             if let Slot::Row { key, dirty: true } = self.slot[r]
                 && live.is_none_or(|l| l.contains(&(key as u16)))
             {
@@ -315,7 +321,7 @@ impl Gen<'_> {
     /// Forget this group's rows that no later op reads (dead after the current op; shared
     /// uniform rows after the last group's).
     pub(super) fn drop_dead(&mut self, live: &HashSet<u16>) {
-        for r in 0..self.w.regs() {
+        for r in 0..self.regs() {
             if let Slot::Row { key, .. } = self.slot[r]
                 && key & KONST == 0
             {

@@ -14,7 +14,7 @@ fn program(src: &str) -> Program {
 
 /// The EVEX-encoded instructions `p` compiles to at width `w`.
 fn evex(p: &Program, w: Width) -> Vec<String> {
-    let mut g = Gen::new(p, None, w).expect("a generator");
+    let mut g = Gen::new(p, None, w, finite::checks(p)).expect("a generator");
     g.program().expect("compiles");
     g.a.instructions()
         .iter()
@@ -46,4 +46,28 @@ fn the_avx2_width_emits_no_avx512_instruction() {
         // The check sees EVEX instructions where there are some.
         assert!(!evex(&p, Width::Zmm).is_empty());
     }
+}
+
+/// The instructions (opcode, destination register number) whose results the fast code
+/// checks in `src`.
+fn checked(src: &str) -> Vec<String> {
+    let p = program(src);
+    let checks = finite::checks(&p).expect("products");
+    let shader = dxso::text::parse(src).expect("assembles");
+    (0..p.ops.len())
+        .filter(|&pc| checks[pc])
+        .map(|pc| {
+            let i = &shader.instructions[p.op_source[pc] as usize];
+            let dst = i.dst.as_ref().map_or(0, |d| d.reg.number);
+            format!("{:?} {dst}", i.opcode)
+        })
+        .collect()
+}
+
+#[test]
+fn fast_code_checks_w3_where_a_value_stops_carrying() {
+    // 1 + k * d2 (read by rcp; it carries d2 too), N.L and N.H (read by max): the rest
+    // carry an inf or NaN on to these or to the outputs (nrm's inputs and results, the
+    // colours through the loop).
+    assert_eq!(checked(crate::workloads::W3), ["Mad 7", "Dp3 7", "Dp3 7"]);
 }

@@ -22,6 +22,18 @@ impl Gen<'_> {
 
     /// Write the op's results (all computed before any is written).
     pub(super) fn store(&mut self, dst: &DstRef, res: [Option<V>; 4]) -> R {
+        if self.fast && self.check[self.pc] {
+            // The results as computed (before `_sat`), each register once.
+            let mut done = vec![];
+            for (c, v) in res.into_iter().enumerate() {
+                if let (true, Some(v)) = (self.writes(dst, c), v)
+                    && !done.contains(&v)
+                {
+                    self.check_value(v)?;
+                    done.push(v);
+                }
+            }
+        }
         let mut vals = [None; 4];
         for (c, v) in res.into_iter().enumerate() {
             let (true, Some(v)) = (self.writes(dst, c), v) else {
@@ -83,7 +95,7 @@ impl Gen<'_> {
     /// the register cache stays the same on every path).
     fn store_by_loop(&mut self, dst: &DstRef, base: i32, vals: [Option<V>; 4]) -> R {
         let outputs = OUTPUT_BASE..OUTPUT_BASE + OUTPUTS * 4;
-        for r in 0..self.w.regs() {
+        for r in 0..self.regs() {
             if let Slot::Row { key, dirty } = self.slot[r]
                 && outputs.contains(&(key as u16))
                 && key >> 16 == self.g
