@@ -519,6 +519,14 @@ impl Gen<'_> {
         Ok(r)
     }
 
+    /// `r` = 1/sqrt(f) for f >= 0 or NaN: +inf (f = 0 only: no other root's reciprocal
+    /// overflows) becomes the largest float, NaN stays (minps returns its second operand
+    /// for NaN).
+    fn at_most_max(&mut self, r: V) -> R {
+        let max = self.kreg(f32::MAX)?;
+        Ok(vx!(self, vminps(Vr(r), Vr(max), Vr(r)))?)
+    }
+
     /// `r` = a fixed value where `x` is ±0 (or +inf), in one `vfixupimmps` (classifies `x`
     /// without a compare; denormals are not zero).
     pub(super) fn fixup(&mut self, r: V, x: V, fix: Fix) -> R {
@@ -707,7 +715,7 @@ impl Gen<'_> {
                 vx!(self, vsqrtps(Vr(s), Vr(f)))?;
                 let one = self.kreg(1.0)?;
                 let r = self.fdiv(one, s)?;
-                self.fixup(r, f, Fix::Zero(FIX_MAX))?;
+                self.at_most_max(r)?;
                 Some(r)
             }
             Alu::Exp => {
@@ -845,7 +853,7 @@ impl Gen<'_> {
                 let one = self.kreg(1.0)?;
                 vx!(self, vdivps(Vr(r), Vr(one), Vr(r)))?;
                 // f == 0 (not NaN): the largest float.
-                self.fixup(r, f, Fix::Zero(FIX_MAX))?;
+                self.at_most_max(r)?;
                 self.free(f);
                 // r is final: its mask serves all four products.
                 self.reused_temp = Some(r);
