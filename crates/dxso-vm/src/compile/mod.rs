@@ -18,7 +18,9 @@
 //! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
-//! outputs; tests compare them on random programs and on every corpus shader.
+//! outputs; tests compare them on random programs and on every corpus shader. (The x86
+//! code's products are `fma(x, y, +0)`, which is the rule for finite factors; the code
+//! checks that and hands a batch where it fails to its exact twin: `x86/finite.rs`.)
 //!
 //! Cranelift's memory (`cranelift/`): inputs and constants are read from the batch arena (constant rows
 //! there are already broadcast), outputs are written to it; temporaries, gathered operands,

@@ -24,9 +24,13 @@
 //! its last reader), which results are computed at all, and which rows start at zero (those
 //! read before they are written): the arena needs no clearing between batches.
 //!
-//! Every operation is the interpreter's formula again (the zero-product rule C8 as a masked
-//! multiply, unfused mad, the same exp2/log2 polynomials, the same instruction counting), so
-//! all tiers give the same bits; the tests compare them on random programs and the corpus.
+//! Every operation is the interpreter's formula again (the zero-product rule C8, unfused
+//! mad, the same exp2/log2 polynomials, the same instruction counting), so all tiers give
+//! the same bits; the tests compare them on random programs and the corpus. Each program is
+//! assembled twice: fast code, whose products are `fma(x, y, +0)` (the rule's bits for
+//! finite factors) and which checks, where `finite` says, that no inf or NaN went through
+//! one unseen, and the exact code (the rule as compares and masked products), which runs a
+//! batch again when a check fails.
 //! `texldl` and `sincos` call back into Rust, 16 lanes at a time. Why the code touches only
 //! memory the draw owns, how W^X holds and what happens to a panic in a callback: the
 //! `compile` module's docs.
@@ -80,9 +84,11 @@ pub(crate) struct Code {
 /// or NaN (or the batch passed the instruction limit, which the exact code decides).
 pub(crate) const RERUN: u32 = 2;
 
-/// Whether products may be `fma(x, y, +0)` at width `w` (AVX2 does not imply FMA).
+/// Whether products may be `fma(x, y, +0)` at width `w` (AVX2 does not imply FMA), unless
+/// `DXSO_FAST_PRODUCTS=0` asks for the exact code alone (for measuring).
 fn fast_products(w: Width) -> bool {
-    w == Width::Zmm || std::arch::is_x86_feature_detected!("fma")
+    let off = std::env::var_os("DXSO_FAST_PRODUCTS").is_some_and(|v| v == "0");
+    !off && (w == Width::Zmm || std::arch::is_x86_feature_detected!("fma"))
 }
 
 /// Compile `p` (already checked by `compile::supported`) at width `w`.
