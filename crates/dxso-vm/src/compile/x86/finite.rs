@@ -27,8 +27,41 @@ use super::*;
 /// it is, or nothing reads the value first (`safe`).
 #[derive(Clone, PartialEq, Debug)]
 struct Facts {
-    det: Vec<bool>,
-    safe: Vec<bool>,
+    det: Bits,
+    safe: Bits,
+}
+
+/// A set of rows.
+#[derive(Clone, PartialEq, Debug)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(rows: usize, f: impl Fn(usize) -> bool) -> Bits {
+        let mut b = Bits(vec![0; rows.div_ceil(64)]);
+        for r in (0..rows).filter(|&r| f(r)) {
+            b.set(r as u16, true);
+        }
+        b
+    }
+
+    fn get(&self, r: u16) -> bool {
+        self.0[r as usize / 64] >> (r % 64) & 1 != 0
+    }
+
+    fn set(&mut self, r: u16, on: bool) {
+        let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
+        if on {
+            self.0[w] |= bit;
+        } else {
+            self.0[w] &= !bit;
+        }
+    }
+
+    fn and(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a &= b;
+        }
+    }
 }
 
 /// What one op does to the rows, for this analysis.
@@ -170,24 +203,24 @@ fn step(e: &Effect, checked: bool, after: &Facts) -> Facts {
         // A checked result holds no inf or NaN that is not seen (a predicated write leaves
         // other lanes' values, which this check does not see).
         for &r in e.kills.iter().filter(|r| e.products.contains(r)) {
-            after.det[r as usize] = true;
-            after.safe[r as usize] = true;
+            after.det.set(r, true);
+            after.safe.set(r, true);
         }
     }
     let mut before = after.clone();
     for &k in &e.kills {
-        before.det[k as usize] = false;
-        before.safe[k as usize] = true;
+        before.det.set(k, false);
+        before.safe.set(k, true);
     }
     for &m in &e.maybe {
-        before.det[m as usize] = false;
+        before.det.set(m, false);
     }
     let overwritten = |r: u16| e.kills.contains(&r) || e.maybe.contains(&r);
     // A row read several times: each read must be seen.
     let mut seen: Vec<(u16, bool)> = vec![];
     for (r, to) in &e.reads {
-        let carried = to.iter().any(|&t| after.det[t as usize]);
-        let stays = !overwritten(*r) && after.det[*r as usize];
+        let carried = to.iter().any(|&t| after.det.get(t));
+        let stays = !overwritten(*r) && after.det.get(*r);
         let ok = carried || stays;
         match seen.iter_mut().find(|s| s.0 == *r) {
             Some(s) => s.1 &= ok,
@@ -195,8 +228,8 @@ fn step(e: &Effect, checked: bool, after: &Facts) -> Facts {
         }
     }
     for (r, ok) in seen {
-        before.det[r as usize] = ok;
-        before.safe[r as usize] = ok;
+        before.det.set(r, ok);
+        before.safe.set(r, ok);
     }
     before
 }
@@ -227,12 +260,12 @@ pub(super) fn checks(p: &Program) -> Option<Vec<bool>> {
     let outputs = OUTPUT_BASE as usize..OUTPUT_BASE as usize + OUTPUTS as usize * 4;
     // The end: the outputs are checked there; nothing reads anything after it.
     let end = Facts {
-        det: (0..rows).map(|r| outputs.contains(&r)).collect(),
-        safe: vec![true; rows],
+        det: Bits::new(rows, |r| outputs.contains(&r)),
+        safe: Bits::new(rows, |_| true),
     };
     let top = Facts {
-        det: vec![true; rows],
-        safe: vec![true; rows],
+        det: Bits::new(rows, |_| true),
+        safe: Bits::new(rows, |_| true),
     };
     let starts: Vec<usize> = p.block_starts().into_iter().collect();
     let blocks: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1])).collect();
@@ -249,10 +282,8 @@ pub(super) fn checks(p: &Program) -> Option<Vec<bool>> {
             let mut f = top.clone();
             for s in succ {
                 let g = &at[&s.min(n)];
-                for r in 0..rows {
-                    f.det[r] &= g.det[r];
-                    f.safe[r] &= g.safe[r];
-                }
+                f.det.and(&g.det);
+                f.safe.and(&g.safe);
             }
             f
         };
@@ -280,7 +311,7 @@ pub(super) fn checks(p: &Program) -> Option<Vec<bool>> {
             let mut f = out_of(&at, stop - 1);
             for pc in (start..stop).rev() {
                 let e = &effects[pc];
-                if !checked[pc] && e.products.iter().any(|&r| !f.safe[r as usize]) {
+                if !checked[pc] && e.products.iter().any(|&r| !f.safe.get(r)) {
                     failing.push(pc);
                 }
                 f = step(e, checked[pc], &f);
