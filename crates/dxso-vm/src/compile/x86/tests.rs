@@ -71,3 +71,43 @@ fn fast_code_checks_w3_where_a_value_stops_carrying() {
     // colours through the loop).
     assert_eq!(checked(crate::workloads::W3), ["Mad 7", "Dp3 7", "Dp3 7"]);
 }
+
+#[test]
+fn fast_code_checks_what_stops_carrying_and_nothing_else() {
+    let vs = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\ndcl_texcoord0 o1\n\
+              def c0, 0, 1, 2, 3\ndefi i0, 4, 0, 1, 0\nmov r1, v1\n";
+    let cases: [(&str, &[&str]); 8] = [
+        // Carried to an output (checked at the end): nothing.
+        ("mul r0, v0, r1\nadd r2, r0, c0\nmov o0, r2\n", &[]),
+        // Read by max, which turns NaN into a number.
+        ("mul r0, v0, r1\nmax o0, r0, c0\n", &["Mul 0"]),
+        // Overwritten before anything reads it.
+        ("mul r0, v0, r1\nmov r0, c0\nmax o0, r0, c0\n", &[]),
+        // _sat clamps what it writes; a predicate may leave it out.
+        ("mul_sat o0, v0, r1\n", &["Mul 0"]),
+        (
+            "setp_gt p0, v0, c0\n(p0) mul r0, v0, r1\nmax o0, r0, c0\n",
+            &["Mul 0"],
+        ),
+        // Summed through a loop, then read by min: only products are checked, so the
+        // product in the loop is.
+        (
+            "mov r0, c0\nloop aL, i0\nmul r2, v0, r1\nadd r0, r0, r2\nendloop\nmin o0, r0, c0\n",
+            &["Mul 2"],
+        ),
+        // dp3 carries into the dp4 whose result a compare reads: only the last is checked.
+        (
+            "dp3 r0, v0, r1\ndp4 r2.x, r0, r1\nslt o0, r2.x, c0\n",
+            &["Dp4 2"],
+        ),
+        // Read by rcp and carried to the output by mad: seen there.
+        (
+            "mul r0, v0, r1\nrcp r2.x, r0.x\nmad o0, r0, r2.x, c0\n",
+            &[],
+        ),
+    ];
+    for (body, want) in cases {
+        let src = format!("{vs}{body}mov o1, v0\n");
+        assert_eq!(checked(&src), want, "{body}");
+    }
+}
