@@ -208,6 +208,66 @@ pub(crate) struct Jit {
     entry: Entry,
     /// The x86 code's exact version, for the batches its fast code hands back.
     exact: Option<Entry>,
+    odds: Odds,
+}
+
+/// How often a program's fast code hands its batches back to the exact code. A batch handed
+/// back costs both runs, so where many are (data full of infinities and NaN), the exact
+/// code runs alone; the odds are counted on, so it is tried again when they improve.
+#[derive(Default)]
+struct Odds {
+    batches: std::sync::atomic::AtomicU64,
+    handed_back: std::sync::atomic::AtomicU64,
+}
+
+impl Odds {
+    /// Whether the fast code is worth a try: at most one batch in eight handed back (the
+    /// fast code saves less than an eighth of a batch's time), after a first few.
+    fn worth_trying(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.handed_back.load(Relaxed) * 8 <= self.batches.load(Relaxed) + 8
+    }
+
+    /// Count a batch. The counters are shared by the draw's threads: written for every
+    /// batch, the cache line they sit in made W1 8 % slower. So each thread adds its
+    /// batches 64 at a time (and with each one handed back), whatever program they were.
+    fn count(&self, handed_back: bool) {
+        use std::sync::atomic::Ordering::Relaxed;
+        thread_local! {
+            static BATCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        }
+        let n = BATCHES.get() + 1;
+        if handed_back {
+            self.handed_back.fetch_add(1, Relaxed);
+        }
+        if handed_back || n == 64 {
+            self.batches.fetch_add(n, Relaxed);
+            BATCHES.set(0);
+        } else {
+            BATCHES.set(n);
+        }
+    }
+}
+
+/// Run a batch by `call`: on the fast code, and on the exact code where the fast code hands
+/// it back or is not worth trying (see [`Odds`]); the last run's status.
+fn run_batch<E: Copy>(fast: E, exact: Option<E>, odds: &Odds, call: impl Fn(E) -> u32) -> u32 {
+    let Some(exact) = exact else {
+        return call(fast);
+    };
+    if odds.worth_trying() {
+        let status = call(fast);
+        let handed_back = status == x86::RERUN;
+        odds.count(handed_back);
+        if !handed_back {
+            return status;
+        }
+    } else {
+        odds.count(false);
+    }
+    // The exact code starts the batch afresh: it reads only the inputs and uniforms, which
+    // the fast code leaves as they were, and writes every output the fast code wrote.
+    call(exact)
 }
 
 /// What keeps a generator's code mapped.
@@ -236,19 +296,14 @@ impl Jit {
     /// when the instruction limit was passed.
     pub(crate) fn run(&self, rows: &mut [Row], program: &Program, u: &Uniforms) -> bool {
         let a = Args::new(rows, program, u);
-        let mut status = x86::RERUN;
-        for entry in [Some(self.entry), self.exact].into_iter().flatten() {
-            // SAFETY: see `Args::new`; the exact code starts the batch afresh (it reads
-            // only the inputs and uniforms, which the fast code leaves as they were).
-            status = unsafe {
+        let status = run_batch(self.entry, self.exact, &self.odds, |entry| {
+            // SAFETY: see `Args::new`.
+            unsafe {
                 entry(
                     a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling,
                 )
-            };
-            if status != x86::RERUN {
-                break;
             }
-        }
+        });
         status == 0
     }
 }
@@ -332,6 +387,7 @@ pub(crate) struct Fused {
     pub(crate) entry: FusedEntry,
     /// The exact code for the batches `entry` hands back (see [`Jit`]).
     pub(crate) exact: Option<FusedEntry>,
+    odds: Odds,
 }
 
 impl std::fmt::Debug for Fused {
@@ -352,20 +408,16 @@ impl Fused {
         io: &BatchIo,
     ) -> bool {
         let a = Args::new(rows, program, u);
-        let mut status = x86::RERUN;
-        for entry in [Some(self.entry), self.exact].into_iter().flatten() {
+        let status = run_batch(self.entry, self.exact, &self.odds, |entry| {
             // SAFETY: as for `Jit::run`; the caller gives a BatchIo whose input elements
             // and output records exist for all 64 vertices, in the layout the code was made
-            // for. The exact code writes every output record the fast code wrote.
-            status = unsafe {
+            // for.
+            unsafe {
                 entry(
                     a.arena, a.consts, a.nconsts, a.ints, a.bools, a.max, a.sampling, io,
                 )
-            };
-            if status != x86::RERUN {
-                break;
             }
-        }
+        });
         status == 0
     }
 }
@@ -407,6 +459,7 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
                 return Ok(Jit {
                     entry: code.entry,
                     exact: code.exact,
+                    odds: Odds::default(),
                     code: Generated::X86(code, w),
                 });
             }
@@ -417,6 +470,7 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
     Ok(Jit {
         entry: code.entry,
         exact: None,
+        odds: Odds::default(),
         code: Generated::Cranelift(Box::new(code)),
     })
 }
@@ -470,4 +524,46 @@ pub(crate) fn broken_gather() -> i32 {
 #[cfg(not(test))]
 pub(crate) const fn broken_gather() -> i32 {
     0
+}
+
+#[cfg(test)]
+mod odds_tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// `n` batches through [`run_batch`] with a fast code that hands every batch back when
+    /// `bad` (and an exact code, or none): how many ran the fast code, and whether every
+    /// batch ended with the exact code's status (0).
+    fn batches(odds: &Odds, n: usize, bad: bool, exact: Option<bool>) -> (usize, bool) {
+        let fast_runs = Cell::new(0);
+        let mut right = true;
+        for _ in 0..n {
+            let status = run_batch(true, exact, odds, |fast| {
+                if fast {
+                    fast_runs.set(fast_runs.get() + 1);
+                    if bad { x86::RERUN } else { 0 }
+                } else {
+                    0
+                }
+            });
+            right &= status == 0;
+        }
+        (fast_runs.get(), right)
+    }
+
+    #[test]
+    fn fast_code_that_hands_most_batches_back_is_tried_less_then_again() {
+        let odds = Odds::default();
+        // Data full of infinities: after a first few, at most one batch in eight tries it.
+        let (tried, right) = batches(&odds, 1000, true, Some(false));
+        assert!(right);
+        assert!((3..=125).contains(&tried), "{tried}");
+        // Finite data again: the fast code comes back, and stays.
+        let (tried, right) = batches(&odds, 1000, false, Some(false));
+        assert!(right);
+        assert!(tried > 900, "{tried}");
+        // Without an exact version, the fast code is all there is.
+        let (tried, _) = batches(&Odds::default(), 10, true, None);
+        assert_eq!(tried, 10);
+    }
 }

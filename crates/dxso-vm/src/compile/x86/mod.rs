@@ -142,6 +142,7 @@ pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fu
         layout: layout.clone(),
         entry: entries[0],
         exact: entries.get(1).copied(),
+        odds: Default::default(),
     })
 }
 
