@@ -93,23 +93,38 @@ fn fast_products(w: Width) -> bool {
 
 /// Compile `p` (already checked by `compile::supported`) at width `w`.
 pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
-    let mut maps = vec![];
-    let mut entries = vec![];
-    for fast in [fast_products(w), false] {
-        let (map, entry, checked) = assemble(p, None, w, fast)?;
-        maps.push(map);
-        // SAFETY: the code follows the System V calling convention with `Entry`'s
-        // parameters.
-        entries.push(unsafe { std::mem::transmute::<*const u8, Entry>(entry) });
-        if !checked {
-            break;
-        }
-    }
+    // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
+    let to_entry = |e| unsafe { std::mem::transmute::<*const u8, Entry>(e) };
+    let (maps, entries) = assemble_both(p, None, w, to_entry)?;
     Ok(Code {
         _maps: maps,
         entry: entries[0],
         exact: entries.get(1).copied(),
     })
+}
+
+/// Code mappings and their entries.
+type Assembled<E> = (Vec<memmap2::Mmap>, Vec<E>);
+
+/// `p` assembled as fast code and, where that checks products, as exact code too: the
+/// mappings and the entries (fast first), each made a function by `to_entry`.
+fn assemble_both<E>(
+    p: &Program,
+    layout: Option<Layout>,
+    w: Width,
+    to_entry: impl Fn(*const u8) -> E,
+) -> Result<Assembled<E>, String> {
+    let mut maps = vec![];
+    let mut entries = vec![];
+    for fast in [fast_products(w), false] {
+        let (map, entry, checked) = assemble(p, layout.clone(), w, fast)?;
+        maps.push(map);
+        entries.push(to_entry(entry));
+        if !checked {
+            break;
+        }
+    }
+    Ok((maps, entries))
 }
 
 /// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
@@ -125,18 +140,10 @@ pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fu
             return Err("FLOAT16 inputs without F16C".into());
         }
     }
-    let mut maps = vec![];
-    let mut entries = vec![];
-    for fast in [fast_products(w), false] {
-        let (map, entry, checked) = assemble(p, Some(layout.clone()), w, fast)?;
-        maps.push(map);
-        // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
-        // parameters.
-        entries.push(unsafe { std::mem::transmute::<*const u8, FusedEntry>(entry) });
-        if !checked {
-            break;
-        }
-    }
+    // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
+    // parameters.
+    let to_entry = |e| unsafe { std::mem::transmute::<*const u8, FusedEntry>(e) };
+    let (maps, entries) = assemble_both(p, Some(layout.clone()), w, to_entry)?;
     Ok(Fused {
         _maps: maps,
         layout: layout.clone(),
