@@ -12,14 +12,14 @@
 //!
 //! Checking every product's result would cost as much as the compares it saves, so this
 //! pass places checks only where they are needed. A result need not be checked where, on
-//! every path from it, its value is either overwritten before anything reads it, or read
-//! by ops that carry an inf or NaN on into a value that is itself checked: `add`, `mul`,
-//! `mad`, `lrp`, `mov`, `abs` and `nrm` component by component and `dp3`/`dp4` into their
-//! result (with no `_sat` or predicate on the write) give inf or NaN for an inf or NaN
-//! source.
-//! The outputs are checked at the end of every batch. Loops have paths back to their start,
-//! so the facts are found as a fixed point over the blocks; every path of a run ends
-//! (loops are counted), so the greatest one is right.
+//! every path from it, either nothing reads it before it is overwritten, or it reaches a
+//! checked value, carried there by ops that give inf or NaN for an inf or NaN source:
+//! `add`, `mul`, `mad`, `lrp`, `mov`, `abs` and `nrm` component by component and
+//! `dp3`/`dp4` into their result, with no `_sat` or predicate on the write. Ops that do not
+//! carry (`max`, `rcp`, a compare, ...) may read it on the way: the batch runs again
+//! whatever they made of it. The outputs are checked at the end of every batch. Loops have
+//! paths back to their start, so the facts are found as a fixed point over the blocks;
+//! every path of a run ends (loops are counted), so the greatest one is right.
 
 use super::*;
 

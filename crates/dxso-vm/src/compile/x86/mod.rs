@@ -84,11 +84,10 @@ pub(crate) struct Code {
 /// or NaN (or the batch passed the instruction limit, which the exact code decides).
 pub(crate) const RERUN: u32 = 2;
 
-/// Whether products may be `fma(x, y, +0)` at width `w` (AVX2 does not imply FMA), unless
+/// Whether products are `fma(x, y, +0)` (both widths' paths require FMA: `Isa`), unless
 /// `DXSO_FAST_PRODUCTS=0` asks for the exact code alone (for measuring).
-fn fast_products(w: Width) -> bool {
-    let off = std::env::var_os("DXSO_FAST_PRODUCTS").is_some_and(|v| v == "0");
-    !off && (w == Width::Zmm || std::arch::is_x86_feature_detected!("fma"))
+fn fast_products() -> bool {
+    std::env::var_os("DXSO_FAST_PRODUCTS").is_none_or(|v| v != "0")
 }
 
 /// Compile `p` (already checked by `compile::supported`) at width `w`.
@@ -116,7 +115,7 @@ fn assemble_both<E>(
 ) -> Result<Assembled<E>, String> {
     let mut maps = vec![];
     let mut entries = vec![];
-    for fast in [fast_products(w), false] {
+    for fast in [fast_products(), false] {
         let (map, entry, checked) = assemble(p, layout.clone(), w, fast)?;
         maps.push(map);
         entries.push(to_entry(entry));
@@ -178,7 +177,7 @@ fn assemble(
     if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
         // place a profiler's samples in it.
-        let ext = if !fast && fast_products(w) {
+        let ext = if !fast && fast_products() {
             "exact.bin"
         } else {
             "bin"
@@ -545,7 +544,7 @@ impl Gen<'_> {
         self.a.mov(r14, r8)?;
         if self.fast {
             let acc = self.acc();
-            vx!(self, vxorps(Vr(acc), Vr(acc), Vr(acc)))?;
+            vx!(self, vpxord | vpxor(Vr(acc), Vr(acc), Vr(acc)))?;
         }
 
         let ops = &self.p.ops;
