@@ -914,3 +914,23 @@ fn products_of_zero_and_inf_hand_their_batches_to_the_exact_code() {
         }
     }
 }
+
+/// A draw whose every batch the fast code hands back (a zero times inf in every vertex,
+/// read by `max`): after its first few batches the exact code runs them alone; all 40
+/// batches still give the interpreter's bits.
+#[test]
+fn draws_full_of_zero_times_inf_run_on_the_exact_code() {
+    let src = "vs_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndcl_position o0\n\
+               dcl_texcoord0 o1\ndef c0, -1, 0.5, 0, 2\nmov o0, v0\nmov r9, v0\n\
+               mul r0, r9, v1\nmax o1, r0, c0.x\n";
+    let n = 64 * 40;
+    let v0: Vec<[f32; 4]> = (0..n).map(|i| [0.0, i as f32, -0.0, 1.0]).collect();
+    let v1: Vec<[f32; 4]> = (0..n)
+        .map(|_| [f32::INFINITY, 2.0, f32::NAN, 3.0])
+        .collect();
+    let mut dev = device(src, &[v0, v1]);
+    let all = bits_in_every_way(&mut dev, n);
+    for (way, out) in WAYS.iter().zip(&all) {
+        assert_eq!(out, &all[3], "{way:?}");
+    }
+}
