@@ -9,44 +9,6 @@ use dxso_vm::Isa;
 use proptest::prelude::*;
 use random::*;
 
-/// `n` vertices drawn in each way of `WAYS` (the x86 code fused): each way's output bits,
-/// in `WAYS`' order (the interpreter's last).
-fn bits_in_every_way(dev: &mut dxso_vm::Device, n: usize) -> Vec<Vec<u32>> {
-    WAYS.iter()
-        .map(|&way| {
-            draw_way(dev, way, n, true)
-                .data
-                .iter()
-                .map(|x| x.to_bits())
-                .collect()
-        })
-        .collect()
-}
-
-/// `src` over 70 vertices (`inputs`: v0's, then v1's) with these constants and the
-/// mipmapped texture at s0, in every way of running (`WAYS`: each asserts its code
-/// generator, so no program silently falls back): the same bits in all.
-fn alike_in_every_way(
-    src: &str,
-    inputs: &[[f32; 4]],
-    consts: &[[f32; 4]],
-    ints: &[[i32; 4]],
-    b0: bool,
-    linear: bool,
-) -> Result<(), TestCaseError> {
-    let (v0, v1) = inputs.split_at(70);
-    let mut dev = device(src, &[v0.to_vec(), v1.to_vec()]);
-    bind_mipmapped_texture(&mut dev, linear);
-    dev.set_constant_f(0, consts).unwrap();
-    dev.set_constant_i(0, ints).unwrap();
-    dev.set_constant_b(0, &[b0]).unwrap();
-    let all = bits_in_every_way(&mut dev, 70);
-    for (way, out) in WAYS.iter().zip(&all) {
-        prop_assert_eq!(out, &all[0], "{:?}: {}", way, src);
-    }
-    Ok(())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 

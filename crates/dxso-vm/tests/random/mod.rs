@@ -3,6 +3,7 @@
 //! control and the older versions' registers; the values and texture they run with.
 #![allow(dead_code)]
 
+use crate::common::*;
 use proptest::prelude::*;
 
 pub const OPS: &[(&str, usize)] = &[
@@ -362,4 +363,42 @@ pub fn arb_old_shader() -> impl Strategy<Value = String> {
         }
         s
     })
+}
+
+/// `n` vertices drawn in each way of `WAYS` (the x86 code fused): each way's output bits,
+/// in `WAYS`' order (the interpreter's last).
+pub fn bits_in_every_way(dev: &mut dxso_vm::Device, n: usize) -> Vec<Vec<u32>> {
+    WAYS.iter()
+        .map(|&way| {
+            draw_way(dev, way, n, true)
+                .data
+                .iter()
+                .map(|x| x.to_bits())
+                .collect()
+        })
+        .collect()
+}
+
+/// `src` over 70 vertices (`inputs`: v0's, then v1's) with these constants and the
+/// mipmapped texture at s0, in every way of running (`WAYS`: each asserts its code
+/// generator, so no program silently falls back): the same bits in all.
+pub fn alike_in_every_way(
+    src: &str,
+    inputs: &[[f32; 4]],
+    consts: &[[f32; 4]],
+    ints: &[[i32; 4]],
+    b0: bool,
+    linear: bool,
+) -> Result<(), TestCaseError> {
+    let (v0, v1) = inputs.split_at(70);
+    let mut dev = device(src, &[v0.to_vec(), v1.to_vec()]);
+    bind_mipmapped_texture(&mut dev, linear);
+    dev.set_constant_f(0, consts).unwrap();
+    dev.set_constant_i(0, ints).unwrap();
+    dev.set_constant_b(0, &[b0]).unwrap();
+    let all = bits_in_every_way(&mut dev, 70);
+    for (way, out) in WAYS.iter().zip(&all) {
+        prop_assert_eq!(out, &all[0], "{:?}: {}", way, src);
+    }
+    Ok(())
 }
