@@ -382,11 +382,11 @@ pub(crate) type FusedEntry = unsafe extern "C" fn(
 
 /// Code compiled for one [`Layout`].
 pub(crate) struct Fused {
-    pub(crate) _maps: Vec<memmap2::Mmap>,
+    _maps: Vec<memmap2::Mmap>,
     pub(crate) layout: Layout,
     pub(crate) entry: FusedEntry,
     /// The exact code for the batches `entry` hands back (see [`Jit`]).
-    pub(crate) exact: Option<FusedEntry>,
+    exact: Option<FusedEntry>,
     odds: Odds,
 }
 

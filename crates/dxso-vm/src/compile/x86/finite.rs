@@ -245,18 +245,8 @@ pub(super) fn checks(p: &Program) -> Option<Vec<bool>> {
     if effects.iter().all(|e| e.products.is_empty() && !e.must) {
         return None;
     }
-    let referenced = effects.iter().flat_map(|e| {
-        let reads = e
-            .reads
-            .iter()
-            .flat_map(|(r, to)| std::iter::once(r).chain(to));
-        reads.chain(&e.kills).chain(&e.maybe).copied()
-    });
-    let rows = referenced
-        .map(|r| r as usize + 1)
-        .chain([p.rows, OUTPUT_BASE as usize + OUTPUTS as usize * 4])
-        .max()
-        .unwrap_or(0);
+    // Every row an op names is below `p.rows` (the arena's size), the outputs' included.
+    let rows = p.rows;
     let outputs = OUTPUT_BASE as usize..OUTPUT_BASE as usize + OUTPUTS as usize * 4;
     // The end: the outputs are checked there; nothing reads anything after it.
     let end = Facts {
