@@ -10,8 +10,8 @@ use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
 use std::path::Path;
 
 /// What loading a mesh may hold at its peak: ten times the file's size (a .gltf's buffers
-/// included) plus 64 MiB, the README's bound. A mesh whose own numbers say it needs more is
-/// refused before anything is sized from them.
+/// included) plus 64 MiB, the bound `docs/limits.md` gives. A mesh whose own numbers say it
+/// needs more is refused before anything is sized from them.
 fn budget(file_bytes: usize) -> usize {
     file_bytes.saturating_mul(10).saturating_add(64 << 20)
 }

@@ -2,7 +2,7 @@
 //! run vertex shaders on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
 //!
 //! A thin door to the `dxso`, `dxso-vm` and `dxso-naga` crates (no logic of its own): see
-//! `crates/dxso-py/dxso.pyi` for the API with types, and the README for building the wheel.
+//! `crates/dxso-py/dxso.pyi` for the API with types, and `docs/bindings.md` for building the wheel.
 
 use pyo3::prelude::*;
 

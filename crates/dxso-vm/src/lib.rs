@@ -69,10 +69,10 @@ pub use texture::{
 };
 pub use trace::{Trace, TraceStep};
 
-/// The README's examples compile and run as doctests.
+/// The Rust example of `docs/library.md` compiles and runs as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
+#[doc = include_str!("../../../docs/library.md")]
+pub struct LibraryDoctests;
 
 /// Vertices per batch (one lane each).
 pub const LANES: usize = 64;
