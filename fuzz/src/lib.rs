@@ -2,7 +2,7 @@
 //! fuzzer's bytes, runs them through the library the way the `dxso` command line does, and
 //! panics when a property fails (libFuzzer reports the panic as a finding). The same
 //! functions replay the kept findings under the ordinary `cargo test`
-//! (`crates/dxso-cli/tests/fuzz_regressions.rs` includes this file), so a regression input
+//! (`crates/dxso-cli/tests/it/fuzz_regressions.rs` includes this file), so a regression input
 //! goes through exactly the code the fuzzer ran.
 
 // The engine targets need `dxso-vm`, `dxso-naga` and the command line's loaders (feature `engine`, on by

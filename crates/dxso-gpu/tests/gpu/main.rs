@@ -1,5 +1,6 @@
 //! dxso-gpu against dxso-vm on a real adapter (Mesa's lavapipe on a machine without a GPU).
-//! Without an adapter each test prints a notice and passes; under `CI=true` it fails.
+//! Without an adapter each test is skipped (named in the summary at exit); under `CI=true`
+//! it fails.
 
 mod compare;
 mod corpus;
@@ -12,35 +13,19 @@ mod workloads;
 
 use dxso_gpu::Gpu;
 
-/// The adapter, or `None` (with a notice) where there is none; a failure under `CI=true`.
+/// The adapter, or `None` (a skip) where there is none; a failure under `CI=true`.
 pub fn gpu() -> Option<Gpu> {
     match Gpu::new(None) {
         Ok(g) => Some(g),
         Err(e @ dxso_gpu::Error::NoAdapter { .. }) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-                panic!("{e}; CI=true requires a GPU adapter");
-            }
-            eprintln!("notice: {e}; skipping this GPU test");
+            dxso_testdata::skip(&format!("{e}"));
             None
         }
         Err(e) => panic!("{e}"),
     }
 }
 
-/// `../shared/<sub>` beside the repository, as the other suites find it.
-pub fn shared(sub: &str) -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared")
-        .join(sub);
-    if dir.exists() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("{} is missing, and CI=true requires it", dir.display());
-    }
-    eprintln!("notice: {} not found; skipping", dir.display());
-    None
-}
+pub use dxso_testdata::shared;
 
 #[test]
 fn no_adapter_by_that_name_says_how_to_get_one() {

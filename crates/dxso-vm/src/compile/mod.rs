@@ -91,7 +91,7 @@
 //! page, so an access past one by generated code faults. A test build can compile a
 //! deliberately broken `c[a0.x]` gather (one register past the padded file); the
 //! `guard_tests` show the mode turning it into SIGSEGV for every generator and width, and the
-//! `tests/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
+//! `tests/it/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
 //! covered: the stack frame and the callbacks' slot, the integer and boolean files, and an
 //! access that lands inside another buffer of the same draw (a record of another batch in
 //! the output slice, before the start of a buffer by less than its slack to the page).

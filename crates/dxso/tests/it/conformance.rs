@@ -1,13 +1,11 @@
 //! The Wine assembler vectors of `../shared/conformance`: 194 sources with the exact tokens
 //! they assemble to, and 49 sources that must be rejected.
 
-mod common;
-
 use dxso::{binary, text};
 use serde_json::Value;
 
 fn cases(name: &str) -> Option<Vec<Value>> {
-    let dir = common::shared("conformance")?;
+    let dir = dxso_testdata::shared("conformance")?;
     let data = std::fs::read_to_string(dir.join(name)).expect("readable vectors");
     Some(serde_json::from_str::<Vec<Value>>(&data).expect("valid JSON"))
 }

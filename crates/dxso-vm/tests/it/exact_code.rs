@@ -2,11 +2,9 @@
 //! only the batches the fast code hands back. This binary has one test, which sets the
 //! variable before any program is compiled.
 
-mod common;
-mod random;
+use crate::random::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use random::*;
 
 #[test]
 fn the_exact_code_alone_gives_the_interpreters_bits() {

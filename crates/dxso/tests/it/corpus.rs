@@ -2,8 +2,6 @@
 //! hand-edited): every file assembles, its disassembly assembles back to identical tokens, and
 //! for most files the disassembly matches the file's own instruction lines.
 
-mod common;
-
 use dxso::text::Style;
 use dxso::{binary, text};
 
@@ -24,16 +22,16 @@ fn instruction_lines(listing: &str) -> Vec<String> {
 
 #[test]
 fn corpus_assembles_and_round_trips() {
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return;
     };
-    let files = common::asm_files(&dir);
+    let files = dxso_testdata::asm_files(&dir);
     assert_eq!(files.len(), 3800, "the corpus has 3,800 files");
     let mut failures = Vec::new();
     let mut same_text = 0usize;
     let mut differing = Vec::new();
     for path in &files {
-        let source = common::read_text(path);
+        let source = dxso_testdata::read_text(path);
         let name = path
             .strip_prefix(&dir)
             .unwrap_or(path)
@@ -103,13 +101,13 @@ fn corpus_assembles_and_round_trips() {
 #[test]
 fn corpus_validates_with_max_caps() {
     use dxso::validate::{Caps, Severity, diagnostics};
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return;
     };
-    let files = common::asm_files(&dir);
+    let files = dxso_testdata::asm_files(&dir);
     let mut rejected = Vec::new();
     for path in &files {
-        let shader = text::parse(&common::read_text(path)).expect("corpus assembles");
+        let shader = text::parse(&dxso_testdata::read_text(path)).expect("corpus assembles");
         let errors: Vec<_> = diagnostics(&shader, &Caps::max())
             .into_iter()
             .filter(|d| d.severity == Severity::Error)
@@ -230,14 +228,14 @@ const UNITY_EXCEPTIONS: [(&str, &str); 8] = [
 /// The Unity 4 era listings print exactly as they are, their hand-edited copies aside.
 #[test]
 fn unity_listings_print_as_they_are() {
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return;
     };
-    let files = common::asm_files(&dir);
+    let files = dxso_testdata::asm_files(&dir);
     let (mut unity, mut exact, mut edited) = (0usize, 0usize, 0usize);
     let mut differing = Vec::new();
     for path in &files {
-        let source = common::read_text(path);
+        let source = dxso_testdata::read_text(path);
         let theirs = instruction_lines(&source);
         if !unity_spelled(&theirs) {
             continue;

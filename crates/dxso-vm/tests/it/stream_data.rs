@@ -1,8 +1,6 @@
 //! `StreamData`: a stream's bytes are shared with their owner and read where they are.
 
-mod common;
-
-use common::f32s;
+use crate::common::f32s;
 use dxso::ir::Usage;
 use dxso_vm::{DeclType, Device, Frequency, StreamData, StreamSource, VertexElement};
 use std::sync::Arc;

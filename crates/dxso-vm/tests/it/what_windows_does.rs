@@ -4,8 +4,7 @@
 //! fused and not, and Cranelift's four lanes) and the interpreter on its widest and its
 //! baseline instruction-set path, in full and partial batches.
 
-mod common;
-use common::*;
+use crate::common::*;
 use dxso_vm::{Device, Format, Isa, Texture, TextureKind, Tier};
 use std::sync::Arc;
 

@@ -1,8 +1,7 @@
 //! Flow control, predication and the draw machinery: lanes of one batch taking different
 //! paths, loops with aL, calls, instancing, batch and thread invariance.
 
-mod common;
-use common::*;
+use crate::common::*;
 use dxso::ir::Usage;
 use dxso_vm::{DeclType, Frequency, StreamSource, VertexElement, VmError};
 

@@ -2,7 +2,7 @@
 //! register: a column-major matrix, a row-major matrix, an array element, a struct member of
 //! an array element, an int and a bool.
 
-mod common;
+use crate::common;
 
 use dxso::ctab::{Class, Constant, ConstantTable, Member, ParamType, RegisterSet, TypeInfo};
 use dxso::validate::{Caps, validate};

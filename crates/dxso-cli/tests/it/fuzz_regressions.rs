@@ -8,7 +8,7 @@
 // The fuzz crate's `engine` feature gates are for its own builds (here `test` turns them
 // on); `law` is used by the targets, not here.
 #[allow(unexpected_cfgs, unused_imports)]
-#[path = "../../../fuzz/src/lib.rs"]
+#[path = "../../../../fuzz/src/lib.rs"]
 mod fuzz_targets;
 
 use std::path::PathBuf;

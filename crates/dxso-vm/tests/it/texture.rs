@@ -1,8 +1,7 @@
 //! Vertex textures: formats, address modes, filters, mip selection, cube faces, and texldl in
 //! the batched executor — against hand-computed texel values.
 
-mod common;
-use common::*;
+use crate::common::*;
 use dxso_vm::{
     Format, SamplerState, Texture, TextureAddress as A, TextureFilter as F, TextureKind, sample,
 };

@@ -2,12 +2,10 @@
 //! bit-identical outputs on every instruction-set path, on the compiled tier and on the
 //! interpreter, and whatever the batching.
 
-mod common;
-mod random;
-use common::*;
+use crate::common::*;
+use crate::random::*;
 use dxso_vm::Isa;
 use proptest::prelude::*;
-use random::*;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]

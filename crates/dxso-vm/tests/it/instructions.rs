@@ -1,7 +1,6 @@
 //! Every instruction's semantics against hand-computed values (instructions.md).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const MAX: f32 = f32::MAX;
 

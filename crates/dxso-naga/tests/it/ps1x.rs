@@ -4,16 +4,14 @@
 //! texture-addressing instructions, co-issue, cnd and the modifiers; the interface names
 //! the per-draw parameters.
 
-#[path = "../../dxso/tests/common/mod.rs"]
-mod common;
-mod eval;
-mod validators;
+use crate::eval;
+use crate::validators;
 
+use crate::eval::{Env, Outcome};
+use crate::validators::have;
 use dxso_naga::ps1x::{BUMP_MATRIX_ROW, CLAMP_ROW, PARAMETER_ROWS, STAGE_ROW};
 use dxso_naga::{FloatMode, Options, Output, Target, Translation};
-use eval::{Env, Outcome};
 use std::collections::HashMap;
-use validators::have;
 
 const MODES: [FloatMode; 2] = [FloatMode::Strict, FloatMode::Ieee];
 
@@ -37,7 +35,7 @@ fn translate(source: &str, float: FloatMode) -> (Translation, bool) {
 
 /// The ps_1_x sources of the Wine conformance cases.
 fn wine_ps1x() -> Vec<String> {
-    let Some(dir) = common::shared("conformance") else {
+    let Some(dir) = dxso_testdata::shared("conformance") else {
         return Vec::new();
     };
     let text = std::fs::read_to_string(dir.join("wine-asm-cases.json")).expect("readable");

@@ -3,25 +3,23 @@
 //! `glslang-tools`). Without the tools the tests print a notice and pass, except under
 //! `CI=true`, where they fail.
 
-#[path = "../../dxso/tests/common/mod.rs"]
-mod common;
-mod validators;
+use crate::validators;
 
+use crate::validators::{have, scratch};
 use dxso_naga::{FloatMode, Options, Output, Target};
 use std::path::{Path, PathBuf};
-use validators::{have, scratch};
 
 /// Shaders to check: (name, source) of every corpus file, or every `step`th.
 fn corpus(step: usize) -> Vec<(String, String)> {
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return Vec::new();
     };
-    common::asm_files(&dir)
+    dxso_testdata::asm_files(&dir)
         .iter()
         .step_by(step)
         .map(|p| {
             let name = p.strip_prefix(&dir).unwrap_or(p).display().to_string();
-            (name.replace(['/', '.'], "_"), common::read_text(p))
+            (name.replace(['/', '.'], "_"), dxso_testdata::read_text(p))
         })
         .collect()
 }

@@ -2,8 +2,6 @@
 //! (`wine-ctab-cases.json`: 26 token arrays with the values Microsoft's d3dx9 gives for them),
 //! plus a hand-made table written, read back and resolved by name.
 
-mod common;
-
 use dxso::ctab::{
     Class, Constant, ConstantDesc, ConstantTable, CtabErrorKind, Member, ParamType, RegisterSet,
     TypeInfo, ctab_data,
@@ -166,7 +164,7 @@ fn set_defaults(table: &ConstantTable, set: RegisterSet) -> Vec<u32> {
 
 #[test]
 fn every_wine_case_decodes_to_d3dx9s_values() {
-    let Some(dir) = common::shared("conformance") else {
+    let Some(dir) = dxso_testdata::shared("conformance") else {
         return;
     };
     let text = std::fs::read_to_string(dir.join("wine-ctab-cases.json")).expect("cases");

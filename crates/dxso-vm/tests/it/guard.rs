@@ -7,9 +7,7 @@
 //! fused where the normal one does. An access past any guarded buffer would kill the test
 //! with SIGSEGV instead.
 
-mod common;
-
-use common::{WAYS, device, set_way};
+use crate::common::{WAYS, device, set_way};
 use dxso::ir::Usage;
 use dxso_vm::{
     DeclType, Device, Format, Frequency, StreamSource, Texture, TextureKind, VertexElement,

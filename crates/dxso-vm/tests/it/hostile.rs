@@ -1,7 +1,6 @@
 //! Numbers from the caller that once panicked or wrapped: each is now a typed error.
 
-mod common;
-use common::*;
+use crate::common::*;
 use dxso_vm::{
     Format, Frequency, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, STREAMSOURCE_INSTANCEDATA,
     StreamSource, Texture, TextureError, TextureKind, VmError,

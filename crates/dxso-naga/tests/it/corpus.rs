@@ -2,9 +2,6 @@
 //! Wine conformance source that assembles and validates translates in both float modes, and
 //! naga validates each module (translate fails otherwise).
 
-#[path = "../../dxso/tests/common/mod.rs"]
-mod common;
-
 use dxso_naga::{Error, FloatMode, Options};
 use std::collections::BTreeMap;
 
@@ -43,15 +40,15 @@ fn class(e: &Error) -> String {
 
 #[test]
 fn every_corpus_shader_translates_in_both_modes() {
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return;
     };
-    let files = common::asm_files(&dir);
+    let files = dxso_testdata::asm_files(&dir);
     assert_eq!(files.len(), 3800, "the corpus has 3,800 files");
     let mut failures: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let (mut translated, mut invalid) = (0, 0);
     for path in &files {
-        let source = common::read_text(path);
+        let source = dxso_testdata::read_text(path);
         let name = path
             .strip_prefix(&dir)
             .unwrap_or(path)
@@ -81,7 +78,7 @@ fn every_corpus_shader_translates_in_both_modes() {
 
 #[test]
 fn wine_conformance_sources_translate() {
-    let Some(dir) = common::shared("conformance") else {
+    let Some(dir) = dxso_testdata::shared("conformance") else {
         return;
     };
     let text = std::fs::read_to_string(dir.join("wine-asm-cases.json")).expect("readable");
@@ -133,12 +130,12 @@ fn wine_conformance_sources_translate() {
 /// What Strict costs: the SPIR-V of every 10th corpus shader in both modes, in words.
 #[test]
 fn strict_costs_instructions() {
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return;
     };
     let mut words = [0usize; 2];
-    for path in common::asm_files(&dir).iter().step_by(10) {
-        let shader = dxso::text::parse(&common::read_text(path)).expect("assembles");
+    for path in dxso_testdata::asm_files(&dir).iter().step_by(10) {
+        let shader = dxso::text::parse(&dxso_testdata::read_text(path)).expect("assembles");
         let Ok(checked) = dxso::validate::validate(&shader, &dxso::validate::Caps::max()) else {
             continue;
         };

@@ -3,8 +3,6 @@
 //! comment block) followed by `dis` prints the same header lines, and the listing with its
 //! CTAB still disassembles to text that assembles back to the same tokens.
 
-mod common;
-
 use dxso::{binary, text};
 
 /// The header block of a listing as Microsoft's disassembler printed it: from the `//` line
@@ -55,7 +53,7 @@ fn original_header(source: &str) -> Option<(Vec<String>, Option<String>)> {
 
 #[test]
 fn asm_ctab_then_dis_prints_the_same_header() {
-    let Some(dir) = common::shared("corpus/dx9-asm") else {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
         return;
     };
     let mut with_header = 0;
@@ -63,8 +61,8 @@ fn asm_ctab_then_dis_prints_the_same_header() {
     let mut exact_but_migoto = 0;
     let mut hand_edited = Vec::new();
     let mut failures = Vec::new();
-    for path in common::asm_files(&dir) {
-        let source = common::read_text(&path);
+    for path in dxso_testdata::asm_files(&dir) {
+        let source = dxso_testdata::read_text(&path);
         let name = path
             .strip_prefix(&dir)
             .unwrap_or(&path)

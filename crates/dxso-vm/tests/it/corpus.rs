@@ -6,15 +6,7 @@ use dxso_vm::{CodeGenerator, Device, Isa, Tier};
 use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dx9-asm");
-    if dir.exists() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("{} is missing, and CI=true requires it", dir.display());
-    }
-    eprintln!("notice: {} not found; skipping", dir.display());
-    None
+    dxso_testdata::shared("corpus/dx9-asm")
 }
 
 #[test]

@@ -1,0 +1,10 @@
+//! dxso-cli's integration tests, one binary (each module was a binary of its own: one link
+//! instead of 6).
+
+mod cli;
+mod fuzz_regressions;
+mod gpu;
+mod hostile;
+mod peak_memory;
+mod readme;
+mod translate;
