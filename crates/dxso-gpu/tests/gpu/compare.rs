@@ -75,6 +75,19 @@ pub fn classify(cpu: f32, gpu: f32) -> Option<Class> {
 }
 
 impl Report {
+    /// Takes in `other`'s counts (a report of other shaders).
+    pub fn merge(&mut self, other: Report) {
+        self.components += other.components;
+        for (class, n) in other.counts {
+            *self.counts.entry(class).or_default() += n;
+        }
+        if let Some(l) = other.largest
+            && self.largest.as_ref().is_none_or(|m| l.0 > m.0)
+        {
+            self.largest = Some(l);
+        }
+    }
+
     pub fn add(&mut self, what: &str, cpu: &Outputs, gpu: &Outputs) {
         assert_eq!(cpu.registers, gpu.registers, "{what}: output registers");
         assert_eq!(cpu.vertices, gpu.vertices, "{what}: vertices");
