@@ -23,6 +23,11 @@ pub use read::{CtabError, CtabErrorKind};
 use crate::ir::{Instruction, Shader};
 use crate::opcodes::Opcode;
 
+/// Struct types nested deeper than this are refused, in binary tables and in the text
+/// headers `asm --ctab` reads (HLSL tables nest a few levels; every walk over a type recurses
+/// once a level, so the bound is also the recursion's).
+pub const MAX_DEPTH: usize = 32;
+
 /// The FourCC that opens a constant-table comment block (`"CTAB"` little-endian).
 pub const CTAB_FOURCC: u32 = u32::from_le_bytes(*b"CTAB");
 

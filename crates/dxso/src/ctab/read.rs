@@ -13,8 +13,7 @@ pub(super) const CONSTANT_BYTES: u32 = 20;
 pub(super) const TYPE_BYTES: u32 = 16;
 /// Size in bytes of `D3DXSHADER_STRUCTMEMBERINFO`.
 pub(super) const MEMBER_BYTES: u32 = 8;
-/// Struct nesting deeper than this is refused (HLSL tables nest a few levels).
-const MAX_DEPTH: usize = 32;
+use super::MAX_DEPTH;
 /// Type records decoded in all (shared records count each time they are used): a bound on
 /// the work a table whose records point at each other can cause.
 const MAX_TYPE_RECORDS: usize = 1 << 16;

@@ -30,7 +30,9 @@
 
 use super::parse::{ParseError, ParseErrors};
 use super::print::general;
-use crate::ctab::{Class, Constant, ConstantTable, Member, ParamType, RegisterSet, TypeInfo};
+use crate::ctab::{
+    Class, Constant, ConstantTable, MAX_DEPTH, Member, ParamType, RegisterSet, TypeInfo,
+};
 use crate::ir::Version;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -285,7 +287,7 @@ pub fn parse_header(source: &str, version: Version) -> Result<Option<ConstantTab
     let mut params = Vec::new();
     let mut i = start + 1;
     while i < regs_at {
-        match declaration(&lines, &mut i, regs_at) {
+        match declaration(&lines, &mut i, regs_at, 0) {
             Ok(Some(p)) => params.push(p),
             Ok(None) => {}
             Err(e) => {
@@ -421,8 +423,14 @@ fn default_words(reg: &str, value: &str) -> Option<Vec<u32>> {
 type Param = (usize, String, TypeInfo);
 
 /// Read one declaration starting at `lines[*i]` (a struct spans several lines); `None` for
-/// the blank separator lines.
-fn declaration(lines: &[Line], i: &mut usize, end: usize) -> Result<Option<Param>, ParseError> {
+/// the blank separator lines. `depth` counts the structs it is inside of: past
+/// [`MAX_DEPTH`] the header is refused before this recurses again.
+fn declaration(
+    lines: &[Line],
+    i: &mut usize,
+    end: usize,
+    depth: usize,
+) -> Result<Option<Param>, ParseError> {
     let l = &lines[*i];
     let body = l.body.trim();
     if body.is_empty() {
@@ -430,6 +438,13 @@ fn declaration(lines: &[Line], i: &mut usize, end: usize) -> Result<Option<Param
         return Ok(None);
     }
     if body == "struct" {
+        if depth >= MAX_DEPTH {
+            return Err(error(
+                l,
+                0,
+                format!("struct types nest deeper than {MAX_DEPTH} levels"),
+            ));
+        }
         let first = *i;
         *i += 1;
         if lines.get(*i).map(|l| l.body.trim()) != Some("{") {
@@ -459,7 +474,7 @@ fn declaration(lines: &[Line], i: &mut usize, end: usize) -> Result<Option<Param
                 };
                 return Ok(Some((first, name, ty)));
             }
-            if let Some((_, name, ty)) = declaration(lines, i, end)? {
+            if let Some((_, name, ty)) = declaration(lines, i, end, depth + 1)? {
                 members.push(Member { name, ty });
             }
         }

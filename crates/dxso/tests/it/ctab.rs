@@ -495,3 +495,49 @@ mod fuzz {
         }
     }
 }
+
+/// A `// Parameters:` header whose struct nests `levels` deep around one float4 member,
+/// followed by its register table and a vs_3_0 body.
+fn nested_header(levels: usize) -> String {
+    let mut s = String::from("//\n// Parameters:\n//\n");
+    for _ in 0..levels {
+        s.push_str("//   struct\n//   {\n");
+    }
+    s.push_str("//       float4 v;\n");
+    for _ in 0..levels {
+        s.push_str("//   } s;\n");
+    }
+    s.push_str("//\n//\n// Registers:\n//\n//   Name  Reg   Size\n//   ----- ----- ----\n//   s     c0       1\n//\n\nvs_3_0\n");
+    s
+}
+
+/// Struct nesting in a text header is bounded as in binary tables ([`dxso::ctab::MAX_DEPTH`]):
+/// within it the header reads, past it a clean error — never a stack overflow, however deep
+/// (20,000 levels overflowed the stack before the bound).
+#[test]
+fn struct_nesting_in_a_text_header_is_bounded() {
+    let depth = |t: &TypeInfo| {
+        let (mut d, mut t) = (0, t);
+        while let Some(m) = t.members.first() {
+            d += 1;
+            t = &m.ty;
+        }
+        d
+    };
+    let table = text::parse_header(
+        &nested_header(dxso::ctab::MAX_DEPTH),
+        dxso::Version::vs(3, 0),
+    )
+    .expect("within the bound")
+    .expect("a table");
+    assert_eq!(depth(&table.constants[0].ty), dxso::ctab::MAX_DEPTH);
+    for levels in [dxso::ctab::MAX_DEPTH + 1, 1_000, 20_000, 100_000] {
+        let errors = text::parse_header(&nested_header(levels), dxso::Version::vs(3, 0))
+            .expect_err("past the bound");
+        let text = errors.to_string();
+        assert!(
+            text.contains("struct types nest deeper than 32 levels"),
+            "{levels} levels: {text}"
+        );
+    }
+}
