@@ -81,6 +81,8 @@ impl<'a> Draw<'a> {
     ) -> Result<Draw<'a>, Error> {
         let checked = vm.vertex_shader().ok_or(dxso_vm::VmError::NoShader)?;
         let program = vm.program().ok_or(dxso_vm::VmError::NoShader)?;
+        // The CPU's check of the draw's size, before anything is sized from it.
+        vm.output_floats(vertex_count, instance_count)?;
         let t = dxso_naga::translate(checked, &dxso_naga::Options { float: gpu.float })?;
         let iface = &t.interface;
 
@@ -141,7 +143,8 @@ impl<'a> Draw<'a> {
         let groups = bind::groups(device, &bgls, &resources.entries(), &[group]);
 
         // Buffers for one dispatch of `chunk` vertices.
-        let total = vertex_count.saturating_mul(instance_count.max(1));
+        // Below 2^48 (`output_floats`): no product here wraps.
+        let total = vertex_count * instance_count.max(1);
         let widest = input_slots.len().max(stored).max(1) as u64 * 16;
         let limits = &gpu.limits;
         let by_binding = limits

@@ -573,6 +573,31 @@ impl Device {
         Ok(out)
     }
 
+    /// The floats a draw of `vertex_count` vertices, `instance_count` times, writes (four a
+    /// vertex and output register): the one check of a draw's size that every path (this
+    /// device's draws, the GPU's, the CLI's) makes before it sizes anything, so that no
+    /// count wraps. Past [`MAX_OUTPUT_BYTES`] (or past `usize`) it is
+    /// [`VmError::TooLarge`]; a draw of a shader with no outputs writes nothing whatever
+    /// its count, but its vertices still run, so the count stays below 2^48.
+    pub fn output_floats(
+        &self,
+        vertex_count: usize,
+        instance_count: usize,
+    ) -> Result<usize, VmError> {
+        let program = self.program.as_ref().ok_or(VmError::NoShader)?;
+        let total = vertex_count
+            .checked_mul(instance_count.max(1))
+            .filter(|&t| t < 1 << 48)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        let floats = total
+            .checked_mul(program.outputs.len() * 4)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
+            return Err(VmError::TooLarge(floats.saturating_mul(4)));
+        }
+        Ok(floats)
+    }
+
     /// [`Device::draw`] into `out`, reusing its memory (for repeated draws of one size).
     pub fn draw_into(
         &self,
@@ -582,16 +607,9 @@ impl Device {
     ) -> Result<(), VmError> {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
-        let total = vertex_count
-            .checked_mul(instances)
-            .ok_or(VmError::TooLarge(usize::MAX))?;
-        let regs = program.outputs.len();
-        let floats = total
-            .checked_mul(regs * 4)
-            .ok_or(VmError::TooLarge(usize::MAX))?;
-        if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
-            return Err(VmError::TooLarge(floats.saturating_mul(4)));
-        }
+        let floats = self.output_floats(vertex_count, instance_count)?;
+        // Both within `output_floats`'s bounds: no product wraps.
+        let (total, regs) = (vertex_count * instances, program.outputs.len());
         let mut prep = self.prepare(program, vertex_count, instances)?;
         if self.guard_pages {
             prep.guard(self.indices.as_deref(), vertex_count);

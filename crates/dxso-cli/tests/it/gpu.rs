@@ -97,3 +97,23 @@ fn bench_gpu_reports_as_the_cpu_bench_does() {
     assert!(r["vertices_per_s"].as_f64().unwrap() > 0.0);
     assert!(!r["adapter"].as_str().unwrap().is_empty());
 }
+
+/// A draw's size is checked once, by the same function, on every path: a vertex count of
+/// 2^64-1 is "too large" (exit 1) for `run`, `run --gpu` and `bench --gpu` alike (the GPU
+/// path once rounded its buffer size up past 2^64, to 0, and exited 2 with wgpu's error).
+#[test]
+fn a_draw_too_large_is_refused_alike_on_cpu_and_gpu() {
+    let scene = path("tests/data/hostile/vertex_count_max.json");
+    let mut runs = vec![vec!["run", scene.as_str()]];
+    if have_adapter() {
+        runs.push(vec!["run", scene.as_str(), "--gpu"]);
+        runs.push(vec!["bench", scene.as_str(), "--gpu", "--repeat", "1"]);
+    }
+    for args in runs {
+        let out = dxso(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("too large"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
