@@ -132,51 +132,82 @@ pub enum CodeGenerator {
     Cranelift,
 }
 
-/// `(arena, consts, consts.len(), ints, bools, max_instructions, sampling) -> 0, or 1 when a
-/// vertex runs more than `max_instructions`.
-pub(crate) type Entry = unsafe extern "C" fn(
-    *mut f32,
-    *const f32,
-    u64,
-    *const i32,
-    *const u8,
-    u64,
-    *const Sampling,
-) -> u32;
-
-/// `texldl` on `N` lanes (4 for Cranelift's code, 16 or 8 for the x86 code's widths): `io` holds the
-/// coordinates as four component rows of `N` lanes on entry, the texels in the same layout
-/// on return.
-pub(crate) extern "C" fn texldl<const N: usize>(
-    sampling: *const Sampling,
-    sampler: u32,
-    io: *mut f32,
-) {
-    // SAFETY: the compiled code passes the draw's sampling state and its 4 * N float slot.
-    let (sampling, io) = unsafe { (&*sampling, std::slice::from_raw_parts_mut(io, 4 * N)) };
-    callback("texldl", io, |io| {
-        for l in 0..N {
-            let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
-            let t = sampling.sample_lane(sampler as u8, coords);
-            for (c, x) in t.into_iter().enumerate() {
-                io[c * N + l] = x;
-            }
-        }
-    });
+/// Declares function-pointer types and callbacks with the calling convention generated code
+/// uses, stated rather than assumed: System V (`extern "sysv64"`) on x86-64, on every
+/// operating system — the x86 generator passes arguments in rdi, rsi, rdx, ... and
+/// Cranelift is told the same (`cranelift::call_conv`) — so that on Windows, where
+/// `extern "C"` is the Win64 convention, nothing is called with its arguments in the wrong
+/// registers. Elsewhere (only Cranelift's code runs there) the platform's C convention.
+macro_rules! code_abi {
+    ($(#[$m:meta])* $vis:vis type $name:ident = unsafe fn($($arg:ty),* $(,)?) -> $ret:ty;) => {
+        $(#[$m])*
+        #[cfg(target_arch = "x86_64")]
+        $vis type $name = unsafe extern "sysv64" fn($($arg),*) -> $ret;
+        $(#[$m])*
+        #[cfg(not(target_arch = "x86_64"))]
+        $vis type $name = unsafe extern "C" fn($($arg),*) -> $ret;
+    };
+    ($(#[$m:meta])* $vis:vis fn $name:ident<const N: usize>($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$m])*
+        #[cfg(target_arch = "x86_64")]
+        $vis extern "sysv64" fn $name<const N: usize>($($arg: $ty),*) $body
+        $(#[$m])*
+        #[cfg(not(target_arch = "x86_64"))]
+        $vis extern "C" fn $name<const N: usize>($($arg: $ty),*) $body
+    };
 }
 
-/// `sincos` on `N` lanes: `io[0..N]` = x on entry; cos x in `io[0..N]`, sin x in
-/// `io[N..2N]` on return.
-pub(crate) extern "C" fn sincos<const N: usize>(io: *mut f32) {
-    // SAFETY: the compiled code passes its 4 * N float slot.
-    let io = unsafe { std::slice::from_raw_parts_mut(io, 4 * N) };
-    callback("sincos", io, |io| {
-        for l in 0..N {
-            let x = io[l];
-            io[l] = x.cos();
-            io[N + l] = x.sin();
-        }
-    });
+code_abi! {
+    /// `(arena, consts, consts.len(), ints, bools, max_instructions, sampling) -> 0, or 1 when
+    /// a vertex runs more than `max_instructions`.
+    pub(crate) type Entry = unsafe fn(
+        *mut f32,
+        *const f32,
+        u64,
+        *const i32,
+        *const u8,
+        u64,
+        *const Sampling,
+    ) -> u32;
+}
+
+code_abi! {
+    /// `texldl` on `N` lanes (4 for Cranelift's code, 16 or 8 for the x86 code's widths): `io` holds the
+    /// coordinates as four component rows of `N` lanes on entry, the texels in the same layout
+    /// on return.
+    pub(crate) fn texldl<const N: usize>(
+        sampling: *const Sampling,
+        sampler: u32,
+        io: *mut f32,
+    ) {
+        // SAFETY: the compiled code passes the draw's sampling state and its 4 * N float slot.
+        let (sampling, io) = unsafe { (&*sampling, std::slice::from_raw_parts_mut(io, 4 * N)) };
+        callback("texldl", io, |io| {
+            for l in 0..N {
+                let coords = [io[l], io[N + l], io[2 * N + l], io[3 * N + l]];
+                let t = sampling.sample_lane(sampler as u8, coords);
+                for (c, x) in t.into_iter().enumerate() {
+                    io[c * N + l] = x;
+                }
+            }
+        });
+    }
+}
+
+code_abi! {
+    /// `sincos` on `N` lanes: `io[0..N]` = x on entry; cos x in `io[0..N]`, sin x in
+    /// `io[N..2N]` on return.
+    pub(crate) fn sincos<const N: usize>(io: *mut f32) {
+        // SAFETY: the compiled code passes its 4 * N float slot.
+        let io = unsafe { std::slice::from_raw_parts_mut(io, 4 * N) };
+        callback("sincos", io, |io| {
+            for l in 0..N {
+                let x = io[l];
+                io[l] = x.cos();
+                io[N + l] = x.sin();
+            }
+        });
+    }
 }
 
 thread_local! {
@@ -186,7 +217,7 @@ thread_local! {
 }
 
 /// A callback's body, run so that a panic never unwinds into generated code (which has no
-/// unwind tables; from an `extern "C"` function it would abort the process): it is caught
+/// unwind tables; from an `extern` function it would abort the process): it is caught
 /// here, the results are zeros, and the panic is recorded for [`take_callback_panic`], which
 /// the draw calls after the batch and turns into an error.
 fn callback(name: &'static str, io: &mut [f32], body: impl FnOnce(&mut [f32])) {
@@ -368,17 +399,19 @@ pub(crate) struct BatchIo {
     pub ahead: *const u32,
 }
 
-/// `Entry` with the batch's [`BatchIo`] last.
-pub(crate) type FusedEntry = unsafe extern "C" fn(
-    *mut f32,
-    *const f32,
-    u64,
-    *const i32,
-    *const u8,
-    u64,
-    *const Sampling,
-    *const BatchIo,
-) -> u32;
+code_abi! {
+    /// `Entry` with the batch's [`BatchIo`] last.
+    pub(crate) type FusedEntry = unsafe fn(
+        *mut f32,
+        *const f32,
+        u64,
+        *const i32,
+        *const u8,
+        u64,
+        *const Sampling,
+        *const BatchIo,
+    ) -> u32;
+}
 
 /// Code compiled for one [`Layout`].
 pub(crate) struct Fused {

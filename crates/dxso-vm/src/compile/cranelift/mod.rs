@@ -14,6 +14,7 @@ use cranelift_codegen::ir::{
     AbiParam, Block, ConstantData, Endianness, InstBuilder, MemFlagsData, SigRef, Signature,
     StackSlot, StackSlotData, StackSlotKind, Type, Value, types,
 };
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -67,7 +68,7 @@ pub(super) fn generate(p: &Program) -> Result<Code, String> {
         .map_err(|e| e.to_string())?;
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let ptr = module.target_config().pointer_type();
-    let mut sig = module.make_signature();
+    let mut sig = Signature::new(call_conv(module.isa()));
     for t in [ptr, ptr, types::I64, ptr, ptr, types::I64, ptr] {
         sig.params.push(AbiParam::new(t));
     }
@@ -80,7 +81,7 @@ pub(super) fn generate(p: &Program) -> Result<Code, String> {
     let mut fctx = FunctionBuilderContext::new();
     {
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut e = Emitter::new(b, p, ptr, module.isa().default_call_conv());
+        let mut e = Emitter::new(b, p, ptr, call_conv(module.isa()));
         e.program()?;
         e.b.seal_all_blocks();
         e.b.finalize(module.target_config());
@@ -95,8 +96,8 @@ pub(super) fn generate(p: &Program) -> Result<Code, String> {
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| e.to_string())?;
     let code = module.get_finalized_function(id);
-    // SAFETY: the function was declared with exactly `Entry`'s signature (System V on x86-64,
-    // the target's default calling convention everywhere).
+    // SAFETY: the function was declared with exactly `Entry`'s signature and calling
+    // convention ([`call_conv`]).
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
     Ok(Code {
         module: Some(module),
@@ -143,6 +144,17 @@ struct Emitter<'a> {
     pending: i64,
 }
 
+/// The calling convention of the entry and of the callbacks it calls, as `code_abi!` in
+/// `compile` declares them: System V on x86-64 (Windows included), the target's default
+/// elsewhere.
+pub(super) fn call_conv(isa: &dyn cranelift_codegen::isa::TargetIsa) -> CallConv {
+    if cfg!(target_arch = "x86_64") {
+        CallConv::SystemV
+    } else {
+        isa.default_call_conv()
+    }
+}
+
 fn mem() -> MemFlagsData {
     MemFlagsData::trusted().with_endianness(Endianness::Little)
 }
@@ -156,7 +168,7 @@ impl<'a> Emitter<'a> {
         mut b: FunctionBuilder<'a>,
         p: &'a Program,
         ptr: Type,
-        call_conv: cranelift_codegen::isa::CallConv,
+        call_conv: CallConv,
     ) -> Emitter<'a> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
