@@ -158,7 +158,12 @@ ArrayLike = Union[npt.ArrayLike, BytesLike]
 
 class Device:
     """Software vertex processing: shader, constants, declaration, streams, indices,
-    textures; `draw` runs the shader over the vertices. Setters raise DeviceError."""
+    textures; `draw` runs the shader over the vertices. Setters raise DeviceError.
+
+    Every method that takes an array checks its size from its shape before reading its data
+    (a broadcast view whose shape implies gigabytes raises Error at once): constants at most
+    what the registers hold, textures at most MAX_TEXTURE_SIZE and their levels the format's
+    size, indices and copied streams at most 4 GiB - 1 bytes."""
     def __init__(self) -> None: ...
     def set_shader(self, shader: ShaderLike) -> None:
         """Bind a vertex shader; it must validate (caps "max"), else ValidationError."""
@@ -171,10 +176,13 @@ class Device:
         (0, 0, "FLOAT3", "POSITION", 0)."""
     def set_stream(self, n: int, data: Optional[ArrayLike], stride: int = 0, offset: int = 0) -> None:
         """Bind stream n to a NumPy array (any dtype, any strides) or a bytes-like object; None
-        unbinds. A C-contiguous array or any contiguous buffer (bytes, bytearray, memoryview,
-        mmap; any alignment) is read where it lies, not copied: the device holds it until the
-        stream is unbound or rebound (it cannot be freed or resized meanwhile) and each draw
-        reads what it holds then. A non-contiguous view is copied when bound."""
+        unbinds. A C-contiguous array that owns its memory (or a view of one), and bytes, are
+        read where they lie, not copied (any alignment): the device holds the array and makes
+        it read-only until the stream is unbound or rebound or the device is freed (writing it
+        or resizing it, even with refcheck=False, raises ValueError; unbinding restores the
+        flag), so draws run with the GIL released. Anything else is copied when bound: a
+        non-contiguous view, a bytearray, mmap or other buffer NumPy's flags cannot protect
+        (at most 4 GiB - 1 bytes, checked from the shape first)."""
     def stream_info(self, n: int) -> Optional[Dict[str, Any]]:
         """What stream n reads: {"address", "nbytes", "copied", "offset", "stride"} ("address"
         is the array's own ctypes.data when it was not copied); None when unbound."""

@@ -1,13 +1,14 @@
 //! `Device`: software vertex processing (`dxso_vm::Device`) with NumPy arrays in and out.
 
+use crate::arrays;
 use crate::errors::{self, DeviceError};
 use crate::shader;
 use dxso::validate::Caps;
 use dxso_vm::{
     DeclType, Format, Frequency, SamplerState, StreamData, StreamSource, Texture, TextureAddress,
-    TextureFilter, TextureKind, VertexElement,
+    TextureError, TextureFilter, TextureKind, VertexElement,
 };
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn};
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::sync::Arc;
@@ -23,32 +24,27 @@ pub struct Device {
     inner: dxso_vm::Device,
     /// Each stream as last bound (its frequency is set separately, as in D3D9).
     streams: [Option<StreamSource>; STREAMS],
-    /// Whether each stream's bytes are a copy (else they are the caller's memory, pinned).
-    copied: [bool; STREAMS],
+    /// What holds each stream's memory read-only when it is the caller's (`None`: a copy).
+    holds: [Option<arrays::Hold>; STREAMS],
     frequencies: [Frequency; STREAMS],
 }
 
-/// `obj` as a C-contiguous NumPy array of `dtype` (copied only when it is not one already).
-fn contiguous<'py>(obj: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
-    let np = obj.py().import("numpy")?;
-    let kwargs = PyDict::new(obj.py());
-    kwargs.set_item("dtype", dtype)?;
-    np.call_method("ascontiguousarray", (obj,), Some(&kwargs))
-}
+/// The float constant registers of dxso's device (`MaxVertexShaderConst` 8192, software
+/// vertex processing), and the integer and boolean ones (16 each): what a constant array may
+/// hold at most, checked from its shape before it is read.
+const FLOAT_REGISTERS: usize = 8192;
+const INT_REGISTERS: usize = 16;
+const BOOL_REGISTERS: usize = 16;
 
-/// The numbers of an array-like, flattened, as `T` (converted by NumPy as `dtype`).
-fn numbers<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>, dtype: &str) -> PyResult<Vec<T>> {
-    let array = contiguous(obj, dtype)?;
-    let array: PyReadonlyArrayDyn<'_, T> = array.extract()?;
-    Ok(array.as_slice()?.to_vec())
-}
-
-/// Rows of four numbers: a (4,) vector is one register, an (n, 4) matrix n registers.
+/// Rows of four numbers: a (4,) vector is one register, an (n, 4) matrix n registers — at
+/// most `registers` of them.
 fn rows<T: numpy::Element + Copy + Default>(
+    what: &str,
     obj: &Bound<'_, PyAny>,
     dtype: &str,
+    registers: usize,
 ) -> PyResult<Vec<[T; 4]>> {
-    let flat: Vec<T> = numbers(obj, dtype)?;
+    let flat: Vec<T> = constant_numbers(what, obj, dtype, registers * 4)?;
     if !flat.len().is_multiple_of(4) {
         return Err(errors::Error::new_err(format!(
             "constants come in rows of 4 numbers, not {}",
@@ -61,46 +57,22 @@ fn rows<T: numpy::Element + Copy + Default>(
         .collect())
 }
 
-/// The bytes of a NumPy array (any dtype, any strides: a non-contiguous view is copied into
-/// order) or of a bytes-like object.
-fn raw_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    match byte_array(obj)? {
-        Some((array, _)) => Ok(array.readonly().as_slice()?.to_vec()),
-        None => shader::bytes_of(obj),
-    }
-}
-
-/// `obj`'s bytes as a one-dimensional uint8 NumPy array, and whether that is a copy: a NumPy
-/// array (any dtype) as it lies in memory when it is C-contiguous, else copied into order;
-/// any other object with a contiguous buffer (`bytes`, `bytearray`, `memoryview`, `mmap`,
-/// `array.array`) without a copy. None for what has no buffer.
-fn byte_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyArray1<u8>>, bool)>> {
-    let np = obj.py().import("numpy")?;
-    let (array, copied) = if obj.is_instance(&np.getattr("ndarray")?)? {
-        let contiguous: bool = obj.getattr("flags")?.getattr("c_contiguous")?.extract()?;
-        let array = np
-            .call_method1("ascontiguousarray", (obj,))?
-            .call_method1("reshape", (-1,))?
-            .call_method1("view", ("uint8",))?;
-        (array, !contiguous)
-    } else {
-        let kwargs = PyDict::new(obj.py());
-        kwargs.set_item("dtype", "uint8")?;
-        match np.call_method("frombuffer", (obj,), Some(&kwargs)) {
-            Ok(array) => (array, false),
-            Err(_) => return Ok(None),
-        }
-    };
-    Ok(Some((array.cast_into::<PyArray1<u8>>()?, copied)))
+/// A constant's numbers, at most `max` (what its register file holds).
+fn constant_numbers<T: numpy::Element + Copy>(
+    what: &str,
+    obj: &Bound<'_, PyAny>,
+    dtype: &str,
+    max: usize,
+) -> PyResult<Vec<T>> {
+    let limit = format!("the registers hold at most {max} numbers");
+    arrays::numbers(obj, dtype, what, max, &limit)
 }
 
 /// The memory of a uint8 NumPy array, which a stream reads where it is (`Device.set_stream`).
 ///
-/// Holding the array keeps its memory where it is: NumPy frees it only with the last
-/// reference, and refuses to resize an array that is referenced (or that has views or
-/// exported buffers), as a `bytearray` refuses to resize while the array's buffer export
-/// lives. Python writes into it only with the GIL held, and a draw that reads a pinned
-/// stream holds the GIL (`Device::draw`), so nothing in Python writes it while dxso reads it.
+/// The array is the caller's memory held by an [`arrays::Hold`] (read-only for Python, in
+/// place, alive: nothing in Python writes, resizes or frees it while it is bound), or memory
+/// nothing can write (`bytes`). So a draw may read it with the GIL released.
 struct Pinned {
     _array: Py<PyArray1<u8>>,
     ptr: *const u8,
@@ -127,18 +99,18 @@ impl AsRef<[u8]> for Pinned {
         if self.len == 0 {
             return &[];
         }
-        // SAFETY: the `len` bytes of the array's data, kept alive and in place by `_array`
-        // (see the type's docs).
+        // SAFETY: the `len` bytes of the array's data, kept alive, in place and unwritten by
+        // `_array` and the stream's `Hold` (see the type's docs).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
-/// A stream's bytes: `obj`'s memory itself where [`byte_array`] takes it without a copy,
-/// else a copy; and whether it is a copy.
-fn stream_data(obj: &Bound<'_, PyAny>) -> PyResult<(StreamData, bool)> {
-    Ok(match byte_array(obj)? {
-        Some((array, copied)) => (StreamData::new(Pinned::new(array)), copied),
-        None => (shader::bytes_of(obj)?.into(), true),
+/// A stream's bytes: `obj`'s memory itself where [`arrays::stream_bytes`] can hold it
+/// read-only (with that hold), else a copy (`None`).
+fn stream_data(obj: &Bound<'_, PyAny>) -> PyResult<(StreamData, Option<arrays::Hold>)> {
+    Ok(match arrays::stream_bytes("stream", obj)? {
+        Some((array, hold)) => (StreamData::new(Pinned::new(array)), hold),
+        None => (arrays::bytes_of("stream", obj)?.into(), None),
     })
 }
 
@@ -196,7 +168,7 @@ impl Device {
         Device {
             inner: dxso_vm::Device::new(),
             streams: Default::default(),
-            copied: [false; STREAMS],
+            holds: Default::default(),
             frequencies: [Frequency::Vertex; STREAMS],
         }
     }
@@ -224,10 +196,14 @@ impl Device {
     fn set_constant(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
         match register_or_name(at)? {
             Err(name) => {
-                let values: Vec<f32> = numbers(values, "float32")?;
+                let values: Vec<f32> =
+                    constant_numbers("set_constant", values, "float32", FLOAT_REGISTERS * 4)?;
                 self.inner.set_constant_by_name(&name, &values)
             }
-            Ok(start) => self.inner.set_constant_f(start, &rows(values, "float32")?),
+            Ok(start) => self.inner.set_constant_f(
+                start,
+                &rows("set_constant", values, "float32", FLOAT_REGISTERS)?,
+            ),
         }
         .map_err(errors::device)
     }
@@ -237,17 +213,21 @@ impl Device {
     fn set_constant_i(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
         match register_or_name(at)? {
             Err(name) => {
-                let values: Vec<i32> = numbers(values, "int32")?;
+                let values: Vec<i32> =
+                    constant_numbers("set_constant_i", values, "int32", INT_REGISTERS * 4)?;
                 self.inner.set_constant_by_name_i(&name, &values)
             }
-            Ok(start) => self.inner.set_constant_i(start, &rows(values, "int32")?),
+            Ok(start) => self.inner.set_constant_i(
+                start,
+                &rows("set_constant_i", values, "int32", INT_REGISTERS)?,
+            ),
         }
         .map_err(errors::device)
     }
 
     /// Boolean constants `b#` (`SetVertexShaderConstantB`) from register `at`, or by name.
     fn set_constant_b(&mut self, at: &Bound<'_, PyAny>, values: &Bound<'_, PyAny>) -> PyResult<()> {
-        let values: Vec<bool> = numbers(values, "bool")?;
+        let values: Vec<bool> = constant_numbers("set_constant_b", values, "bool", BOOL_REGISTERS)?;
         match register_or_name(at)? {
             Err(name) => self.inner.set_constant_by_name_b(&name, &values),
             Ok(start) => self.inner.set_constant_b(start, &values),
@@ -271,12 +251,16 @@ impl Device {
     /// bytes-like object; `stride` and `offset` in bytes. None unbinds it. Its frequency is
     /// `set_stream_frequency`'s.
     ///
-    /// A C-contiguous array, `bytes`, `bytearray`, `memoryview`, `mmap` (anything with a
-    /// contiguous buffer, at any alignment) is read where it is, without a copy: the device
-    /// holds it until the stream is unbound or rebound, so it cannot be freed or resized
-    /// meanwhile, and each draw reads what it holds then — writes between draws show in the
-    /// next draw (a draw reading one holds the GIL, so Python cannot write it during the
-    /// draw). A non-contiguous view is copied, in order, when it is bound.
+    /// A C-contiguous NumPy array that owns its memory (or a view of one), and `bytes`, are
+    /// read where they lie, without a copy, at any alignment: the device holds the array until
+    /// the stream is unbound or rebound (or the device is freed) and makes it read-only
+    /// meanwhile — writing it raises `ValueError`, and so does `resize`, even with
+    /// `refcheck=False` — so no Python code on any thread can change or free it while a draw,
+    /// which runs with the GIL released, reads it. Unbinding restores the writeable flags it
+    /// cleared. Anything else is copied, in order, when it is bound: a non-contiguous view,
+    /// and memory NumPy's flags cannot protect (`bytearray`, `memoryview` of one, `mmap`,
+    /// another library's buffer). A copy's size is checked from the shape first: at most
+    /// 4 GiB - 1 bytes.
     #[pyo3(signature = (n, data, stride = 0, offset = 0))]
     fn set_stream(
         &mut self,
@@ -285,9 +269,9 @@ impl Device {
         stride: usize,
         offset: usize,
     ) -> PyResult<()> {
-        let (source, copied) = match data {
+        let (source, hold) = match data {
             Some(d) => {
-                let (data, copied) = stream_data(d)?;
+                let (data, hold) = stream_data(d)?;
                 let frequency = self.frequencies.get(n).copied().unwrap_or_default();
                 let source = StreamSource {
                     data,
@@ -295,15 +279,16 @@ impl Device {
                     stride,
                     frequency,
                 };
-                (Some(source), copied)
+                (Some(source), hold)
             }
-            None => (None, false),
+            None => (None, None),
         };
         self.inner
             .set_stream(n, source.clone())
             .map_err(errors::device)?;
         self.streams[n] = source;
-        self.copied[n] = copied;
+        // The old hold goes last, once nothing reads the memory it held.
+        self.holds[n] = hold;
         Ok(())
     }
 
@@ -317,7 +302,7 @@ impl Device {
         let info = PyDict::new(py);
         info.set_item("address", s.data.as_ptr() as usize)?;
         info.set_item("nbytes", s.data.len())?;
-        info.set_item("copied", self.copied[n])?;
+        info.set_item("copied", self.holds[n].is_none())?;
         info.set_item("offset", s.offset)?;
         info.set_item("stride", s.stride)?;
         Ok(Some(info))
@@ -345,7 +330,11 @@ impl Device {
 
     /// The index buffer (array-like of integers; 16- or 32-bit alike), or None.
     fn set_indices(&mut self, indices: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let indices = indices.map(|i| numbers(i, "uint32")).transpose()?;
+        let max = arrays::MAX_COPY_BYTES / 4;
+        let limit = format!("an index buffer holds at most {max} indices (4 GiB - 1 bytes)");
+        let indices = indices
+            .map(|i| arrays::numbers(i, "uint32", "set_indices", max, &limit))
+            .transpose()?;
         self.inner.set_indices(indices);
         Ok(())
     }
@@ -386,15 +375,41 @@ impl Device {
         let first = list
             .first()
             .ok_or_else(|| errors::Error::new_err("a texture needs at least one level"))?;
-        let np = levels.py().import("numpy")?;
-        let shape: Vec<usize> = np.call_method1("shape", (first,))?.extract()?;
+        // Every size is checked from the arrays' shapes before any of their data is read.
+        let shape = arrays::shape_of(first)?;
         let dim = |k: usize| shape.get(k).copied().unwrap_or(1);
         let (width, height, depth) = match kind {
             TextureKind::TwoD => (dim(1), dim(0), 1),
             TextureKind::Cube => (dim(2), dim(1), 1),
             TextureKind::Volume => (dim(2), dim(1), dim(0)),
         };
-        let bytes = list.iter().map(raw_bytes).collect::<PyResult<Vec<_>>>()?;
+        let texture_error = |e: TextureError| errors::Error::new_err(format!("texture: {e}"));
+        Texture::check_size(kind, width, height, depth, list.len()).map_err(texture_error)?;
+        let faces = if kind == TextureKind::Cube { 6 } else { 1 };
+        let mut bytes = Vec::with_capacity(list.len());
+        for (k, level) in list.iter().enumerate() {
+            let (w, h, d) = (
+                (width >> k).max(1),
+                (height >> k).max(1),
+                (depth >> k).max(1),
+            );
+            // At most MAX_TEXTURE_TEXELS texels of at most 16 bytes: no overflow.
+            let want = w * h * d * faces * fmt.texel_bytes();
+            if let Some(got) = arrays::nbytes(level)?
+                && got != want
+            {
+                return Err(texture_error(TextureError::LevelSize {
+                    level: k,
+                    got,
+                    want,
+                    width: w,
+                    height: h,
+                    depth: d,
+                    faces: if faces == 6 { " x 6 faces" } else { "" },
+                }));
+            }
+            bytes.push(arrays::bytes_of(&format!("texture level {k}"), level)?);
+        }
         let texture = Texture::new(kind, fmt, width, height, depth, &bytes)
             .map_err(|e| errors::Error::new_err(format!("texture: {e}")))?;
         self.inner
@@ -446,8 +461,8 @@ impl Device {
     /// Run the shader over `vertex_count` vertices, `instance_count` times. Returns a float32
     /// array shaped (vertices, outputs, 4) — the bytes `dxso run --format bin` writes — and
     /// each output register's semantics ("POSITION0"; "TEXCOORD0+TEXCOORD1" for a packed
-    /// vs_3_0 register). The GIL is released during the draw unless a stream reads the
-    /// caller's memory (see `set_stream`).
+    /// vs_3_0 register). The GIL is released during the draw (streams that read the caller's
+    /// memory hold it read-only: see `set_stream`).
     #[pyo3(signature = (vertex_count, instance_count = 1))]
     fn draw<'py>(
         &self,
@@ -457,10 +472,9 @@ impl Device {
     ) -> PyResult<Drawn<'py>> {
         let inner = &self.inner;
         let draw = || inner.draw(vertex_count, instance_count);
-        // Streams that are the caller's memory are read with the GIL held, so that no Python
-        // code writes them meanwhile; a draw from copies lets other threads run.
-        let pinned = (0..STREAMS).any(|n| self.streams[n].is_some() && !self.copied[n]);
-        let out = if pinned { draw() } else { py.detach(draw) }.map_err(errors::device)?;
+        // Every stream is a copy, immutable `bytes`, or the caller's memory held read-only
+        // (`set_stream`): no Python code can write or free it meanwhile, so other threads run.
+        let out = py.detach(draw).map_err(errors::device)?;
         let shape = [out.vertices, out.registers.len(), 4];
         let array = PyArray1::from_vec(py, out.data).reshape(shape)?;
         Ok((array.into_any(), semantics(&out.registers)))
@@ -478,9 +492,9 @@ impl Device {
         instance_count: usize,
     ) -> PyResult<Trace> {
         let count = vertex_count.unwrap_or(vertex.saturating_add(1));
-        let t = self
-            .inner
-            .trace(vertex, count, instance_count)
+        let inner = &self.inner;
+        let t = py
+            .detach(|| inner.trace(vertex, count, instance_count))
             .map_err(errors::device)?;
         let registers = self
             .inner

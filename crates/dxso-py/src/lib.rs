@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod arrays;
 mod device;
 mod errors;
 mod shader;

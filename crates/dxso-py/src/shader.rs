@@ -1,11 +1,12 @@
 //! `Shader`, `Diagnostic`, `Element`, `Varying`, `Linkage` and the functions that read,
 //! check and link shaders: each a door to `dxso::source`, `dxso::validate` and `dxso::link`.
 
+use crate::arrays;
 use crate::errors::{self, AssembleError, BytecodeError, LinkError, ValidationError};
 use dxso::source::{Position, Source, SourceError};
 use dxso::validate::{Caps, Checked, Severity};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 /// One finding about a shader: a validation rule broken (or warned about), an assembly or
 /// bytecode error (`rule` None), or a link rule.
@@ -287,18 +288,6 @@ impl Shader {
     }
 }
 
-/// The bytes of a bytes-like object (`bytes`, `bytearray`, or anything `bytes()` takes).
-pub fn bytes_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = data.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
-    }
-    if let Ok(b) = data.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
-    }
-    let b = data.py().get_type::<PyBytes>().call1((data,))?;
-    Ok(b.cast::<PyBytes>()?.as_bytes().to_vec())
-}
-
 /// Read a `Shader`, a `str` of assembly text, or bytes (tokens, hex listing or text): its
 /// name in messages and the source, or why it cannot be read.
 fn read(data: &Bound<'_, PyAny>) -> PyResult<(String, Result<Source, SourceError>)> {
@@ -313,7 +302,10 @@ fn read(data: &Bound<'_, PyAny>) -> PyResult<(String, Result<Source, SourceError
             Source::text(&text).map_err(SourceError::Parse),
         )
     } else {
-        ("<bytes>".into(), Source::load(&bytes_of(data)?))
+        (
+            "<bytes>".into(),
+            Source::load(&arrays::bytes_of("shader", data)?),
+        )
     })
 }
 
@@ -484,7 +476,7 @@ pub fn disassemble(data: &Bound<'_, PyAny>, style: &str) -> PyResult<String> {
     };
     let bytes = match data.cast::<PyString>() {
         Ok(s) => s.extract::<String>()?.into_bytes(),
-        Err(_) => bytes_of(data)?,
+        Err(_) => arrays::bytes_of("shader", data)?,
     };
     let name = "<bytes>";
     let shader = dxso::source::read_bytecode(&bytes).map_err(|e| {
