@@ -12,6 +12,7 @@ use dxso::Shader;
 mod check;
 mod demo;
 mod link;
+mod outputs;
 mod raster;
 mod run;
 mod translate;

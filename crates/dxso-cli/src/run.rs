@@ -1,9 +1,11 @@
 //! `dxso run` and `dxso bench`.
 
+use crate::outputs::{OutputWriter, PART_VERTICES};
 use crate::scene::Scene;
 use crate::{Failure, stdout};
 use anyhow::Context;
 use dxso_vm::Outputs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -113,42 +115,78 @@ pub fn run(
         }
         return stdout(&s);
     }
-    let out = match &gpu {
-        Some(gpu) => gpu
-            .draw(&scene.device, scene.vertex_count, scene.instance_count)
-            .map_err(|e| gpu_failure(&path.display().to_string(), e))?,
-        None => scene
-            .device
-            .draw(scene.vertex_count, scene.instance_count)
-            .map_err(|e| scene_error(path, e.into()))?,
-    };
-    if let Some(png_path) = png_out {
-        picture(&out, png_path).map_err(|e| scene_error(path, e))?;
-        eprintln!(
-            "{}: picture written to {}",
-            path.display(),
-            png_path.display()
-        );
+    if format == RunFormat::Bin && output.is_none() {
+        return Err(Failure::Io(anyhow::anyhow!("--format bin needs -o OUT")));
     }
-    for u in &out.unbound_inputs {
-        eprintln!(
-            "{}: warning: {u} is declared by the shader but no declaration element feeds it; it reads (0, 0, 0, 1)",
-            path.display()
-        );
-    }
-    let bytes = match format {
-        RunFormat::Json => json(&out).into_bytes(),
-        RunFormat::Csv => csv(&out).into_bytes(),
-        RunFormat::Bin => out.data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    let sink: Box<dyn Write> = match output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
     };
-    match output {
-        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
-        None if format == RunFormat::Bin => {
-            return Err(Failure::Io(anyhow::anyhow!("--format bin needs -o OUT")));
+    let mut writer = OutputWriter::new(format, sink);
+    let name = path.display().to_string();
+    let warn = |out: &Outputs| {
+        for u in &out.unbound_inputs {
+            eprintln!(
+                "{name}: warning: {u} is declared by the shader but no declaration element feeds it; it reads (0, 0, 0, 1)"
+            );
         }
-        None => stdout(&String::from_utf8(bytes).expect("text formats are UTF-8"))?,
+    };
+    let written = match (&gpu, png_out) {
+        // A picture needs every vertex, and the GPU path draws whole: one part.
+        (Some(_), _) | (None, Some(_)) => {
+            let out = match &gpu {
+                Some(gpu) => gpu
+                    .draw(&scene.device, scene.vertex_count, scene.instance_count)
+                    .map_err(|e| gpu_failure(&name, e))?,
+                None => scene
+                    .device
+                    .draw(scene.vertex_count, scene.instance_count)
+                    .map_err(|e| scene_error(path, e.into()))?,
+            };
+            if let Some(png_path) = png_out {
+                picture(&out, png_path).map_err(|e| scene_error(path, e))?;
+                eprintln!("{name}: picture written to {}", png_path.display());
+            }
+            warn(&out);
+            writer.part(&out).map_err(anyhow::Error::new)
+        }
+        // The CPU streams: parts of PART_VERTICES, each written before the next is drawn.
+        (None, None) => {
+            let mut out = Outputs::default();
+            let mut first = true;
+            scene.device.draw_parts(
+                scene.vertex_count,
+                scene.instance_count,
+                PART_VERTICES,
+                &mut out,
+                |part| -> anyhow::Result<()> {
+                    if std::mem::take(&mut first) {
+                        warn(part);
+                    }
+                    writer.part(part).map_err(anyhow::Error::new)
+                },
+            )
+        }
+    };
+    match written.and_then(|()| writer.finish().map_err(anyhow::Error::new)) {
+        Ok(()) => Ok(()),
+        Err(e) => match e.downcast::<dxso_vm::VmError>() {
+            Ok(vm) => Err(scene_error(path, vm.into())),
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if broken_pipe(&e) => Ok(()),
+            Err(e) => Err(Failure::Io(e.context(match output {
+                Some(p) => format!("writing {}", p.display()),
+                None => "writing stdout".to_string(),
+            }))),
+        },
     }
-    Ok(())
+}
+
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// Draw a scene's output as triangles (its indices, or the vertices as a list), placed and
@@ -175,59 +213,6 @@ pub fn number(x: f32) -> String {
         // Debug prints the shortest representation that reads back to the same f32.
         format!("{x:?}")
     }
-}
-
-fn json(out: &Outputs) -> String {
-    let mut s = String::with_capacity(64 + out.data.len() * 12);
-    s.push_str("{\"outputs\": {");
-    for (k, r) in out.registers.iter().enumerate() {
-        if k > 0 {
-            s.push_str(", ");
-        }
-        s.push_str(&format!("\"{}\": \"{}\"", r.name, r.semantic));
-    }
-    s.push_str("},\n \"vertices\": [");
-    for i in 0..out.vertices {
-        s.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
-        for (k, r) in out.registers.iter().enumerate() {
-            let v = &out.vertex(i)[k * 4..k * 4 + 4];
-            if k > 0 {
-                s.push_str(", ");
-            }
-            s.push_str(&format!(
-                "\"{}\": [{}, {}, {}, {}]",
-                r.name,
-                number(v[0]),
-                number(v[1]),
-                number(v[2]),
-                number(v[3])
-            ));
-        }
-        s.push('}');
-    }
-    s.push_str("\n ]}\n");
-    s
-}
-
-fn csv(out: &Outputs) -> String {
-    let mut s = String::new();
-    let header: Vec<String> = out
-        .registers
-        .iter()
-        .flat_map(|r| ["x", "y", "z", "w"].map(|c| format!("{}.{c}", r.name)))
-        .collect();
-    s.push_str(&header.join(","));
-    s.push('\n');
-    for i in 0..out.vertices {
-        let row: Vec<String> = out
-            .vertex(i)
-            .iter()
-            .map(|x| number(*x).trim_matches('"').to_string())
-            .collect();
-        s.push_str(&row.join(","));
-        s.push('\n');
-    }
-    s
 }
 
 /// One benchmark result.

@@ -21,7 +21,7 @@ pub use state::Inputs;
 
 /// The outputs of a draw: `vertices` vertices, each `registers.len()` registers of 4 floats,
 /// in draw order (instance by instance).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outputs {
     pub registers: Vec<OutputRegister>,
     pub data: Vec<f32>,
@@ -605,18 +605,75 @@ impl Device {
         instance_count: usize,
         out: &mut Outputs,
     ) -> Result<(), VmError> {
+        self.output_floats(vertex_count, instance_count)?;
+        self.draw_parts(vertex_count, instance_count, usize::MAX, out, |_| Ok(()))
+    }
+
+    /// [`Device::draw`] in parts of at most `part` vertices (whole tasks of
+    /// `LANES * 16` vertices; instances follow one another as in [`Device::draw`]): each part
+    /// is drawn into `out` (its memory reused) and handed to `sink` in order, so that a
+    /// draw of any vertex count runs in memory bounded by the part — for writers that stream
+    /// a draw's outputs to a file. A part past [`MAX_OUTPUT_BYTES`] is [`VmError::TooLarge`];
+    /// a sink's error ends the draw and is returned.
+    pub fn draw_parts<E: From<VmError>>(
+        &self,
+        vertex_count: usize,
+        instance_count: usize,
+        part: usize,
+        out: &mut Outputs,
+        mut sink: impl FnMut(&Outputs) -> Result<(), E>,
+    ) -> Result<(), E> {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
-        let floats = self.output_floats(vertex_count, instance_count)?;
-        // Both within `output_floats`'s bounds: no product wraps.
-        let (total, regs) = (vertex_count * instances, program.outputs.len());
+        // Below 2^48 vertices (as `output_floats` bounds them): no product below wraps.
+        let total = vertex_count
+            .checked_mul(instances)
+            .filter(|&t| t < 1 << 48)
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        let regs = program.outputs.len();
+        let task_vertices = LANES * BATCHES_PER_TASK;
+        let part = part.clamp(1, total.max(1)).div_ceil(task_vertices) * task_vertices;
+        let part_bytes = part.min(total) * regs * 16;
+        if part_bytes > MAX_OUTPUT_BYTES {
+            return Err(VmError::TooLarge(part_bytes).into());
+        }
         let mut prep = self.prepare(program, vertex_count, instances)?;
         if self.guard_pages {
             prep.guard(self.indices.as_deref(), vertex_count);
         }
         let sampling = self.sampling();
         let uniforms = prep.uniforms(&sampling, self.max_instructions);
+        let fused = self.fused(&prep);
+        self.last_fused
+            .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
+        let ctx = self.context(program, &prep, &uniforms, vertex_count, fused.as_deref());
+        out.registers = program.outputs.clone();
+        out.unbound_inputs = prep.unbound.iter().map(|u| u.1.clone()).collect();
+        let mut first = 0;
+        loop {
+            let n = part.min(total - first);
+            self.draw_range(&ctx, program, &uniforms, first, n, out)?;
+            sink(out)?;
+            first += n;
+            if first >= total {
+                return Ok(());
+            }
+        }
+    }
 
+    /// Vertices `first..first + n` of the draw `ctx` describes into `out.data` (sized here,
+    /// its memory reused), spread over the pool's threads a task at a time.
+    fn draw_range(
+        &self,
+        ctx: &DrawContext,
+        program: &Program,
+        uniforms: &Uniforms,
+        first: usize,
+        n: usize,
+        out: &mut Outputs,
+    ) -> Result<(), VmError> {
+        let regs = program.outputs.len();
+        let floats = n * regs * 4;
         let data = &mut out.data;
         if data.len() != floats {
             data.clear();
@@ -626,13 +683,9 @@ impl Device {
             data.resize(floats, 0.0);
         }
         let task_vertices = LANES * BATCHES_PER_TASK;
-        let fused = self.fused(&prep);
-        self.last_fused
-            .store(fused.is_some(), std::sync::atomic::Ordering::Relaxed);
-        let ctx = self.context(program, &prep, &uniforms, vertex_count, fused.as_deref());
         let guard = self.guard_pages;
         let machine = || {
-            let mut m = Machine::new(program, &uniforms);
+            let mut m = Machine::new(program, uniforms);
             if guard {
                 m.rows.guard();
             }
@@ -647,14 +700,14 @@ impl Device {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
                 let mut m = machine();
-                return caught(|| ctx.batches(&mut m, 0, total, &mut [], &mut NoTrace));
+                return caught(|| ctx.batches(&mut m, first, n, &mut [], &mut NoTrace));
             }
             records
                 .par_chunks_mut(task_vertices * regs * 4)
                 .enumerate()
                 .try_for_each_init(machine, |m, (t, chunk)| {
-                    let n = chunk.len() / (regs * 4);
-                    caught(|| ctx.batches(m, t * task_vertices, n, chunk, &mut NoTrace))
+                    let k = chunk.len() / (regs * 4);
+                    caught(|| ctx.batches(m, first + t * task_vertices, k, chunk, &mut NoTrace))
                 })
         };
         match &self.pool {
@@ -664,9 +717,7 @@ impl Device {
         if let Some(g) = guarded_out {
             out.data.copy_from_slice(&g);
         }
-        out.registers = program.outputs.clone();
-        out.vertices = total;
-        out.unbound_inputs = prep.unbound.iter().map(|u| u.1.clone()).collect();
+        out.vertices = n;
         Ok(())
     }
 }
