@@ -1,6 +1,12 @@
 //! The instruction walk and flow control. D3D9 flow control is structured, so each
 //! `if`/`loop`/`rep` becomes a naga `If`/`Loop`; subroutines are inlined at each call (the
 //! registers are global, so a call is its body in place); `aL` is saved around each `loop`.
+//!
+//! Inlining multiplies: four levels of subroutines each calling the next 40 times are 2.5
+//! million bodies from a 1 KB shader. Every instruction the walk translates, each inlined
+//! copy again, counts against [`crate::MAX_TRANSLATED_INSTRUCTIONS`]; past it the translation
+//! stops with [`Error::TooLarge`]. A shader without calls never reaches it (the walk visits
+//! each instruction once, and no shader dxso reads has more).
 
 use crate::Error;
 use crate::func::H;
@@ -11,6 +17,12 @@ use naga::{BinaryOperator as B, Block, Statement};
 
 /// Calls nested deeper than this are refused (D3D9 allows 4 levels; recursion never ends).
 const MAX_CALL_DEPTH: u32 = 8;
+
+/// Instructions of one run (one block: the main program, a subroutine, the arm of an `if`,
+/// a loop's body) translated into one naga block; longer runs are cut into nested blocks of
+/// this many ([`crate::func::FnBuilder::nest_since`]: naga's MSL writer takes time
+/// quadratic in a block's size). No shader of the corpus has a block this long.
+const INSTRUCTIONS_PER_BLOCK: usize = 256;
 
 /// Why a run of instructions stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +37,14 @@ enum Stop {
 impl Tr {
     /// Translate the main program (up to the first `label` or top-level `ret`).
     pub fn main(&mut self, shader: &Shader) -> Result<(), Error> {
+        // Each label's first instruction, found once (not a scan per call).
+        for (k, x) in shader.instructions.iter().enumerate() {
+            if x.opcode == Opcode::Label
+                && let Some(s) = x.srcs.first()
+            {
+                self.labels.entry(s.reg.number).or_insert(k);
+            }
+        }
         let mut i = 0;
         let stop = self.run(shader, &mut i, 0)?;
         match stop {
@@ -35,11 +55,28 @@ impl Tr {
 
     /// Translate from `*i` until a terminator of the enclosing construct.
     fn run(&mut self, shader: &Shader, i: &mut usize, depth: u32) -> Result<Stop, Error> {
+        let mut mark = self.fb.mark();
+        let mut in_block = 0;
         while *i < shader.instructions.len() {
+            // Cut between instructions, where no value crosses (none held for co-issue).
+            if in_block >= INSTRUCTIONS_PER_BLOCK
+                && self.ps1.held.as_ref().is_none_or(|h| h.is_empty())
+            {
+                self.fb.nest_since(mark);
+                mark = self.fb.mark();
+                in_block = 0;
+            }
+            in_block += 1;
             let at = *i;
             let inst = &shader.instructions[at];
             *i += 1;
             self.at = at;
+            self.translated += 1;
+            if self.translated > crate::MAX_TRANSLATED_INSTRUCTIONS {
+                return Err(Error::TooLarge {
+                    limit: crate::MAX_TRANSLATED_INSTRUCTIONS,
+                });
+            }
             use Opcode as O;
             match inst.opcode {
                 O::Comment | O::Dcl | O::Def | O::DefI | O::DefB | O::Nop => {}
@@ -113,12 +150,9 @@ impl Tr {
             return Err(self.invalid("calls nested too deep (or recursive)"));
         }
         let label = inst.srcs[0].reg.number;
-        let start = shader
-            .instructions
-            .iter()
-            .position(|x| {
-                x.opcode == Opcode::Label && x.srcs.first().is_some_and(|s| s.reg.number == label)
-            })
+        let start = *self
+            .labels
+            .get(&label)
             .ok_or_else(|| self.invalid(format!("call to undefined l{label}")))?;
         let mut i = start + 1;
         let back = self.at;

@@ -90,6 +90,13 @@ pub enum Error {
     /// naga's validator rejected the module (a defect of this translator).
     #[error("naga rejected the translated module: {0}")]
     Validation(String),
+    /// Inlining the shader's subroutine calls would translate more than `limit`
+    /// ([`MAX_TRANSLATED_INSTRUCTIONS`]) instructions.
+    #[error(
+        "the translation is too large: with each subroutine call inlined it has more than \
+         {limit} instructions (MAX_TRANSLATED_INSTRUCTIONS)"
+    )]
+    TooLarge { limit: usize },
     /// A back end failed.
     #[error("writing {target}: {message}")]
     Write {
@@ -97,6 +104,12 @@ pub enum Error {
         message: String,
     },
 }
+
+/// The most instructions one translation translates, each copy of an inlined subroutine
+/// counted again (declarations and comments too): as many as the largest shader dxso reads
+/// ([`dxso::source::MAX_INSTRUCTIONS`]), so only a shader whose calls multiply its
+/// subroutines reaches it. Past it, [`Error::TooLarge`].
+pub const MAX_TRANSLATED_INSTRUCTIONS: usize = dxso::source::MAX_INSTRUCTIONS;
 
 /// The message of an error and of every error it wraps.
 pub(crate) fn chain(e: &dyn std::error::Error) -> String {

@@ -45,6 +45,11 @@ pub(crate) struct Tr {
     pub samplers: HashMap<u32, SamplerRef>,
     /// The instruction being translated (for errors).
     pub at: usize,
+    /// Each label's instruction index (the first, if a label is repeated).
+    pub labels: HashMap<u32, usize>,
+    /// Instructions translated so far, each inlined copy counted
+    /// ([`crate::MAX_TRANSLATED_INSTRUCTIONS`]).
+    pub translated: usize,
     /// ps_1_x: held writes (co-issue), texture coordinates, parameters.
     pub ps1: crate::ps1x::State,
 }
@@ -94,6 +99,8 @@ impl Tr {
             defbs: HashMap::new(),
             samplers: HashMap::new(),
             at: 0,
+            labels: HashMap::new(),
+            translated: 0,
             ps1: Default::default(),
         }
     }

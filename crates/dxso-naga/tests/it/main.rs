@@ -5,6 +5,7 @@ mod corpus;
 mod eval;
 mod external;
 mod interface;
+mod limits;
 mod properties;
 mod ps1x;
 mod validators;

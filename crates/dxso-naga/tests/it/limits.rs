@@ -1,0 +1,89 @@
+//! Translation bounded in work: subroutine calls that multiply stop at
+//! `MAX_TRANSLATED_INSTRUCTIONS` with `Error::TooLarge`, and a long run of instructions
+//! becomes nested blocks of a few hundred (naga's MSL writer is quadratic in a block's size),
+//! valid for naga and written by every back end.
+
+use dxso_naga::{Error, MAX_TRANSLATED_INSTRUCTIONS, Options, Target};
+
+fn checked(src: &str) -> dxso::validate::Checked {
+    let shader = dxso::text::parse(src).expect("assembles");
+    dxso::validate::validate(&shader, &dxso::validate::Caps::max()).expect("valid")
+}
+
+/// Main calls `l1` `calls` times, each of `l1` .. `l3` calls the next `calls` times.
+fn nested_calls(calls: usize) -> String {
+    let mut s = String::from("vs_3_0\ndcl_position v0\ndcl_position o0\nmov r0, v0\n");
+    s.push_str(&"call l1\n".repeat(calls));
+    s.push_str("mov o0, r0\nret\n");
+    for d in 1..=4 {
+        s.push_str(&format!("label l{d}\n"));
+        if d < 4 {
+            s.push_str(&format!("call l{}\n", d + 1).repeat(calls));
+        } else {
+            s.push_str("add r0, r0, c0\n");
+        }
+        s.push_str("ret\n");
+    }
+    s
+}
+
+#[test]
+fn calls_that_multiply_are_refused_at_the_limit() {
+    // 40^4 = 2,560,000 inlined bodies from a 1.4 KB shader.
+    let err = dxso_naga::translate(&checked(&nested_calls(40)), &Options::default())
+        .expect_err("refused");
+    assert_eq!(
+        err,
+        Error::TooLarge {
+            limit: MAX_TRANSLATED_INSTRUCTIONS
+        }
+    );
+    assert!(
+        err.to_string().contains("MAX_TRANSLATED_INSTRUCTIONS"),
+        "{err}"
+    );
+    // 10^4 bodies (with the calls and rets, about 32,000 instructions) fit.
+    let t = dxso_naga::translate(&checked(&nested_calls(10)), &Options::default())
+        .expect("within the limit");
+    let body = &t.module.functions[t.body];
+    assert!(
+        body.expressions.len() > 10_000,
+        "{}",
+        body.expressions.len()
+    );
+    // 12^4 bodies (about 66,000 instructions) do not.
+    assert!(dxso_naga::translate(&checked(&nested_calls(12)), &Options::default()).is_err());
+}
+
+#[test]
+fn long_runs_become_nested_blocks_every_back_end_writes() {
+    let mut src = String::from(
+        "vs_3_0\ndcl_position v0\ndcl_texcoord v1\ndcl_position o0\nmova a0.x, v1.x\nmov r0, v0\n",
+    );
+    for k in 0..1000 {
+        src.push_str(&format!("add r0, r0, c{}[a0.x]\n", k % 100));
+    }
+    src.push_str("if b0\n");
+    for k in 0..600 {
+        src.push_str(&format!("mad r0, r0, c{}, v1\n", k % 100));
+    }
+    src.push_str("endif\nmov o0, r0\n");
+    let t = dxso_naga::translate(&checked(&src), &Options::default()).expect("translates");
+    let body = &t.module.functions[t.body];
+    let blocks = body
+        .body
+        .iter()
+        .filter(|s| matches!(s, naga::Statement::Block(_)))
+        .count();
+    // 1,000 + 5 instructions of the main program: 3 blocks of 256, the rest in place.
+    assert_eq!(blocks, 3);
+    for target in [
+        Target::Wgsl,
+        Target::SpirV,
+        Target::Glsl,
+        Target::Msl,
+        Target::Hlsl,
+    ] {
+        dxso_naga::write(&t, target).expect("writes");
+    }
+}
