@@ -9,6 +9,14 @@
  * - After a failure, dxso_last_error() returns the message (the text the dxso command line
  *   prints for the same failure), valid until the next dxso call on the same thread.
  * - Each returned buffer says who owns it and which function frees it.
+ * - Arguments are checked, not trusted: an enum parameter is a uint32_t that must be one of
+ *   its enum's values, a count must fit in PTRDIFF_MAX bytes, a pointer must be aligned
+ *   (else DXSO_STATUS_ARGUMENT). D3D9's BOOL is DxsoBool (int32_t; non-zero is true).
+ *   What cannot be checked is the caller's to keep: each function's "Safety" paragraph.
+ * - Threads: every function may be called from any thread. A DxsoDevice may be shared:
+ *   each call locks it, so calls on one device run one after another, never interleaved;
+ *   only dxso_device_free must not overlap another call on that device. Lists and buffers
+ *   are read-only after they are returned (any number of readers) until they are freed.
  * - Sections: errors, buffers, shaders (assemble, disassemble, validate), signatures
  *   (inputs and outputs with semantics), translation for GPUs (dxso_translate: WGSL, SPIR-V,
  *   GLSL, MSL or HLSL plus the interface as JSON), the software vertex-processing device.
@@ -42,12 +50,15 @@ typedef enum DxsoStatus {
    */
   DXSO_STATUS_INPUT = 1,
   /*
-   A bad argument: a null pointer where one is needed, text that is not UTF-8, a buffer
-   too small, an index out of range.
+   A bad argument: a null or misaligned pointer where one is needed, text that is not
+   UTF-8, a buffer too small, an index out of range, an enum parameter that is none of
+   its enum's values, a count larger than any buffer can hold (more than PTRDIFF_MAX
+   bytes).
    */
   DXSO_STATUS_ARGUMENT = 2,
   /*
-   A bug in dxso (a panic, caught at the boundary).
+   A bug in dxso (a panic, caught at the boundary). A device on which one happened
+   refuses every later call with this status (free it and make another).
    */
   DXSO_STATUS_INTERNAL = 3,
 } DxsoStatus;
@@ -61,7 +72,7 @@ typedef enum DxsoSeverity {
 } DxsoSeverity;
 
 /*
- Which signature `dxso_signature` lists.
+ Which signature `dxso_signature` lists (its `which`, a `uint32_t`).
  */
 typedef enum DxsoSignatureKind {
   /*
@@ -76,7 +87,7 @@ typedef enum DxsoSignatureKind {
 } DxsoSignatureKind;
 
 /*
- The language `dxso_translate` writes.
+ The language `dxso_translate` writes (its `target`, a `uint32_t`).
  */
 typedef enum DxsoTarget {
   DXSO_TARGET_WGSL = 0,
@@ -96,7 +107,7 @@ typedef enum DxsoTarget {
 } DxsoTarget;
 
 /*
- The arithmetic `dxso_translate` emits.
+ The arithmetic `dxso_translate` emits (its `float_mode`, a `uint32_t`).
  */
 typedef enum DxsoFloat {
   /*
@@ -112,6 +123,12 @@ typedef enum DxsoFloat {
 
 /*
  A device (opaque). Owned by the caller: free with `dxso_device_free`.
+
+ Threads: any number of threads may call the `dxso_device_*` functions on one device at
+ once; each call locks the device for its duration, so concurrent calls run one after
+ another in some order (a draw sees the whole of each state call made before it, never
+ half of one). Only `dxso_device_free` needs the caller's care: no other call on the
+ device may be running or start after it.
  */
 typedef struct DxsoDevice DxsoDevice;
 
@@ -132,6 +149,11 @@ typedef struct DxsoBuffer {
   uint8_t *data;
   size_t len;
 } DxsoBuffer;
+
+/*
+ D3D9's `BOOL`: a 32-bit integer; any non-zero value is true.
+ */
+typedef int32_t DxsoBool;
 
 /*
  `D3DVERTEXELEMENT9`: `type` is a D3DDECLTYPE value (D3DDECLTYPE_FLOAT3 = 2), `usage` a
@@ -204,46 +226,83 @@ const char *dxso_last_error(void);
 /*
  Free a buffer dxso returned and set it to {NULL, 0}. A null pointer or an empty buffer
  is fine.
+
+ # Safety
+
+ `buffer` is NULL or points to a `DxsoBuffer` that a dxso function filled (or {NULL, 0}),
+ not freed since, and not used by another thread meanwhile.
  */
 void dxso_buffer_free(struct DxsoBuffer *buffer);
 
 /*
  Free a string dxso returned. Null is fine.
+
+ # Safety
+
+ `s` is NULL or a string a dxso function returned as the caller's, freed once.
  */
 void dxso_string_free(char *s);
 
 /*
  A new device with nothing bound, in `*out`. Owned by the caller: free with
  `dxso_device_free`.
+
+ # Safety
+
+ `out` is NULL (DXSO_STATUS_ARGUMENT) or points to a writable `DxsoDevice *`.
  */
 enum DxsoStatus dxso_device_new(struct DxsoDevice **out);
 
 /*
  Free a device and everything bound to it. NULL is fine.
+
+ # Safety
+
+ `device` is NULL or came from `dxso_device_new`; it is freed once, when no other call on
+ it is running on any thread, and not used after.
  */
 void dxso_device_free(struct DxsoDevice *device);
 
 /*
  Bind a vertex shader from `len` bytes at `data` (assembly text, binary tokens or a hex
  listing). It must validate against the "max" caps; else DXSO_STATUS_INPUT with each error.
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`; `data`
+ points to `len` readable bytes (it may be NULL when `len` is 0).
  */
 enum DxsoStatus dxso_device_set_shader(struct DxsoDevice *device, const uint8_t *data, size_t len);
 
 /*
  The number of output registers of the bound shader (0 without one): each drawn vertex is
- that many registers of 4 floats.
+ that many registers of 4 floats. 0 for NULL or a device that had an internal error.
+
+ # Safety
+
+ `device` is NULL or a live device from `dxso_device_new`.
  */
 size_t dxso_device_output_count(const struct DxsoDevice *device);
 
 /*
  The semantics of output register `i` ("POSITION0"; "TEXCOORD0+TEXCOORD1" for a packed
  vs_3_0 register), or NULL when `i` is out of range. Owned by the device: valid until the
- next `dxso_device_set_shader` or `dxso_device_free`.
+ next `dxso_device_set_shader` or `dxso_device_free` (so a thread that reads it while
+ another may bind a shader must order the two calls itself).
+
+ # Safety
+
+ `device` is NULL or a live device from `dxso_device_new`.
  */
 const char *dxso_device_output_semantic(const struct DxsoDevice *device, size_t i);
 
 /*
  `SetVertexShaderConstantF`: `count` registers of 4 floats at `values`, from `start`.
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`;
+ `values` points to `count` × 4 readable floats (it may be NULL when `count` is 0).
  */
 enum DxsoStatus dxso_device_set_constant_f(struct DxsoDevice *device,
                                            uint32_t start,
@@ -252,6 +311,11 @@ enum DxsoStatus dxso_device_set_constant_f(struct DxsoDevice *device,
 
 /*
  `SetVertexShaderConstantI`: `count` registers of 4 integers at `values`, from `start`.
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`;
+ `values` points to `count` × 4 readable `int32_t`s (it may be NULL when `count` is 0).
  */
 enum DxsoStatus dxso_device_set_constant_i(struct DxsoDevice *device,
                                            uint32_t start,
@@ -259,15 +323,26 @@ enum DxsoStatus dxso_device_set_constant_i(struct DxsoDevice *device,
                                            size_t count);
 
 /*
- `SetVertexShaderConstantB`: `count` booleans at `values`, from `start`.
+ `SetVertexShaderConstantB`: `count` booleans at `values`, from `start`. Each is a D3D9
+ `BOOL` (32 bits; any non-zero value is true).
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`;
+ `values` points to `count` readable `DxsoBool`s (it may be NULL when `count` is 0).
  */
 enum DxsoStatus dxso_device_set_constant_b(struct DxsoDevice *device,
                                            uint32_t start,
-                                           const bool *values,
+                                           const DxsoBool *values,
                                            size_t count);
 
 /*
  The vertex declaration: `count` elements at `elements` (no D3DDECL_END needed).
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`;
+ `elements` points to `count` readable elements (it may be NULL when `count` is 0).
  */
 enum DxsoStatus dxso_device_set_declaration(struct DxsoDevice *device,
                                             const struct DxsoVertexElement *elements,
@@ -277,6 +352,11 @@ enum DxsoStatus dxso_device_set_declaration(struct DxsoDevice *device,
  `SetStreamSource`: stream `n` reads `len` bytes copied from `data`, from byte `offset`,
  `stride` bytes per element. `data` NULL (and `len` 0) unbinds the stream. The stream's
  frequency is `dxso_device_set_stream_frequency`'s.
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`; `data`
+ points to `len` readable bytes (it may be NULL when `len` is 0).
  */
 enum DxsoStatus dxso_device_set_stream(struct DxsoDevice *device,
                                        uint32_t n,
@@ -288,6 +368,10 @@ enum DxsoStatus dxso_device_set_stream(struct DxsoDevice *device,
 /*
  `SetStreamSourceFreq`: 1 (every vertex), D3DSTREAMSOURCE_INDEXEDDATA | count,
  D3DSTREAMSOURCE_INSTANCEDATA | divider, or a plain divider (software processing).
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`.
  */
 enum DxsoStatus dxso_device_set_stream_frequency(struct DxsoDevice *device,
                                                  uint32_t n,
@@ -295,6 +379,11 @@ enum DxsoStatus dxso_device_set_stream_frequency(struct DxsoDevice *device,
 
 /*
  The index buffer: `count` indices copied from `indices`; NULL unbinds it.
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`; a
+ non-null `indices` points to `count` readable `uint32_t`s.
  */
 enum DxsoStatus dxso_device_set_indices(struct DxsoDevice *device,
                                         const uint32_t *indices,
@@ -304,8 +393,15 @@ enum DxsoStatus dxso_device_set_indices(struct DxsoDevice *device,
  Run the shader over `vertex_count` vertices, `instance_count` times, writing each vertex's
  output registers (4 floats each, in `dxso_device_output_semantic` order) to `out`, which
  holds `out_len` floats: at least vertices × instances × outputs × 4 (else
- DXSO_STATUS_ARGUMENT and nothing is written). `*written`, when not NULL, receives the
- number of floats written.
+ DXSO_STATUS_ARGUMENT, and nothing is drawn or written). `*written`, when not NULL, receives the
+ number of floats written. A draw larger than dxso draws at once (16 GiB of outputs) is
+ DXSO_STATUS_INPUT.
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`; `out`
+ points to `out_len` writable floats (it may be NULL when `out_len` is 0) that do not
+ overlap anything dxso reads; `written` is NULL or points to a writable `size_t`.
  */
 enum DxsoStatus dxso_device_draw(struct DxsoDevice *device,
                                  size_t vertex_count,
@@ -319,6 +415,12 @@ enum DxsoStatus dxso_device_draw(struct DxsoDevice *device,
  `"lights[1].pos"`) from `count` floats in HLSL order (a matrix row by row), as
  `ID3DXConstantTable::SetFloatArray`. DXSO_STATUS_INPUT when the shader has no table or no
  such constant (the message lists the table's names).
+
+ # Safety
+
+ `device` is NULL (DXSO_STATUS_ARGUMENT) or a live device from `dxso_device_new`; `name_`
+ is NULL (DXSO_STATUS_ARGUMENT) or a NUL-terminated string; `values` points to `count`
+ readable floats (it may be NULL when `count` is 0).
  */
 enum DxsoStatus dxso_device_set_constant_by_name(struct DxsoDevice *device,
                                                  const char *name_,
@@ -327,6 +429,10 @@ enum DxsoStatus dxso_device_set_constant_by_name(struct DxsoDevice *device,
 
 /*
  `dxso_device_set_constant_by_name` from `count` integers (`SetIntArray`).
+
+ # Safety
+
+ As `dxso_device_set_constant_by_name`'s, with `count` readable `int32_t`s at `values`.
  */
 enum DxsoStatus dxso_device_set_constant_by_name_i(struct DxsoDevice *device,
                                                    const char *name_,
@@ -334,11 +440,16 @@ enum DxsoStatus dxso_device_set_constant_by_name_i(struct DxsoDevice *device,
                                                    size_t count);
 
 /*
- `dxso_device_set_constant_by_name` from `count` booleans (`SetBoolArray`).
+ `dxso_device_set_constant_by_name` from `count` D3D9 `BOOL`s (`SetBoolArray`; 32 bits
+ each, any non-zero value is true).
+
+ # Safety
+
+ As `dxso_device_set_constant_by_name`'s, with `count` readable `DxsoBool`s at `values`.
  */
 enum DxsoStatus dxso_device_set_constant_by_name_b(struct DxsoDevice *device,
                                                    const char *name_,
-                                                   const bool *values,
+                                                   const DxsoBool *values,
                                                    size_t count);
 
 /*
@@ -346,6 +457,11 @@ enum DxsoStatus dxso_device_set_constant_by_name_b(struct DxsoDevice *device,
  tokens) in `*out`; `flags` is 0 or `DXSO_ASSEMBLE_CTAB`. On success `*out` is owned by the caller: free it with
  `dxso_buffer_free`. On failure `*out` is left untouched and `dxso_last_error()` has every
  error with its line and column.
+
+ # Safety
+
+ `text` points to `len` readable bytes (it may be NULL when `len` is 0); `out` is NULL
+ (DXSO_STATUS_ARGUMENT) or points to a writable `DxsoBuffer`.
  */
 enum DxsoStatus dxso_assemble(const char *text,
                               size_t len,
@@ -356,6 +472,11 @@ enum DxsoStatus dxso_assemble(const char *text,
  The assembly listing (Microsoft's) of `len` bytes of bytecode at `data` (binary tokens or
  a hex listing), as a NUL-terminated string in `*out`, owned by the caller: free it with
  `dxso_string_free`.
+
+ # Safety
+
+ `data` points to `len` readable bytes (it may be NULL when `len` is 0); `out` is NULL
+ (DXSO_STATUS_ARGUMENT) or points to a writable `char *`.
  */
 enum DxsoStatus dxso_disassemble(const uint8_t *data, size_t len, char **out);
 
@@ -365,6 +486,12 @@ enum DxsoStatus dxso_disassemble(const uint8_t *data, size_t len, char **out);
  D3DCAPS9 fields. `*out` receives every finding (an empty list, or warnings only, means
  valid; text that does not assemble gives its errors with a NULL rule); it is owned by the
  caller: free it with `dxso_diagnostics_free`. Fails (DXSO_STATUS_INPUT) only for bad caps.
+
+ # Safety
+
+ `data` points to `len` readable bytes (it may be NULL when `len` is 0); `caps_spec` is
+ NULL or a NUL-terminated string; `out` is NULL (DXSO_STATUS_ARGUMENT) or points to a
+ writable `DxsoDiagnostics *`.
  */
 enum DxsoStatus dxso_validate(const uint8_t *data,
                               size_t len,
@@ -373,50 +500,83 @@ enum DxsoStatus dxso_validate(const uint8_t *data,
 
 /*
  The number of findings in `list` (0 for NULL).
+
+ # Safety
+
+ `list` is NULL or a list from `dxso_validate`, not freed.
  */
 size_t dxso_diagnostics_count(const struct DxsoDiagnostics *list);
 
 /*
  Finding `i` of `list`, or NULL when `i` is out of range. Owned by the list: valid until
  `dxso_diagnostics_free`.
+
+ # Safety
+
+ `list` is NULL or a list from `dxso_validate`, not freed.
  */
 const struct DxsoDiagnostic *dxso_diagnostics_get(const struct DxsoDiagnostics *list, size_t i);
 
 /*
  Free a list from `dxso_validate` (and every string in it). NULL is fine.
+
+ # Safety
+
+ `list` is NULL or a list from `dxso_validate`, freed once, and not in use by another
+ thread.
  */
 void dxso_diagnostics_free(struct DxsoDiagnostics *list);
 
 /*
- List the inputs or outputs (`which`) of the shader in `len` bytes at `data` (assembly
- text, binary tokens or a hex listing; it need not validate) into `*out`, owned by the
- caller: free it with `dxso_signature_free`. Fails (DXSO_STATUS_INPUT) for text that does
- not assemble and bytes that are not a shader.
+ List the inputs or outputs (`which`: a DxsoSignatureKind value) of the shader in `len`
+ bytes at `data` (assembly text, binary tokens or a hex listing; it need not validate)
+ into `*out`, owned by the caller: free it with `dxso_signature_free`. Fails
+ (DXSO_STATUS_INPUT) for text that does not assemble and bytes that are not a shader;
+ DXSO_STATUS_ARGUMENT for a `which` that is not a DxsoSignatureKind.
+
+ # Safety
+
+ `data` points to `len` readable bytes (it may be NULL when `len` is 0); `out` is NULL
+ (DXSO_STATUS_ARGUMENT) or points to a writable `DxsoSignature *`.
  */
 enum DxsoStatus dxso_signature(const uint8_t *data,
                                size_t len,
-                               enum DxsoSignatureKind which,
+                               uint32_t which,
                                struct DxsoSignature **out);
 
 /*
  The number of elements in `list` (0 for NULL).
+
+ # Safety
+
+ `list` is NULL or a list from `dxso_signature`, not freed.
  */
 size_t dxso_signature_count(const struct DxsoSignature *list);
 
 /*
  Element `i` of `list`, or NULL when `i` is out of range. Owned by the list: valid until
  `dxso_signature_free`.
+
+ # Safety
+
+ `list` is NULL or a list from `dxso_signature`, not freed.
  */
 const struct DxsoElement *dxso_signature_get(const struct DxsoSignature *list, size_t i);
 
 /*
  Free a list from `dxso_signature` (and every string in it). NULL is fine.
+
+ # Safety
+
+ `list` is NULL or a list from `dxso_signature`, freed once, and not in use by another
+ thread.
  */
 void dxso_signature_free(struct DxsoSignature *list);
 
 /*
  Translate the vertex or pixel shader in `len` bytes at `data` (assembly text, binary
- tokens or a hex listing; any version) into `target`, as `dxso translate` does.
+ tokens or a hex listing; any version) into `target` (a DxsoTarget value) with the
+ arithmetic `float_mode` (a DxsoFloat value), as `dxso translate` does.
 
  On success `*code` holds the code — UTF-8 text without a terminating NUL (print it with
  its length), or for DXSO_TARGET_SPIRV the SPIR-V module's bytes — owned by the caller:
@@ -425,12 +585,19 @@ void dxso_signature_free(struct DxsoSignature *list);
  buffers, samplers, inputs, outputs and their locations, as JSON (`dxso translate
  --interface`). On failure neither is written: DXSO_STATUS_INPUT for a shader that does
  not read, does not validate (caps "max"; the message has the validator's errors) or that
- the translation does not handle.
+ the translation does not handle; DXSO_STATUS_ARGUMENT for a `target` or `float_mode`
+ outside its enum.
+
+ # Safety
+
+ `data` points to `len` readable bytes (it may be NULL when `len` is 0); `code` and
+ `interface_json` are NULL (DXSO_STATUS_ARGUMENT) or point to a writable `DxsoBuffer` and
+ `char *`.
  */
 enum DxsoStatus dxso_translate(const uint8_t *data,
                                size_t len,
-                               enum DxsoTarget target,
-                               enum DxsoFloat float_mode,
+                               uint32_t target,
+                               uint32_t float_mode,
                                struct DxsoBuffer *code,
                                char **interface_json);
 

@@ -4,14 +4,19 @@
 //!
 //! Every exported function catches panics ([`guard`]) so nothing unwinds into C, and
 //! returns a [`DxsoStatus`]; the message of the last failure is [`dxso_last_error`]'s.
-
-// Exported functions take raw pointers from C; each checks them and documents its contract
-// in the header (clippy would have every one `unsafe`, which C callers cannot see anyway).
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
+//!
+//! The boundary trusts C only with what it cannot check: that a pointer points where its
+//! length says. Everything else arrives as a plain integer and is checked: enums are
+//! `uint32_t` matched against their values, `BOOL` is [`DxsoBool`] (non-zero is true),
+//! every count is checked against `isize::MAX` bytes before a slice is made ([`slice`]),
+//! and a device locks itself for each call (threads may share one). The exports that take
+//! pointers are `unsafe extern "C"`, each with its `# Safety` contract (also in the header).
 
 mod device;
 mod shader;
 mod signature;
+#[cfg(test)]
+mod tests;
 mod translate;
 
 use std::cell::RefCell;
@@ -33,12 +38,18 @@ pub enum DxsoStatus {
     /// that does not validate, a state or draw the device refuses (as the command line's
     /// exit code 1).
     Input = 1,
-    /// A bad argument: a null pointer where one is needed, text that is not UTF-8, a buffer
-    /// too small, an index out of range.
+    /// A bad argument: a null or misaligned pointer where one is needed, text that is not
+    /// UTF-8, a buffer too small, an index out of range, an enum parameter that is none of
+    /// its enum's values, a count larger than any buffer can hold (more than PTRDIFF_MAX
+    /// bytes).
     Argument = 2,
-    /// A bug in dxso (a panic, caught at the boundary).
+    /// A bug in dxso (a panic, caught at the boundary). A device on which one happened
+    /// refuses every later call with this status (free it and make another).
     Internal = 3,
 }
+
+/// D3D9's `BOOL`: a 32-bit integer; any non-zero value is true.
+pub type DxsoBool = i32;
 
 /// Why a call failed: the status and the message for [`dxso_last_error`].
 pub(crate) struct Failure(pub DxsoStatus, pub String);
@@ -84,24 +95,67 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Failure>) -> DxsoStatus {
     }
 }
 
-/// `len` bytes at `data` (which may be null when `len` is 0).
-pub(crate) fn slice<'a, T>(data: *const T, len: usize, what: &str) -> Result<&'a [T], Failure> {
+/// `len` elements at `data` (which may be null when `len` is 0). A length no buffer can have
+/// (more than `isize::MAX` bytes), a null or a misaligned pointer is an argument failure,
+/// checked before anything is read.
+///
+/// # Safety
+///
+/// When `len` is not 0 and `data` is not null, `data` points to `len` initialised `T`s that
+/// nothing writes while the slice lives.
+pub(crate) unsafe fn slice<'a, T>(
+    data: *const T,
+    len: usize,
+    what: &str,
+) -> Result<&'a [T], Failure> {
     if len == 0 {
         return Ok(&[]);
+    }
+    if len > isize::MAX as usize / size_of::<T>().max(1) {
+        return Err(Failure::argument(format!(
+            "{what}: {len} elements of {} bytes are more than any buffer holds",
+            size_of::<T>()
+        )));
     }
     if data.is_null() {
         return Err(Failure::argument(format!("{what} is null")));
     }
-    // SAFETY: the caller passes `len` readable elements at `data` (the header's contract).
+    if !data.is_aligned() {
+        return Err(Failure::argument(format!(
+            "{what} is not aligned to {} bytes",
+            align_of::<T>()
+        )));
+    }
+    // SAFETY: non-null, aligned, at most isize::MAX bytes (checked above); `len` readable
+    // elements that nothing writes meanwhile (the caller's contract).
     Ok(unsafe { std::slice::from_raw_parts(data, len) })
 }
 
-/// Write `value` through `out`, which must not be null.
-pub(crate) fn put<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
+/// An argument failure unless `out` is a non-null, aligned pointer. Functions that hand out
+/// something the caller must free check each of their out-pointers with it before they make
+/// it, so that a bad pointer leaks nothing.
+pub(crate) fn writable<T>(out: *mut T, what: &str) -> Result<(), Failure> {
     if out.is_null() {
         return Err(Failure::argument(format!("{what} is null")));
     }
-    // SAFETY: non-null, and the caller passes a writable `T` (the header's contract).
+    if !out.is_aligned() {
+        return Err(Failure::argument(format!(
+            "{what} is not aligned to {} bytes",
+            align_of::<T>()
+        )));
+    }
+    Ok(())
+}
+
+/// Write `value` through `out`; a null or misaligned `out` is an argument failure (see
+/// [`writable`]).
+///
+/// # Safety
+///
+/// A non-null `out` points to memory writable as a `T` (what it held is not dropped).
+pub(crate) unsafe fn put<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
+    writable(out, what)?;
+    // SAFETY: non-null and aligned (checked), writable (the caller's contract).
     unsafe { out.write(value) };
     Ok(())
 }
@@ -134,13 +188,19 @@ impl DxsoBuffer {
 
 /// Free a buffer dxso returned and set it to {NULL, 0}. A null pointer or an empty buffer
 /// is fine.
+///
+/// # Safety
+///
+/// `buffer` is NULL or points to a `DxsoBuffer` that a dxso function filled (or {NULL, 0}),
+/// not freed since, and not used by another thread meanwhile.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_buffer_free(buffer: *mut DxsoBuffer) {
+pub unsafe extern "C" fn dxso_buffer_free(buffer: *mut DxsoBuffer) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        if buffer.is_null() {
+        if buffer.is_null() || !buffer.is_aligned() {
             return;
         }
-        // SAFETY: non-null; the buffer came from `DxsoBuffer::from_vec` (the contract).
+        // SAFETY: non-null and aligned; the buffer came from `DxsoBuffer::from_vec` (the
+        // contract).
         let b = unsafe { &mut *buffer };
         if !b.data.is_null() {
             let slice = std::ptr::slice_from_raw_parts_mut(b.data, b.len);
@@ -160,8 +220,12 @@ pub(crate) fn c_string(s: String) -> *mut c_char {
 }
 
 /// Free a string dxso returned. Null is fine.
+///
+/// # Safety
+///
+/// `s` is NULL or a string a dxso function returned as the caller's, freed once.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_string_free(s: *mut c_char) {
+pub unsafe extern "C" fn dxso_string_free(s: *mut c_char) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         if !s.is_null() {
             // SAFETY: it came from `c_string` (CString::into_raw) and is freed once.

@@ -1,6 +1,6 @@
 //! Shaders: assemble, disassemble, validate (diagnostics as a list).
 
-use crate::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice};
+use crate::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice, writable};
 use dxso_format::source::{Position, Source, SourceError};
 use dxso_format::validate::{Caps, Severity};
 use std::ffi::{CStr, CString, c_char};
@@ -9,8 +9,13 @@ use std::ffi::{CStr, CString, c_char};
 pub(crate) const NAME: &str = "<input>";
 
 /// `len` bytes at `text` as UTF-8.
-fn utf8<'a>(text: *const c_char, len: usize) -> Result<&'a str, Failure> {
-    std::str::from_utf8(slice(text.cast::<u8>(), len, "text")?)
+///
+/// # Safety
+///
+/// As [`slice`]'s.
+unsafe fn utf8<'a>(text: *const c_char, len: usize) -> Result<&'a str, Failure> {
+    // SAFETY: the caller's contract.
+    std::str::from_utf8(unsafe { slice(text.cast::<u8>(), len, "text") }?)
         .map_err(|e| Failure::argument(format!("the text is not UTF-8: {e}")))
 }
 
@@ -30,15 +35,22 @@ pub const DXSO_ASSEMBLE_CTAB: u32 = 1;
 /// tokens) in `*out`; `flags` is 0 or `DXSO_ASSEMBLE_CTAB`. On success `*out` is owned by the caller: free it with
 /// `dxso_buffer_free`. On failure `*out` is left untouched and `dxso_last_error()` has every
 /// error with its line and column.
+///
+/// # Safety
+///
+/// `text` points to `len` readable bytes (it may be NULL when `len` is 0); `out` is NULL
+/// (DXSO_STATUS_ARGUMENT) or points to a writable `DxsoBuffer`.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_assemble(
+pub unsafe extern "C" fn dxso_assemble(
     text: *const c_char,
     len: usize,
     flags: u32,
     out: *mut DxsoBuffer,
 ) -> DxsoStatus {
     guard(|| {
-        let text = utf8(text, len)?;
+        writable(out, "out")?;
+        // SAFETY: the caller's contract.
+        let text = unsafe { utf8(text, len) }?;
         let fail = |e| Failure::input(source_message(&SourceError::Parse(e)));
         let mut shader = dxso_format::text::parse(text).map_err(fail)?;
         if flags & DXSO_ASSEMBLE_CTAB != 0
@@ -50,23 +62,33 @@ pub extern "C" fn dxso_assemble(
         }
         let bytes = dxso_format::binary::write_bytes(&shader)
             .map_err(|e| Failure::input(format!("{NAME}: error: {e}")))?;
-        put(out, DxsoBuffer::from_vec(bytes), "out")
+        // SAFETY: the caller's contract.
+        unsafe { put(out, DxsoBuffer::from_vec(bytes), "out") }
     })
 }
 
 /// The assembly listing (Microsoft's) of `len` bytes of bytecode at `data` (binary tokens or
 /// a hex listing), as a NUL-terminated string in `*out`, owned by the caller: free it with
 /// `dxso_string_free`.
+///
+/// # Safety
+///
+/// `data` points to `len` readable bytes (it may be NULL when `len` is 0); `out` is NULL
+/// (DXSO_STATUS_ARGUMENT) or points to a writable `char *`.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_disassemble(
+pub unsafe extern "C" fn dxso_disassemble(
     data: *const u8,
     len: usize,
     out: *mut *mut c_char,
 ) -> DxsoStatus {
     guard(|| {
-        let shader = dxso_format::source::read_bytecode(slice(data, len, "data")?)
+        writable(out, "out")?;
+        // SAFETY: the caller's contract.
+        let data = unsafe { slice(data, len, "data") }?;
+        let shader = dxso_format::source::read_bytecode(data)
             .map_err(|e| Failure::input(source_message(&SourceError::Read(e))))?;
-        put(out, c_string(dxso_format::text::print(&shader)), "out")
+        // SAFETY: the caller's contract.
+        unsafe { put(out, c_string(dxso_format::text::print(&shader)), "out") }
     })
 }
 
@@ -138,11 +160,15 @@ impl DxsoDiagnostics {
 }
 
 /// `max`, `min`, or a JSON object of D3DCAPS9 fields (as `dxso check --caps FILE.json`).
-fn caps(spec: *const c_char) -> Result<Caps, Failure> {
+///
+/// # Safety
+///
+/// A non-null `spec` is a NUL-terminated string.
+unsafe fn caps(spec: *const c_char) -> Result<Caps, Failure> {
     if spec.is_null() {
         return Ok(Caps::max());
     }
-    // SAFETY: a non-null `caps` is a NUL-terminated string (the header's contract).
+    // SAFETY: a non-null `caps` is a NUL-terminated string (the caller's contract).
     let spec = unsafe { CStr::from_ptr(spec) }
         .to_str()
         .map_err(|e| Failure::argument(format!("caps is not UTF-8: {e}")))?;
@@ -165,16 +191,25 @@ fn caps(spec: *const c_char) -> Result<Caps, Failure> {
 /// D3DCAPS9 fields. `*out` receives every finding (an empty list, or warnings only, means
 /// valid; text that does not assemble gives its errors with a NULL rule); it is owned by the
 /// caller: free it with `dxso_diagnostics_free`. Fails (DXSO_STATUS_INPUT) only for bad caps.
+///
+/// # Safety
+///
+/// `data` points to `len` readable bytes (it may be NULL when `len` is 0); `caps_spec` is
+/// NULL or a NUL-terminated string; `out` is NULL (DXSO_STATUS_ARGUMENT) or points to a
+/// writable `DxsoDiagnostics *`.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_validate(
+pub unsafe extern "C" fn dxso_validate(
     data: *const u8,
     len: usize,
     caps_spec: *const c_char,
     out: *mut *mut DxsoDiagnostics,
 ) -> DxsoStatus {
     guard(|| {
-        let caps = caps(caps_spec)?;
-        let found = match Source::load(slice(data, len, "data")?) {
+        // SAFETY: the caller's contract.
+        let caps = unsafe { caps(caps_spec) }?;
+        // SAFETY: the caller's contract.
+        let data = unsafe { slice(data, len, "data") }?;
+        let found = match Source::load(data) {
             Ok(source) => dxso_format::validate::diagnostics(&source.shader, &caps)
                 .into_iter()
                 .map(|d| {
@@ -199,7 +234,8 @@ pub extern "C" fn dxso_validate(
             }
         };
         let list = Box::into_raw(Box::new(DxsoDiagnostics::new(found)));
-        put(out, list, "out").inspect_err(|_| {
+        // SAFETY: the caller's contract.
+        unsafe { put(out, list, "out") }.inspect_err(|_| {
             // SAFETY: just made by Box::into_raw and not handed out.
             drop(unsafe { Box::from_raw(list) });
         })
@@ -207,16 +243,24 @@ pub extern "C" fn dxso_validate(
 }
 
 /// The number of findings in `list` (0 for NULL).
+///
+/// # Safety
+///
+/// `list` is NULL or a list from `dxso_validate`, not freed.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_diagnostics_count(list: *const DxsoDiagnostics) -> usize {
+pub unsafe extern "C" fn dxso_diagnostics_count(list: *const DxsoDiagnostics) -> usize {
     // SAFETY: a non-null `list` came from `dxso_validate` and is not freed (the contract).
     std::panic::catch_unwind(|| unsafe { list.as_ref() }.map_or(0, |l| l.items.len())).unwrap_or(0)
 }
 
 /// Finding `i` of `list`, or NULL when `i` is out of range. Owned by the list: valid until
 /// `dxso_diagnostics_free`.
+///
+/// # Safety
+///
+/// `list` is NULL or a list from `dxso_validate`, not freed.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_diagnostics_get(
+pub unsafe extern "C" fn dxso_diagnostics_get(
     list: *const DxsoDiagnostics,
     i: usize,
 ) -> *const DxsoDiagnostic {
@@ -230,8 +274,13 @@ pub extern "C" fn dxso_diagnostics_get(
 }
 
 /// Free a list from `dxso_validate` (and every string in it). NULL is fine.
+///
+/// # Safety
+///
+/// `list` is NULL or a list from `dxso_validate`, freed once, and not in use by another
+/// thread.
 #[unsafe(no_mangle)]
-pub extern "C" fn dxso_diagnostics_free(list: *mut DxsoDiagnostics) {
+pub unsafe extern "C" fn dxso_diagnostics_free(list: *mut DxsoDiagnostics) {
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if !list.is_null() {
             // SAFETY: it came from Box::into_raw in dxso_validate and is freed once.

@@ -1,13 +1,19 @@
-/* The C API end to end: assemble, disassemble, validate, a device draw, and failures.
- * Built by .ci/run with `cc -Wall -Wextra -Werror` against include/dxso.h and libdxso, and run
- * under valgrind (no leaks, no invalid accesses). Prints "N passed, N failed". */
+/* The C API end to end: assemble, disassemble, validate, a device draw, failures, the
+ * boundary's checks (enums out of range, counts near SIZE_MAX) and a device shared by four
+ * threads. Built by .ci/bindings with `cc -Wall -Wextra -Werror` against include/dxso.h and
+ * libdxso, and run twice: under valgrind (no leaks, no invalid accesses) and built again with
+ * AddressSanitizer and UndefinedBehaviorSanitizer. Prints "N passed, N failed". */
 #include "dxso.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-static int passed, failed;
+/* Counted atomically: the threads' checks count too. */
+static atomic_int passed, failed;
 
 #define CHECK(cond)                                                                        \
     do {                                                                                   \
@@ -104,7 +110,7 @@ static void test_draw(void) {
         "m4x4 o0, v0, c0\nmov o1, v1\n";
     DxsoDevice *dev = NULL;
     CHECK(dxso_device_new(&dev) == DXSO_STATUS_OK);
-    float out[3 * 2 * 4];
+    float out[4 * 2 * 4];
     size_t written = 0;
     CHECK(dxso_device_draw(dev, 1, 1, out, 8, &written) == DXSO_STATUS_INPUT);
     CHECK(strcmp(dxso_last_error(), "no vertex shader is set") == 0);
@@ -147,7 +153,7 @@ static void test_draw(void) {
     out[0] = -1;
     CHECK(dxso_device_draw(dev, 3, 1, out, 23, &written) == DXSO_STATUS_ARGUMENT);
     CHECK(strcmp(dxso_last_error(), "the draw writes 24 floats; the buffer holds 23") == 0);
-    CHECK(dxso_device_draw(dev, 4, 1, out, 24, NULL) == DXSO_STATUS_INPUT);
+    CHECK(dxso_device_draw(dev, 4, 1, out, 32, NULL) == DXSO_STATUS_INPUT);
     CHECK(strstr(dxso_last_error(), "reads past the end of the stream") != NULL);
     CHECK(out[0] == -1);
     CHECK(dxso_device_set_shader(dev, (const uint8_t *)"vs_2_0\nmov oPos, v0\n", 19) == DXSO_STATUS_INPUT);
@@ -164,7 +170,7 @@ static void test_draw(void) {
                        "if b0\nadd r0, r0, r0\nendif\nmov oPos, r0\n";
     CHECK(dxso_device_set_shader(dev, (const uint8_t *)loop, strlen(loop)) == DXSO_STATUS_OK);
     const int32_t i0[4] = {3, 0, 0, 0};
-    const bool b0 = true;
+    const DxsoBool b0 = 2; /* a D3D9 BOOL: 32 bits, any non-zero value is true */
     const float zero[4] = {0, 0, 0, 0};
     CHECK(dxso_device_set_constant_f(dev, 0, zero, 1) == DXSO_STATUS_OK);
     CHECK(dxso_device_set_constant_i(dev, 0, i0, 1) == DXSO_STATUS_OK);
@@ -299,13 +305,151 @@ static void test_translate(void) {
     CHECK(strcmp(dxso_last_error(), "code is null") == 0);
 }
 
+/* Every enum parameter outside its enum, and every count no buffer can have, is refused
+ * with DXSO_STATUS_ARGUMENT: never a crash, DXSO_STATUS_INTERNAL or OK. */
+static void test_boundary(void) {
+    const char *vs = "vs_3_0\ndcl_position v0\ndcl_position o0\nadd o0, v0, c0\n";
+    DxsoSignature *list = NULL;
+    const uint32_t kinds[] = {2, 7, 0x80000000u, UINT32_MAX};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        CHECK(dxso_signature((const uint8_t *)vs, strlen(vs), kinds[i], &list) == DXSO_STATUS_ARGUMENT);
+        CHECK(list == NULL);
+    }
+    CHECK(strcmp(dxso_last_error(), "which must be a DxsoSignatureKind (0 or 1), not 4294967295") == 0);
+    DxsoBuffer code = {NULL, 0};
+    char *json = NULL;
+    const uint32_t bad[] = {5, 99, UINT32_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(dxso_translate((const uint8_t *)vs, strlen(vs), bad[i], DXSO_FLOAT_STRICT, &code, &json) == DXSO_STATUS_ARGUMENT);
+        CHECK(dxso_translate((const uint8_t *)vs, strlen(vs), DXSO_TARGET_WGSL, bad[i], &code, &json) == DXSO_STATUS_ARGUMENT);
+    }
+    CHECK(strcmp(dxso_last_error(), "float_mode must be a DxsoFloat (0 or 1), not 4294967295") == 0);
+    CHECK(code.data == NULL && json == NULL);
+
+    /* Small real buffers, and counts that say they are larger than memory. */
+    uint8_t bytes[64] = {0};
+    const float floats[16] = {0};
+    const int32_t ints[16] = {0};
+    const uint32_t words[16] = {0};
+    const DxsoVertexElement element = {0, 0, 3 /* FLOAT4 */, 0, 0 /* POSITION */, 0};
+    const float v[4] = {1, 2, 3, 1};
+    float out[8] = {0};
+    DxsoDevice *dev = NULL;
+    CHECK(dxso_device_new(&dev) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)vs, strlen(vs)) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_declaration(dev, &element, 1) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_stream(dev, 0, (const uint8_t *)v, sizeof v, 0, 16) == DXSO_STATUS_OK);
+    DxsoDiagnostics *diags = NULL;
+    for (int k = 0; k < 4; k++) {
+        /* SIZE_MAX, SIZE_MAX - 1, and just past SIZE_MAX / size and PTRDIFF_MAX / size. */
+#define BIG(size) (k == 0 ? SIZE_MAX : k == 1 ? SIZE_MAX - 1 : k == 2 ? SIZE_MAX / (size) + 1 : (size_t)PTRDIFF_MAX / (size) + 1)
+#define REFUSED(call) CHECK((call) == DXSO_STATUS_ARGUMENT)
+        if (k != 2) { /* SIZE_MAX / 1 + 1 is 0 */
+            REFUSED(dxso_assemble((const char *)bytes, BIG(1), 0, &code));
+            REFUSED(dxso_disassemble(bytes, BIG(1), &json));
+            REFUSED(dxso_validate(bytes, BIG(1), NULL, &diags));
+            REFUSED(dxso_signature(bytes, BIG(1), DXSO_SIGNATURE_KIND_INPUTS, &list));
+            REFUSED(dxso_translate(bytes, BIG(1), DXSO_TARGET_WGSL, DXSO_FLOAT_STRICT, &code, &json));
+            REFUSED(dxso_device_set_shader(dev, bytes, BIG(1)));
+            REFUSED(dxso_device_set_stream(dev, 1, bytes, BIG(1), 0, 16));
+        }
+        REFUSED(dxso_device_set_constant_f(dev, 0, floats, BIG(16)));
+        REFUSED(dxso_device_set_constant_i(dev, 0, ints, BIG(16)));
+        REFUSED(dxso_device_set_constant_b(dev, 0, ints, BIG(4)));
+        REFUSED(dxso_device_set_declaration(dev, &element, BIG(sizeof element)));
+        REFUSED(dxso_device_set_indices(dev, words, BIG(4)));
+        REFUSED(dxso_device_draw(dev, 1, 1, out, BIG(4), NULL));
+        REFUSED(dxso_device_set_constant_by_name(dev, "c", floats, BIG(4)));
+        REFUSED(dxso_device_set_constant_by_name_i(dev, "c", ints, BIG(4)));
+        REFUSED(dxso_device_set_constant_by_name_b(dev, "c", ints, BIG(4)));
+#undef REFUSED
+#undef BIG
+    }
+    CHECK(strstr(dxso_last_error(), "values: ") == dxso_last_error());
+    CHECK(code.data == NULL && json == NULL && diags == NULL && list == NULL);
+    /* Draws too large for memory, and offsets and strides past everything: input failures. */
+    CHECK(dxso_device_draw(dev, SIZE_MAX, 1, out, 4, NULL) == DXSO_STATUS_INPUT);
+    CHECK(dxso_device_draw(dev, (size_t)1 << 40, (size_t)1 << 40, out, 4, NULL) == DXSO_STATUS_INPUT);
+    CHECK(dxso_device_draw(dev, 1, 1, out, 4, NULL) == DXSO_STATUS_OK);
+    CHECK(out[0] == 1 && out[1] == 2 && out[2] == 3 && out[3] == 1);
+    CHECK(dxso_device_set_stream(dev, 0, (const uint8_t *)v, sizeof v, SIZE_MAX, SIZE_MAX) == DXSO_STATUS_OK);
+    CHECK(dxso_device_draw(dev, 2, 1, out, 8, NULL) == DXSO_STATUS_INPUT);
+    CHECK(strstr(dxso_last_error(), "past the end of the stream") != NULL);
+    /* A buffer too small is refused before the draw runs. */
+    CHECK(dxso_device_draw(dev, 3, 1, out, 8, NULL) == DXSO_STATUS_ARGUMENT);
+    CHECK(strcmp(dxso_last_error(), "the draw writes 12 floats; the buffer holds 8") == 0);
+    dxso_device_free(dev);
+}
+
+#define THREADS 4
+#define VERTICES 64
+#define ROUNDS 25
+
+struct shared {
+    DxsoDevice *dev;
+    int thread;
+};
+
+/* Set c0 to this thread's value and draw: each draw sees one whole c0 (some thread's),
+ * the same for every vertex, and the vertices' own positions. */
+static void *drawing_thread(void *arg) {
+    const struct shared *s = arg;
+    const char *vs = "vs_3_0\ndcl_position v0\ndcl_position o0\nadd o0, v0, c0\n";
+    static float out[THREADS][VERTICES * 4];
+    float *o = out[s->thread];
+    for (int round = 0; round < ROUNDS; round++) {
+        const float c0[4] = {(float)s->thread, 10.0f * (float)s->thread, 0, 0};
+        CHECK(dxso_device_set_constant_f(s->dev, 0, c0, 1) == DXSO_STATUS_OK);
+        if (round == 2 * s->thread) /* rebinding the same shader midway changes nothing */
+            CHECK(dxso_device_set_shader(s->dev, (const uint8_t *)vs, strlen(vs)) == DXSO_STATUS_OK);
+        CHECK(dxso_device_output_count(s->dev) == 1);
+        size_t written = 0;
+        CHECK(dxso_device_draw(s->dev, VERTICES, 1, o, VERTICES * 4, &written) == DXSO_STATUS_OK);
+        CHECK(written == VERTICES * 4);
+        const float k = o[0];
+        CHECK(k == 0 || k == 1 || k == 2 || k == 3);
+        int same = 1;
+        for (int i = 0; i < VERTICES; i++)
+            same &= o[4 * i] == (float)i + k && o[4 * i + 1] == 10 * k && o[4 * i + 2] == 0 && o[4 * i + 3] == 1;
+        CHECK(same);
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    const char *vs = "vs_3_0\ndcl_position v0\ndcl_position o0\nadd o0, v0, c0\n";
+    DxsoDevice *dev = NULL;
+    CHECK(dxso_device_new(&dev) == DXSO_STATUS_OK);
+    CHECK(dxso_device_set_shader(dev, (const uint8_t *)vs, strlen(vs)) == DXSO_STATUS_OK);
+    const DxsoVertexElement element = {0, 0, 3 /* FLOAT4 */, 0, 0 /* POSITION */, 0};
+    CHECK(dxso_device_set_declaration(dev, &element, 1) == DXSO_STATUS_OK);
+    float v[VERTICES][4];
+    for (int i = 0; i < VERTICES; i++) {
+        v[i][0] = (float)i;
+        v[i][1] = v[i][2] = 0;
+        v[i][3] = 1;
+    }
+    CHECK(dxso_device_set_stream(dev, 0, (const uint8_t *)v, sizeof v, 0, 16) == DXSO_STATUS_OK);
+    pthread_t threads[THREADS];
+    struct shared shared[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        shared[t].dev = dev;
+        shared[t].thread = t;
+        CHECK(pthread_create(&threads[t], NULL, drawing_thread, &shared[t]) == 0);
+    }
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_join(threads[t], NULL) == 0);
+    dxso_device_free(dev);
+}
+
 int main(void) {
+    test_boundary();
+    test_threads();
     test_translate();
     test_signature();
     test_constants_by_name();
     test_assemble_and_disassemble();
     test_validate();
     test_draw();
-    printf("%d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed\n", atomic_load(&passed), atomic_load(&failed));
     return failed ? 1 : 0;
 }
