@@ -46,6 +46,10 @@ enum Reuse {
     Load(H, Vec<u32>),
     /// A `vec4<f32>` of four bit patterns.
     Bits([u32; 4]),
+    /// Component `.1` of value `.0` (an `AccessIndex`).
+    Component(H, u32),
+    /// Value `.0`'s bits as `.1` (an `As` without conversion).
+    Bitcast(H, ScalarKind),
 }
 
 impl FnBuilder {
@@ -178,6 +182,9 @@ impl FnBuilder {
     pub fn finish(mut self) -> Function {
         self.flush();
         self.f.body = self.blocks.swap_remove(0);
+        // The expressions at their size: grown by doubling, the arena may be nearly twice
+        // what it holds, for the rest of the translation and the back end.
+        self.f.expressions = self.f.expressions.clone();
         self.f
     }
 
@@ -314,7 +321,12 @@ impl FnBuilder {
             Expression::ZeroValue(ty) if ty == self.vec4_f32 => return self.f32(0.0),
             _ => {}
         }
-        self.expr(Expression::AccessIndex { base, index })
+        if let Some(&h) = self.reuse.get(&Reuse::Component(base, index)) {
+            return h;
+        }
+        let h = self.expr(Expression::AccessIndex { base, index });
+        self.reuse.insert(Reuse::Component(base, index), h);
+        h
     }
     /// The value `pointer` points at: the value already loaded through the same path in
     /// this block since the last store to its variable, or a new load.
@@ -359,11 +371,16 @@ impl FnBuilder {
         })
     }
     pub fn bitcast(&mut self, expr: H, kind: ScalarKind) -> H {
-        self.expr(Expression::As {
+        if let Some(&h) = self.reuse.get(&Reuse::Bitcast(expr, kind)) {
+            return h;
+        }
+        let h = self.expr(Expression::As {
             expr,
             kind,
             convert: None,
-        })
+        });
+        self.reuse.insert(Reuse::Bitcast(expr, kind), h);
+        h
     }
     pub fn convert(&mut self, expr: H, kind: ScalarKind) -> H {
         self.expr(Expression::As {

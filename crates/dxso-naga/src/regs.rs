@@ -179,7 +179,9 @@ impl Tr {
         p
     }
 
-    /// The index of a relative operand: `number + a0.c` or `number + aL`, as `i32`.
+    /// The index of a relative operand: `number + a0.c` or `number + aL`, as `u32` (a
+    /// negative index is huge: one comparison checks both ends). The register's bits as
+    /// `u32` are made once per value of the register (and block), not once per read.
     fn address(&mut self, number: u32, rel: dxso::ir::Relative) -> H {
         let reg = if rel.reg.kind == RegisterKind::Loop {
             self.fb.load(self.al)
@@ -187,8 +189,13 @@ impl Tr {
             let a = self.fb.load(self.a0);
             self.fb.index(a, rel.swizzle.get(0) as u32)
         };
-        let base = self.fb.i32(number as i32);
-        self.fb.add(base, reg)
+        let reg = self.fb.bitcast(reg, ScalarKind::Uint);
+        if number == 0 {
+            return reg;
+        }
+        // Wrapping, as the i32 sum's bits.
+        let base = self.fb.u32(number);
+        self.fb.add(reg, base)
     }
 
     /// A relative read: 0 outside the register file (C4), explicitly.
@@ -198,14 +205,12 @@ impl Tr {
         number: u32,
         rel: dxso::ir::Relative,
     ) -> Result<H, Error> {
-        let idx = self.address(number, rel);
+        let u = self.address(number, rel);
         match kind {
             RegisterKind::Const => {
                 let c = self
                     .consts
                     .ok_or_else(|| self.invalid("no constant buffer"))?;
-                // As u32, negative indices are huge: one comparison checks both ends.
-                let u = self.fb.bitcast(idx, ScalarKind::Uint);
                 let n = self.fb.u32(c.registers);
                 let inside = self.fb.bin(BinaryOperator::Less, u, n);
                 let last = self.fb.u32(c.registers - 1);
@@ -224,8 +229,8 @@ impl Tr {
                     if reg.kind != kind {
                         continue;
                     }
-                    let k = self.fb.i32(reg.number as i32);
-                    let hit = self.fb.bin(BinaryOperator::Equal, idx, k);
+                    let k = self.fb.u32(reg.number);
+                    let hit = self.fb.bin(BinaryOperator::Equal, u, k);
                     acc = self.fb.select(hit, v, acc);
                 }
                 Ok(acc)
@@ -396,7 +401,7 @@ impl Tr {
                 if reg.kind != d.reg.kind {
                     continue;
                 }
-                let k = self.fb.i32(reg.number as i32);
+                let k = self.fb.u32(reg.number);
                 let hit = self.fb.bin(BinaryOperator::Equal, idx, k);
                 self.fb.open();
                 let old = self.fb.load(ptr);

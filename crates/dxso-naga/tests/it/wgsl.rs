@@ -66,8 +66,10 @@ fn relative_constants_are_bounds_checked() {
         "vs_2_0\ndcl_position v0\nmova a0.y, v0.x\nmov oPos, c[a0.y + 7]\n",
         FloatMode::Ieee,
     );
-    // Index as u32 (negatives are huge), clamped load, and 0 outside the 256 registers.
-    assert!(s.contains("bitcast<u32>((7i + _e"), "{s}");
+    // Index as u32 (negatives are huge; the sum wraps as the i32 sum), clamped load, and 0
+    // outside the 256 registers.
+    assert!(s.contains("(bitcast<u32>(_e"), "{s}");
+    assert!(s.contains(".y) + 7u)"), "{s}");
     assert!(s.contains("c[min(_e"), "{s}");
     assert!(s.contains(", 255u)]"), "{s}");
     assert!(s.contains("< 256u)"), "{s}");
