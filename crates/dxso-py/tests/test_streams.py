@@ -185,6 +185,10 @@ def test_draws_release_the_gil_while_another_thread_runs_ufuncs():
             except ValueError:
                 refused.append(1)
 
+    # A long switch interval: the writer runs only when this thread releases the GIL (in a
+    # draw), not because the interpreter switched threads between two Python lines.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(10)
     t = threading.Thread(target=writer)
     t.start()
     inside = 0
@@ -198,9 +202,10 @@ def test_draws_release_the_gil_while_another_thread_runs_ufuncs():
     finally:
         stop.set()
         t.join()
-    assert refused and len(refused) == len(stamps) or len(refused) == len(stamps) - 1
+        sys.setswitchinterval(interval)
+    assert len(refused) == len(stamps) > 0
     assert np.array_equal(first, expected(xyz))
-    # With the GIL held, the writer could not run during a draw at all.
+    # With the GIL held during a draw, the writer could not run during one at all.
     assert inside > 10, f"the writer ran {inside} times during the draws"
 
 
