@@ -204,6 +204,7 @@ class Device:
         max_mip_level, max_anisotropy, element_index, dmap_offset."""
     def draw(self, vertex_count: int, instance_count: int = 1) -> Tuple[npt.NDArray[np.float32], List[str]]:
         """A float32 array (vertices, outputs, 4) — the bytes of `dxso run --format bin` — and
-        each output register's semantics."""
+        each output register's semantics. Runs with the GIL released (bound streams are
+        copies, bytes, or arrays held read-only: see set_stream)."""
     def trace(self, vertex: int, vertex_count: Optional[int] = None, instance_count: int = 1) -> Trace:
         """Every instruction vertex `vertex` executes, with what it wrote."""
