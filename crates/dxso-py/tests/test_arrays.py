@@ -130,6 +130,14 @@ def test_sizes_within_the_limits_still_work():
         d.set_constant_b(0, [True] * 17)
 
 
+def test_a_shader_from_a_strided_token_array_reads_its_tokens_in_order():
+    tokens = np.frombuffer(dxso.assemble("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), np.uint32)
+    padded = np.zeros((len(tokens), 2), np.uint32)
+    padded[:, 0] = tokens
+    assert not padded[:, 0].flags.c_contiguous
+    assert dxso.Shader(padded[:, 0]).text == dxso.Shader(tokens).text == dxso.disassemble(padded[:, 0])
+
+
 def test_an_int_is_not_bytes():
     # bytes(n) would make n zero bytes: refused before anything is made.
     for call in (dxso.Shader, dxso.disassemble, lambda n: dxso.Device().set_stream(0, n)):

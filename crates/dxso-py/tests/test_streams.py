@@ -134,6 +134,7 @@ def test_a_bound_view_holds_its_base_and_binding_twice_counts():
     e = device(base)
     d.set_stream(0, None)
     assert not base.flags.writeable
+    assert not view.flags.writeable  # a way into memory still bound stays shut
     d.set_stream(1, None)
     assert not base.flags.writeable
     del e
