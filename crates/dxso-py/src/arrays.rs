@@ -80,9 +80,17 @@ pub fn shape_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
             break;
         }
         if item.hasattr("__array__")? || item.hasattr("__array_interface__")? {
-            // An array-like of another library: NumPy wraps it without a copy.
-            let array = numpy(item.py())?.call_method1("asarray", (&item,))?;
-            shape.extend_from_slice(array.cast::<numpy::PyUntypedArray>()?.shape());
+            // An array-like of another library: its own `shape` where it has one (`__array__`
+            // may compute or copy the whole array), else what NumPy makes of it.
+            if let Ok(dims) = item
+                .getattr("shape")
+                .and_then(|s| s.extract::<Vec<usize>>())
+            {
+                shape.extend(dims);
+            } else {
+                let array = numpy(item.py())?.call_method1("asarray", (&item,))?;
+                shape.extend_from_slice(array.cast::<numpy::PyUntypedArray>()?.shape());
+            }
             break;
         }
         let Ok(sequence) = item.cast::<pyo3::types::PySequence>() else {

@@ -138,6 +138,21 @@ def test_a_shader_from_a_strided_token_array_reads_its_tokens_in_order():
     assert dxso.Shader(padded[:, 0]).text == dxso.Shader(tokens).text == dxso.disassemble(padded[:, 0])
 
 
+def test_another_librarys_array_is_sized_by_its_shape_before_numpy_makes_it():
+    class Lazy:
+        """What a lazy array library offers: a shape, and `__array__`, which computes it all."""
+
+        shape = (1 << 30, 4)
+
+        def __array__(self, dtype=None, copy=None):
+            raise AssertionError("materialised before the size was checked")
+
+    d = dxso.Device()
+    for call in (lambda a: d.set_constant(0, a), lambda a: d.set_indices(a), lambda a: d.set_texture(0, a)):
+        with pytest.raises(dxso.Error, match=r"\(1073741824, 4\)|too large"):
+            call(Lazy())
+
+
 def test_an_int_is_not_bytes():
     # bytes(n) would make n zero bytes: refused before anything is made.
     for call in (dxso.Shader, dxso.disassemble, lambda n: dxso.Device().set_stream(0, n)):
