@@ -18,11 +18,15 @@ use naga::{BinaryOperator as B, Block, Statement};
 /// Calls nested deeper than this are refused (D3D9 allows 4 levels; recursion never ends).
 const MAX_CALL_DEPTH: u32 = 8;
 
-/// Instructions of one run (one block: the main program, a subroutine, the arm of an `if`,
-/// a loop's body) translated into one naga block; longer runs are cut into nested blocks of
-/// this many ([`crate::func::FnBuilder::nest_since`]: naga's MSL writer takes time
-/// quadratic in a block's size). No shader of the corpus has a block this long.
-const INSTRUCTIONS_PER_BLOCK: usize = 256;
+/// A run of instructions (the main program, a subroutine, the arm of an `if`, a loop's
+/// body) is one naga block until its expressions reach this many; then what it made so far
+/// becomes a nested block ([`crate::func::FnBuilder::nest_since`]) and a new one starts, at
+/// the next instruction boundary. naga's MSL writer takes time quadratic in a block's size
+/// (a 32,700-instruction shader took 25 s); its SPIR-V writer holds each block's
+/// instructions in a vector grown by doubling, so a long block ending just past a power of
+/// two holds twice what it needs: blocks of this many expressions (about as many SPIR-V
+/// instructions, a few hundred D3D9 instructions) stay within 2,048 instructions.
+const EXPRESSIONS_PER_BLOCK: usize = 1536;
 
 /// Why a run of instructions stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,17 +60,16 @@ impl Tr {
     /// Translate from `*i` until a terminator of the enclosing construct.
     fn run(&mut self, shader: &Shader, i: &mut usize, depth: u32) -> Result<Stop, Error> {
         let mut mark = self.fb.mark();
-        let mut in_block = 0;
+        let mut made = self.fb.f.expressions.len();
         while *i < shader.instructions.len() {
             // Cut between instructions, where no value crosses (none held for co-issue).
-            if in_block >= INSTRUCTIONS_PER_BLOCK
+            if self.fb.f.expressions.len() - made >= EXPRESSIONS_PER_BLOCK
                 && self.ps1.held.as_ref().is_none_or(|h| h.is_empty())
             {
                 self.fb.nest_since(mark);
                 mark = self.fb.mark();
-                in_block = 0;
+                made = self.fb.f.expressions.len();
             }
-            in_block += 1;
             let at = *i;
             let inst = &shader.instructions[at];
             *i += 1;

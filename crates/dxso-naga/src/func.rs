@@ -32,8 +32,8 @@ pub(crate) struct FnBuilder {
     vec4_f32: Handle<Type>,
     zero4: Option<H>,
     /// Values already computed in the current block that a later read may take instead of
-    /// making them again: each load through a fixed path from a variable (until a store to
-    /// that variable), and each `vec4_bits` constant. Emptied when a block opens or closes
+    /// making them again: each load through a fixed path from a variable and each value
+    /// stored through one (until a store to that variable), and each `vec4_bits` constant. Emptied when a block opens or closes
     /// and at every statement other than a store, so a value is only reused where it is
     /// in scope and still what the variable holds.
     reuse: HashMap<Reuse, H>,
@@ -98,11 +98,14 @@ impl FnBuilder {
     pub fn stmt(&mut self, s: Statement) {
         self.flush();
         match &s {
-            // A store changes only what its variable holds.
-            Statement::Store { pointer, .. } => match self.path(*pointer) {
-                Some((root, _)) => self
-                    .reuse
-                    .retain(|k, _| !matches!(k, Reuse::Load(r, _) if *r == root)),
+            // A store changes only what its variable holds, and what it stores is what a
+            // load through the same path would give until the next store.
+            Statement::Store { pointer, value } => match self.path(*pointer) {
+                Some((root, path)) => {
+                    self.reuse
+                        .retain(|k, _| !matches!(k, Reuse::Load(r, _) if *r == root));
+                    self.reuse.insert(Reuse::Load(root, path), *value);
+                }
                 None => self.reuse.clear(),
             },
             _ => self.reuse.clear(),

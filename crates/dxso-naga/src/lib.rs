@@ -39,7 +39,7 @@ mod tex;
 mod write;
 
 pub use interface::Interface;
-pub use write::{Output, Target, write};
+pub use write::{Output, Target, write, write_to};
 
 use dxso::ir::{RegisterKind, ShaderKind, TextureType};
 use func::{FnBuilder, named_ty, ty, vec4};
@@ -101,6 +101,12 @@ pub enum Error {
     #[error("writing {target}: {message}")]
     Write {
         target: &'static str,
+        message: String,
+    },
+    /// [`write_to`]'s output failed.
+    #[error("writing the output: {message}")]
+    Output {
+        kind: std::io::ErrorKind,
         message: String,
     },
 }

@@ -48,20 +48,80 @@ pub enum Output {
 
 /// Write a translation in `target`.
 pub fn write(t: &Translation, target: Target) -> Result<Output, Error> {
-    let fail = |e: &dyn std::error::Error| Error::Write {
+    if target == Target::SpirV {
+        return spirv(t).map(Output::SpirV);
+    }
+    let mut s = String::new();
+    text(t, target, &mut s)?;
+    Ok(Output::Text(s))
+}
+
+/// Write a translation in `target` into `out` as the back end produces it: the text is never
+/// held whole (SPIR-V's words are, then written little-endian). A failure of `out` is
+/// [`Error::Output`]; what was written before an error stays written.
+pub fn write_to(
+    t: &Translation,
+    target: Target,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Error> {
+    let io = |e: std::io::Error| Error::Output {
+        kind: e.kind(),
+        message: e.to_string(),
+    };
+    if target == Target::SpirV {
+        let words = spirv(t)?;
+        for chunk in words.chunks(1024) {
+            let mut bytes = [0u8; 4096];
+            for (b, word) in bytes.chunks_exact_mut(4).zip(chunk) {
+                b.copy_from_slice(&word.to_le_bytes());
+            }
+            out.write_all(&bytes[..4 * chunk.len()]).map_err(io)?;
+        }
+        return Ok(());
+    }
+    let mut w = IoText { out, error: None };
+    match text(t, target, &mut w) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(w.error.take().map_or(e, io)),
+    }
+}
+
+/// `fmt::Write` into an `io::Write`, keeping the I/O error a `fmt::Error` cannot carry.
+struct IoText<'a> {
+    out: &'a mut dyn std::io::Write,
+    error: Option<std::io::Error>,
+}
+
+impl std::fmt::Write for IoText<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.out.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
+fn fail(target: Target) -> impl Fn(&dyn std::error::Error) -> Error {
+    move |e| Error::Write {
         target: target.name(),
         message: chain(e),
-    };
+    }
+}
+
+fn spirv(t: &Translation) -> Result<Vec<u32>, Error> {
+    back::spv::write_vec(&t.module, &t.info, &back::spv::Options::default(), None)
+        .map_err(|e| fail(Target::SpirV)(&e))
+}
+
+/// A text target written into `out`.
+fn text(t: &Translation, target: Target, out: &mut impl std::fmt::Write) -> Result<(), Error> {
+    let fail = fail(target);
     let (m, info) = (&t.module, &t.info);
-    Ok(match target {
-        Target::Wgsl => Output::Text(
-            back::wgsl::write_string(m, info, back::wgsl::WriterFlags::empty())
-                .map_err(|e| fail(&e))?,
-        ),
-        Target::SpirV => Output::SpirV(
-            back::spv::write_vec(m, info, &back::spv::Options::default(), None)
-                .map_err(|e| fail(&e))?,
-        ),
+    match target {
+        Target::Wgsl => {
+            let mut w = back::wgsl::Writer::new(out, back::wgsl::WriterFlags::empty());
+            w.write(m, info).map_err(|e| fail(&e))?;
+        }
         Target::Glsl => {
             let ep = &m.entry_points[0];
             let options = back::glsl::Options {
@@ -73,9 +133,8 @@ pub fn write(t: &Translation, target: Target) -> Result<Output, Error> {
                 entry_point: ep.name.clone(),
                 multiview: None,
             };
-            let mut s = String::new();
             let mut w = back::glsl::Writer::new(
-                &mut s,
+                out,
                 m,
                 info,
                 &options,
@@ -84,25 +143,29 @@ pub fn write(t: &Translation, target: Target) -> Result<Output, Error> {
             )
             .map_err(|e| fail(&e))?;
             w.write().map_err(|e| fail(&e))?;
-            Output::Text(s)
         }
         Target::Msl => {
-            let (s, _) = back::msl::write_string(
+            let mut w = back::msl::Writer::new(out);
+            w.write(
                 m,
                 info,
                 &back::msl::Options::default(),
                 &back::msl::PipelineOptions::default(),
             )
             .map_err(|e| fail(&e))?;
-            Output::Text(s)
         }
         Target::Hlsl => {
-            let mut s = String::new();
             let options = back::hlsl::Options::default();
             let pipeline = back::hlsl::PipelineOptions::default();
-            let mut w = back::hlsl::Writer::new(&mut s, &options, &pipeline);
+            let mut w = back::hlsl::Writer::new(out, &options, &pipeline);
             w.write(m, info, None).map_err(|e| fail(&e))?;
-            Output::Text(s)
         }
-    })
+        Target::SpirV => {
+            return Err(Error::Write {
+                target: target.name(),
+                message: "SPIR-V is binary, not text".into(),
+            });
+        }
+    }
+    Ok(())
 }

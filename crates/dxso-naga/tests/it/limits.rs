@@ -1,7 +1,7 @@
 //! Translation bounded in work: subroutine calls that multiply stop at
 //! `MAX_TRANSLATED_INSTRUCTIONS` with `Error::TooLarge`, and a long run of instructions
-//! becomes nested blocks of a few hundred (naga's MSL writer is quadratic in a block's size),
-//! valid for naga and written by every back end.
+//! becomes nested blocks of about 1,536 expressions (naga's MSL writer is quadratic in a
+//! block's size), valid for naga and written by every back end.
 
 use dxso_naga::{Error, MAX_TRANSLATED_INSTRUCTIONS, Options, Target};
 
@@ -75,8 +75,9 @@ fn long_runs_become_nested_blocks_every_back_end_writes() {
         .iter()
         .filter(|s| matches!(s, naga::Statement::Block(_)))
         .count();
-    // 1,000 + 5 instructions of the main program: 3 blocks of 256, the rest in place.
-    assert_eq!(blocks, 3);
+    // About 6 expressions each: 1,000 instructions make a few blocks of 1,536 expressions.
+    assert!((2..=6).contains(&blocks), "{blocks}");
+    assert!(body.expressions.len() > 6000, "{}", body.expressions.len());
     for target in [
         Target::Wgsl,
         Target::SpirV,
