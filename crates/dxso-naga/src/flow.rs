@@ -23,10 +23,10 @@ const MAX_CALL_DEPTH: u32 = 8;
 /// becomes a nested block ([`crate::func::FnBuilder::nest_since`]) and a new one starts, at
 /// the next instruction boundary. naga's MSL writer takes time quadratic in a block's size
 /// (a 32,700-instruction shader took 25 s); its SPIR-V writer holds each block's
-/// instructions in a vector grown by doubling, so a long block ending just past a power of
-/// two holds twice what it needs: blocks of this many expressions (about as many SPIR-V
-/// instructions, a few hundred D3D9 instructions) stay within 2,048 instructions.
-const EXPRESSIONS_PER_BLOCK: usize = 1536;
+/// instructions in a vector grown by doubling, so one long block may hold twice what it
+/// needs: blocks of this many expressions (about 3,700 SPIR-V instructions, a few hundred
+/// D3D9 instructions) stay within 4,096.
+const EXPRESSIONS_PER_BLOCK: usize = 3072;
 
 /// Why a run of instructions stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Translation bounded in work: subroutine calls that multiply stop at
 //! `MAX_TRANSLATED_INSTRUCTIONS` with `Error::TooLarge`, and a long run of instructions
-//! becomes nested blocks of about 1,536 expressions (naga's MSL writer is quadratic in a
+//! becomes nested blocks of about 3,072 expressions (naga's MSL writer is quadratic in a
 //! block's size), valid for naga and written by every back end.
 
 use dxso_naga::{Error, MAX_TRANSLATED_INSTRUCTIONS, Options, Target};
@@ -75,8 +75,8 @@ fn long_runs_become_nested_blocks_every_back_end_writes() {
         .iter()
         .filter(|s| matches!(s, naga::Statement::Block(_)))
         .count();
-    // About 6 expressions each: 1,000 instructions make a few blocks of 1,536 expressions.
-    assert!((2..=6).contains(&blocks), "{blocks}");
+    // About 6 expressions each: 1,000 instructions make a block or two of 3,072 expressions.
+    assert!((1..=3).contains(&blocks), "{blocks}");
     assert!(body.expressions.len() > 6000, "{}", body.expressions.len());
     for target in [
         Target::Wgsl,
