@@ -8,3 +8,4 @@ mod hostile;
 mod peak_memory;
 mod readme;
 mod translate;
+mod translate_limits;

@@ -158,3 +158,54 @@ fn mesh_loading_holds_about_the_input() {
         assert!(stderr.contains(says), "{stderr}");
     }
 }
+
+/// `dxso translate` of a shader as large as a valid one gets (32,700 instructions, half of
+/// them relative constant reads) to every target, and of a small one whose calls would
+/// inline millions of bodies (refused at `MAX_TRANSLATED_INSTRUCTIONS`, exit 1): each within
+/// ten times the input plus 64 MB.
+#[test]
+fn translate_holds_about_the_input() {
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    let large = scratch("relative.asm");
+    let text = crate::translate_limits::relative_shader(32_700);
+    std::fs::write(&large, &text).unwrap();
+    let nested = scratch("nested.asm");
+    let calls = crate::translate_limits::nested_calls(40);
+    std::fs::write(&nested, &calls).unwrap();
+    let mut report = Vec::new();
+    let mut over = Vec::new();
+    for (file, size, code) in [
+        (&large, text.len() as u64, 0),
+        (&nested, calls.len() as u64, 1),
+    ] {
+        let limit = 10 * size + (64 << 20);
+        for to in ["wgsl", "spirv", "glsl", "msl", "hlsl"] {
+            let peak = peak_bytes(
+                &[
+                    Path::new("translate"),
+                    file,
+                    Path::new("--to"),
+                    Path::new(to),
+                    Path::new("-o"),
+                    Path::new("/dev/null"),
+                ],
+                code,
+            );
+            let line = format!(
+                "{}: input {:.2} MiB, limit {:.1} MiB: translate --to {to} {:.1} MiB",
+                file.display(),
+                mib(size),
+                mib(limit),
+                mib(peak)
+            );
+            if peak > limit {
+                over.push(line.clone());
+            }
+            report.push(line);
+        }
+    }
+    let _ = std::fs::remove_file(&large);
+    let _ = std::fs::remove_file(&nested);
+    eprintln!("{}", report.join("\n"));
+    assert!(over.is_empty(), "over the limit: {over:#?}");
+}
