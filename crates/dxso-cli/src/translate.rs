@@ -79,7 +79,10 @@ pub fn translate(
     drop(checked);
     // The output goes out as the back end writes it: never held whole.
     let written = |e: dxso_naga::Error, to: &str| match e {
-        dxso_naga::Error::Output { kind, .. } if kind == std::io::ErrorKind::BrokenPipe => Ok(()),
+        dxso_naga::Error::Output {
+            kind: std::io::ErrorKind::BrokenPipe,
+            ..
+        } => Ok(()),
         dxso_naga::Error::Output { message, .. } => {
             Err(Failure::Io(anyhow::anyhow!("writing {to}: {message}")))
         }

@@ -3,7 +3,9 @@
 //! size plus 64 MB (the README's limits table). `asm` and `dis` hold only the input and the
 //! tokens, each instruction's IR for as long as it is encoded or printed; held whole, the
 //! IR of a `nop` is about 25 times its line. `check` holds at most
-//! `dxso::source::MAX_INSTRUCTIONS` instructions and counts the rest.
+//! `dxso::source::MAX_INSTRUCTIONS` instructions and counts the rest. `translate`, to every
+//! target, of a shader as large as a valid one gets and of one whose calls would multiply
+//! past `dxso_naga::MAX_TRANSLATED_INSTRUCTIONS`, within the same bound.
 
 #![cfg(target_os = "linux")]
 
