@@ -5,8 +5,8 @@
 //! whole length, so calls on one device from several threads run one after another (each as
 //! if alone), never interleaved.
 
-use crate::shader::{NAME, source_message};
-use crate::{DxsoBool, DxsoStatus, Failure, guard, put, slice, writable};
+use super::shader::{NAME, source_message};
+use super::{DxsoBool, DxsoStatus, Failure, guard, put, slice, writable};
 use dxso_format::source::Source;
 use dxso_format::validate::{Caps, Severity};
 use dxso_vm::{DeclType, Device, Frequency, Outputs, StreamSource, VertexElement};

@@ -12,6 +12,8 @@
 //! and a device locks itself for each call (threads may share one). The exports that take
 //! pointers are `unsafe extern "C"`, each with its `# Safety` contract (also in the header).
 
+// The modules name the root as `super::`, not `crate::`, so that fuzz/fuzz_targets/capi.rs
+// can compile these sources as a module of its own (this crate has no rlib to depend on).
 mod device;
 mod shader;
 mod signature;

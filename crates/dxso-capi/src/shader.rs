@@ -1,6 +1,6 @@
 //! Shaders: assemble, disassemble, validate (diagnostics as a list).
 
-use crate::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice, writable};
+use super::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice, writable};
 use dxso_format::source::{Position, Source, SourceError};
 use dxso_format::validate::{Caps, Severity};
 use std::ffi::{CStr, CString, c_char};

@@ -1,7 +1,7 @@
 //! Signatures: a shader's inputs and outputs with their semantics (`dxso::link`'s).
 
-use crate::shader::source_message;
-use crate::{DxsoStatus, Failure, guard, put, slice};
+use super::shader::source_message;
+use super::{DxsoStatus, Failure, guard, put, slice};
 use dxso_format::source::Source;
 use std::ffi::{CString, c_char};
 

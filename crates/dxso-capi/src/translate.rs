@@ -1,7 +1,7 @@
 //! Translation for GPUs: a door to `dxso_naga::translate` and `dxso_naga::write`.
 
-use crate::shader::{NAME, source_message};
-use crate::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice, writable};
+use super::shader::{NAME, source_message};
+use super::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice, writable};
 use dxso_format::source::Source;
 use dxso_format::validate::{Caps, Severity};
 use dxso_naga::{FloatMode, Options, Output, Target};
