@@ -62,9 +62,10 @@ impl Tr {
         let mut mark = self.fb.mark();
         let mut made = self.fb.f.expressions.len();
         while *i < shader.instructions.len() {
-            // Cut between instructions, where no value crosses (none held for co-issue).
+            // Cut between instructions, where no value crosses (none held for co-issue, no
+            // ps_1_x pad product waiting).
             if self.fb.f.expressions.len() - made >= EXPRESSIONS_PER_BLOCK
-                && self.ps1.held.as_ref().is_none_or(|h| h.is_empty())
+                && !self.ps1.carries_values()
             {
                 self.fb.nest_since(mark);
                 mark = self.fb.mark();

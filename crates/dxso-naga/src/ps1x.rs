@@ -80,6 +80,14 @@ pub(crate) struct State {
     pads: Vec<H>,
 }
 
+impl State {
+    /// Whether values made by one instruction wait for a later one (held co-issued writes,
+    /// pad dot products): no block may end here.
+    pub fn carries_values(&self) -> bool {
+        self.held.as_ref().is_some_and(|h| !h.is_empty()) || !self.pads.is_empty()
+    }
+}
+
 fn ps1(shader: &Shader) -> bool {
     shader.version.is_pixel() && shader.version.major < 2
 }
