@@ -108,9 +108,13 @@ fn fail(target: Target) -> impl Fn(&dyn std::error::Error) -> Error {
     }
 }
 
+/// SPIR-V with names (`OpName`, `OpMemberName`) whatever dxso was built with: naga's
+/// default options add them only where debug assertions are on, so a debug and a release
+/// build of dxso would write different bytes for the same shader.
 fn spirv(t: &Translation) -> Result<Vec<u32>, Error> {
-    back::spv::write_vec(&t.module, &t.info, &back::spv::Options::default(), None)
-        .map_err(|e| fail(Target::SpirV)(&e))
+    let mut options = back::spv::Options::default();
+    options.flags |= back::spv::WriterFlags::DEBUG;
+    back::spv::write_vec(&t.module, &t.info, &options, None).map_err(|e| fail(Target::SpirV)(&e))
 }
 
 /// A text target written into `out`.

@@ -143,3 +143,25 @@ fn pixel_shader_entry_point_and_texkill() {
     assert!(s.contains("@location(0) oC0_color0_: vec4<f32>"), "{s}");
     assert!(s.contains("@group(3) @binding(0)"), "{s}");
 }
+
+/// SPIR-V names its entry point and interface (`OpName`) in every build of dxso: naga adds
+/// names only where debug assertions are on, so without asking for them a release build
+/// wrote other bytes than a debug build for the same shader.
+#[test]
+fn spirv_names_its_values_in_every_build() {
+    let shader = dxso::text::parse("ps_2_0\ndcl t0\nmov oC0, t0\n").expect("assembles");
+    let checked = dxso::validate::validate(&shader, &dxso::validate::Caps::max()).expect("valid");
+    let t = dxso_naga::translate(&checked, &Options::default()).expect("translates");
+    let Output::SpirV(words) = dxso_naga::write(&t, Target::SpirV).expect("writes") else {
+        unreachable!("SPIR-V is binary")
+    };
+    // OpName (opcode 5) whose literal string is "ps_main\0" (little-endian words).
+    let name: Vec<u32> = b"ps_main\0"
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let named = words
+        .windows(4)
+        .any(|w| w[0] & 0xffff == 5 && w[0] >> 16 == 4 && w[2..] == name[..]);
+    assert!(named, "no OpName \"ps_main\" in the module");
+}
