@@ -264,3 +264,46 @@ fn translate_holds_about_the_input() {
     eprintln!("{}", report.join("\n"));
     assert!(over.is_empty(), "over the limit: {over:#?}");
 }
+
+/// `dxso run` streams a CPU draw's outputs a part at a time (`Device::draw_parts`): a
+/// 201-byte scene whose stride-0 stream feeds 2^24 vertices writes 256 MiB of `--format
+/// bin` (and about 1 GiB of csv) in memory bounded by the part, not the draw. Held whole, the
+/// bin outputs were 532 MiB at the peak (the floats and their bytes).
+#[test]
+fn run_streams_its_outputs() {
+    let scene = scratch("stream.json");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"{{"shader_asm": "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n", "vertex_count": {}, "declaration": [{{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION"}}], "streams": [{{"stride": 0, "f32": [1, 2, 3, 4]}}]}}"#,
+            1 << 24
+        ),
+    )
+    .unwrap();
+    let out = scratch("stream.out");
+    for format in ["bin", "csv"] {
+        let peak = own_peak_bytes(
+            &[
+                Path::new("run"),
+                &scene,
+                Path::new("--format"),
+                Path::new(format),
+                Path::new("-o"),
+                &out,
+            ],
+            0,
+        );
+        let written = std::fs::metadata(&out).unwrap().len();
+        if format == "bin" {
+            assert_eq!(written, 16 << 24, "every vertex's o0 written");
+        }
+        assert!(
+            peak < 96 << 20,
+            "run --format {format}: peak {} MiB for {} MiB written",
+            peak >> 20,
+            written >> 20
+        );
+    }
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&scene);
+}
