@@ -11,6 +11,8 @@
 //!   one summary line to stderr, outside libtest's output capture, naming every skipped test
 //!   and why (`notice: 3 tests skipped: ...`).
 
+pub mod shaders;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 

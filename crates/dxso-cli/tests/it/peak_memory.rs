@@ -222,10 +222,10 @@ fn mesh_loading_holds_about_the_input() {
 fn translate_holds_about_the_input() {
     let mib = |b: u64| b as f64 / f64::from(1 << 20);
     let large = scratch("relative.asm");
-    let text = crate::translate_limits::relative_shader(32_700);
+    let text = dxso_testdata::shaders::relative_shader(32_700);
     std::fs::write(&large, &text).unwrap();
     let nested = scratch("nested.asm");
-    let calls = crate::translate_limits::nested_calls(40);
+    let calls = dxso_testdata::shaders::nested_calls(40);
     std::fs::write(&nested, &calls).unwrap();
     let mut report = Vec::new();
     let mut over = Vec::new();

@@ -4,27 +4,11 @@
 //! block's size), valid for naga and written by every back end.
 
 use dxso_naga::{Error, MAX_TRANSLATED_INSTRUCTIONS, Options, Target};
+use dxso_testdata::shaders::nested_calls;
 
 fn checked(src: &str) -> dxso::validate::Checked {
     let shader = dxso::text::parse(src).expect("assembles");
     dxso::validate::validate(&shader, &dxso::validate::Caps::max()).expect("valid")
-}
-
-/// Main calls `l1` `calls` times, each of `l1` .. `l3` calls the next `calls` times.
-fn nested_calls(calls: usize) -> String {
-    let mut s = String::from("vs_3_0\ndcl_position v0\ndcl_position o0\nmov r0, v0\n");
-    s.push_str(&"call l1\n".repeat(calls));
-    s.push_str("mov o0, r0\nret\n");
-    for d in 1..=4 {
-        s.push_str(&format!("label l{d}\n"));
-        if d < 4 {
-            s.push_str(&format!("call l{}\n", d + 1).repeat(calls));
-        } else {
-            s.push_str("add r0, r0, c0\n");
-        }
-        s.push_str("ret\n");
-    }
-    s
 }
 
 #[test]
