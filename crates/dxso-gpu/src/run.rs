@@ -81,8 +81,7 @@ impl<'a> Draw<'a> {
     ) -> Result<Draw<'a>, Error> {
         let checked = vm.vertex_shader().ok_or(dxso_vm::VmError::NoShader)?;
         let program = vm.program().ok_or(dxso_vm::VmError::NoShader)?;
-        // The CPU's check of the draw's size, before anything is sized from it.
-        vm.output_floats(vertex_count, instance_count)?;
+        vm.output_floats(vertex_count, instance_count)?; // the CPU's size check, first
         let t = dxso_naga::translate(checked, &dxso_naga::Options { float: gpu.float })?;
         let iface = &t.interface;
 
