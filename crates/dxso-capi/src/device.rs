@@ -484,18 +484,13 @@ pub unsafe extern "C" fn dxso_device_draw(
         }
         // SAFETY: the caller's contract.
         let mut d = unsafe { lock(device) }?;
-        let State {
-            inner,
-            out: o,
-            semantics,
-            ..
-        } = &mut *d;
-        // Refused before it runs when the buffer is too small (a count too large for any
-        // draw is the device's to refuse, below).
-        let floats = vertex_count
-            .checked_mul(instance_count.max(1))
-            .and_then(|n| n.checked_mul(semantics.len() * 4));
-        if let Some(n) = floats.filter(|&n| n > out_len) {
+        let State { inner, out: o, .. } = &mut *d;
+        // Refused before it runs when the buffer is too small; the device's own size check
+        // (`output_floats`, every path's) refuses a draw too large for any buffer.
+        let n = inner
+            .output_floats(vertex_count, instance_count)
+            .map_err(Failure::input)?;
+        if n > out_len {
             return Err(Failure::argument(format!(
                 "the draw writes {n} floats; the buffer holds {out_len}"
             )));
@@ -503,12 +498,6 @@ pub unsafe extern "C" fn dxso_device_draw(
         inner
             .draw_into(vertex_count, instance_count, o)
             .map_err(Failure::input)?;
-        let n = o.data.len();
-        if n > out_len {
-            return Err(Failure::argument(format!(
-                "the draw writes {n} floats; the buffer holds {out_len}"
-            )));
-        }
         if n > 0 {
             writable(out, "out")?;
             // SAFETY: `out` is aligned and holds `out_len` >= n writable floats (checked, and

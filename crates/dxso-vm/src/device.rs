@@ -585,11 +585,7 @@ impl Device {
         instance_count: usize,
     ) -> Result<usize, VmError> {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
-        let total = vertex_count
-            .checked_mul(instance_count.max(1))
-            .filter(|&t| t < 1 << 48)
-            .ok_or(VmError::TooLarge(usize::MAX))?;
-        let floats = total
+        let floats = draw_vertices(vertex_count, instance_count)?
             .checked_mul(program.outputs.len() * 4)
             .ok_or(VmError::TooLarge(usize::MAX))?;
         if floats.saturating_mul(4) > MAX_OUTPUT_BYTES {
@@ -625,11 +621,7 @@ impl Device {
     ) -> Result<(), E> {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
-        // Below 2^48 vertices (as `output_floats` bounds them): no product below wraps.
-        let total = vertex_count
-            .checked_mul(instances)
-            .filter(|&t| t < 1 << 48)
-            .ok_or(VmError::TooLarge(usize::MAX))?;
+        let total = draw_vertices(vertex_count, instance_count)?;
         let regs = program.outputs.len();
         let task_vertices = LANES * BATCHES_PER_TASK;
         let part = part.clamp(1, total.max(1)).div_ceil(task_vertices) * task_vertices;
@@ -720,6 +712,15 @@ impl Device {
         out.vertices = n;
         Ok(())
     }
+}
+
+/// The vertices a draw runs (`vertex_count` × `instance_count`, at least one instance), below
+/// 2^48 so that no product of it with a register count or a record size wraps.
+fn draw_vertices(vertex_count: usize, instance_count: usize) -> Result<usize, VmError> {
+    vertex_count
+        .checked_mul(instance_count.max(1))
+        .filter(|&t| t < 1 << 48)
+        .ok_or(VmError::TooLarge(usize::MAX))
 }
 
 impl From<LowerError> for VmError {
