@@ -43,6 +43,7 @@ mod guard;
 mod guard_tests;
 mod inline;
 mod math;
+mod pixel;
 mod program;
 #[cfg(test)]
 mod safety_tests;
@@ -61,6 +62,7 @@ pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
     StreamSource, VertexElement,
 };
+pub use pixel::{PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState};
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
     Format, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,

@@ -1,0 +1,51 @@
+//! # dxso-draw — whole Direct3D 9 draws on the CPU
+//!
+//! The reference device D3D9 no longer has: a [`Draw`] (the vertex stage, the pixel shader,
+//! render states, viewport, scissor, clip planes) goes through primitive assembly, clipping,
+//! the viewport transform, D3D9's rasterization rules, interpolation, the pixel shader (on
+//! dxso-vm's engine, in 2x2 quads) and the output merger into a [`Frame`]'s surfaces.
+//!
+//! Where the D3D9 documentation is silent the module that implements a rule says what dxso
+//! chose and why (`../shared/spec/pixel-pipeline.md` lists the open points).
+
+pub mod desc;
+pub mod fixed;
+mod pipeline;
+pub mod states;
+pub mod surfaces;
+
+pub use desc::{
+    Clear, DepthFormat, Draw, Frame, MAX_FRAME_BYTES, MAX_TARGET_SIDE, Primitive, TargetFormat,
+    Viewport, d3dcolor,
+};
+pub use states::{RenderStates, StageStates, StateValue};
+pub use surfaces::{DepthStencil, PixelValue, Surfaces, Target};
+
+/// Why a frame could not be drawn.
+#[derive(Debug, thiserror::Error, PartialEq, Clone)]
+pub enum DrawError {
+    /// The vertex or pixel stage failed (bad streams, the instruction cap, ...).
+    #[error(transparent)]
+    Vm(#[from] dxso_vm::VmError),
+    /// A render or texture stage state (its name or value).
+    #[error("{0}")]
+    State(String),
+    /// A scene or draw description that cannot be drawn.
+    #[error("{0}")]
+    Scene(String),
+    /// A frame or draw beyond dxso's bounds.
+    #[error("too large: {0}")]
+    TooLarge(String),
+    /// A defect in dxso (a generated shader it refused): please report it.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Draw `draws` in order into `frame`'s surfaces, after its clear.
+pub fn draw_frame(frame: &Frame, draws: &[Draw]) -> Result<Surfaces, DrawError> {
+    let mut surfaces = Surfaces::cleared(frame)?;
+    for d in draws {
+        pipeline::draw(&mut surfaces, d)?;
+    }
+    Ok(surfaces)
+}

@@ -1,0 +1,101 @@
+//! What a frame's draws go into: the render targets and the depth-stencil surface, as dxso
+//! holds them (every value already rounded to what its format stores), and what a caller reads
+//! back (a pixel, a target as 8-bit RGBA).
+
+use crate::DrawError;
+use crate::desc::{DepthFormat, Frame, TargetFormat};
+
+/// One render target's contents, row-major from the top-left pixel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    pub format: TargetFormat,
+    pub texels: Vec<[f32; 4]>,
+}
+
+/// The depth-stencil surface's contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthStencil {
+    pub format: DepthFormat,
+    pub z: Vec<f32>,
+    pub stencil: Vec<u8>,
+}
+
+/// The surfaces of a frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surfaces {
+    pub width: u32,
+    pub height: u32,
+    pub targets: Vec<Target>,
+    pub depth_stencil: Option<DepthStencil>,
+}
+
+/// What the surfaces hold at one pixel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PixelValue {
+    pub x: u32,
+    pub y: u32,
+    pub targets: Vec<[f32; 4]>,
+    /// `None` without a depth-stencil surface.
+    pub z: Option<f32>,
+    pub stencil: Option<u8>,
+}
+
+impl Surfaces {
+    /// The frame's surfaces after its clear.
+    pub fn cleared(frame: &Frame) -> Result<Surfaces, DrawError> {
+        frame.check()?;
+        let n = frame.width as usize * frame.height as usize;
+        let targets = frame
+            .targets
+            .iter()
+            .map(|&format| Target {
+                format,
+                texels: vec![format.store(frame.clear.color); n],
+            })
+            .collect();
+        let depth_stencil = frame.depth_stencil.map(|format| DepthStencil {
+            format,
+            z: vec![format.store(frame.clear.z); n],
+            stencil: vec![
+                if format.has_stencil() {
+                    frame.clear.stencil
+                } else {
+                    0
+                };
+                n
+            ],
+        });
+        Ok(Surfaces {
+            width: frame.width,
+            height: frame.height,
+            targets,
+            depth_stencil,
+        })
+    }
+
+    /// What every surface holds at (x, y); `None` outside the frame.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<PixelValue> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = y as usize * self.width as usize + x as usize;
+        Some(PixelValue {
+            x,
+            y,
+            targets: self.targets.iter().map(|t| t.texels[i]).collect(),
+            z: self.depth_stencil.as_ref().map(|d| d.z[i]),
+            stencil: self
+                .depth_stencil
+                .as_ref()
+                .filter(|d| d.format.has_stencil())
+                .map(|d| d.stencil[i]),
+        })
+    }
+
+    /// Target `n` as 8-bit RGBA rows (float targets clamped to [0, 1]), for a PNG.
+    pub fn rgba8(&self, n: usize) -> Option<Vec<u8>> {
+        let t = self.targets.get(n)?;
+        let byte = |x: f32| (if x > 0.0 { x.min(1.0) } else { 0.0 } * 255.0 + 0.5) as u8;
+        Some(t.texels.iter().flat_map(|p| p.map(byte)).collect())
+    }
+}
