@@ -39,6 +39,7 @@ pub fn pass_through(
             )
         })?;
     let mut text = String::from("vs_3_0\n");
+    let mut body = String::new();
     let mut semantics = Vec::new();
     let mut renamed = Vec::new();
     for (i, e) in declaration.into_iter().enumerate() {
@@ -57,13 +58,15 @@ pub fn pass_through(
         } else {
             format!("texcoord{i}")
         };
-        let _ = writeln!(text, "dcl_texcoord{i} v{i}\ndcl_{out} o{i}\nmov o{i}, v{i}");
+        let _ = writeln!(text, "dcl_texcoord{i} v{i}\ndcl_{out} o{i}");
+        let _ = writeln!(body, "mov o{i}, v{i}");
         renamed.push(VertexElement {
             usage: Usage::TexCoord,
             usage_index: i as u8,
             ..e
         });
     }
+    text.push_str(&body);
     let shader = dxso::text::parse(&text).map_err(|e| DrawError::Internal(e.to_string()))?;
     let checked =
         validate(&shader, &Caps::max()).map_err(|e| DrawError::Internal(format!("{e:?}")))?;

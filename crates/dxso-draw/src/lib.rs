@@ -8,16 +8,26 @@
 //! Where the D3D9 documentation is silent the module that implements a rule says what dxso
 //! chose and why (`../shared/spec/pixel-pipeline.md` lists the open points).
 
+// Channel and lane loops index several arrays in step; ranges read best there.
+#![allow(clippy::needless_range_loop)]
+
+mod clip;
+
 pub mod desc;
 pub mod fixed;
+mod merge;
 mod pipeline;
+mod raster;
+mod shade;
 pub mod states;
 pub mod surfaces;
+mod vertex;
 
 pub use desc::{
     Clear, DepthFormat, Draw, Frame, MAX_FRAME_BYTES, MAX_TARGET_SIDE, Primitive, TargetFormat,
     Viewport, d3dcolor,
 };
+pub use merge::MergeReport;
 pub use states::{RenderStates, StageStates, StateValue};
 pub use surfaces::{DepthStencil, PixelValue, Surfaces, Target};
 
@@ -45,7 +55,45 @@ pub enum DrawError {
 pub fn draw_frame(frame: &Frame, draws: &[Draw]) -> Result<Surfaces, DrawError> {
     let mut surfaces = Surfaces::cleared(frame)?;
     for d in draws {
-        pipeline::draw(&mut surfaces, d)?;
+        pipeline::draw(&mut surfaces, d, None)?;
     }
     Ok(surfaces)
+}
+
+/// What happened at one pixel in one draw: the pixel debugger's record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PixelReport {
+    /// The draw's index in the frame.
+    pub draw: usize,
+    pub x: u32,
+    pub y: u32,
+    /// The interpolated inputs, by semantic (`TEXCOORD0`, `COLOR0`, ...).
+    pub inputs: Vec<(String, [f32; 4])>,
+    /// The pixel shader's run (`None` without a pixel shader).
+    pub shader: Option<dxso_vm::Trace>,
+    /// `texkill` discarded the pixel.
+    pub discarded: bool,
+    /// What the output merger did.
+    pub merge: MergeReport,
+}
+
+/// [`draw_frame`], recording every draw that shades pixel (x, y).
+pub fn trace_pixel(
+    frame: &Frame,
+    draws: &[Draw],
+    x: u32,
+    y: u32,
+) -> Result<(Surfaces, Vec<PixelReport>), DrawError> {
+    let mut surfaces = Surfaces::cleared(frame)?;
+    let mut reports = Vec::new();
+    for (n, d) in draws.iter().enumerate() {
+        let probe = pipeline::Probe {
+            x,
+            y,
+            draw: n,
+            reports: &mut reports,
+        };
+        pipeline::draw(&mut surfaces, d, Some(probe))?;
+    }
+    Ok((surfaces, reports))
 }

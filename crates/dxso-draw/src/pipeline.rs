@@ -1,9 +1,366 @@
-//! One draw through the pipeline stages (being written).
+//! One draw through the stages: the vertex stage ([`crate::vertex`]), primitive assembly,
+//! clipping ([`crate::clip`]), the viewport transform, culling, rasterization
+//! ([`crate::raster`]), the pixel stage ([`crate::shade`]) and the output merger
+//! ([`crate::merge`]). Primitives are drawn in order, so blending sees them as D3D9 does.
+//!
+//! - Primitive assembly: lists, strips and fans of `vertex_count` vertices, instance by
+//!   instance; the provoking vertex (flat shading) is vertex 3i of a list, i of a strip, i+1
+//!   of a fan (D3DSHADEMODE).
+//! - The viewport maps clip x = -1 to the viewport's left edge and y = 1 to its top, with
+//!   pixel centres at integer coordinates: `x = X + (1 + x/w)·W/2`, `y = Y + (1 − y/w)·H/2`,
+//!   `z = MinZ + z/w·(MaxZ − MinZ)`.
+//! - Culling (`CULLMODE`): clockwise on screen is the front face (D3D9's default winding);
+//!   CCW culls counter-clockwise triangles, CW clockwise ones. `vFace` is +1 on front faces,
+//!   -1 on back faces, whatever the cull mode (dxso's choice; D3D9 defines only the sign),
+//!   and +1 for points and lines.
+//! - Pre-transformed (`POSITIONT`) vertices are screen space: no clipping (the viewport
+//!   rectangle still bounds them), w = 1/rhw for perspective interpolation.
+//! - Depth bias: `z + DEPTHBIAS + SLOPESCALEDEPTHBIAS · max(|∂z/∂x|, |∂z/∂y|)` on triangles.
 
-use crate::{Draw, DrawError, Surfaces};
+use crate::clip::{self, ClipVertex, Plane};
+use crate::desc::{Draw, Primitive};
+use crate::merge::{MergeReport, Merger};
+use crate::raster::{self, Quad, Rect, Screen};
+use crate::shade::Shading;
+use crate::states::rs;
+use crate::surfaces::Surfaces;
+use crate::vertex::{self, Prepared};
+use crate::{DrawError, PixelReport};
 
-pub(crate) fn draw(_surfaces: &mut Surfaces, _draw: &Draw) -> Result<(), DrawError> {
-    Err(DrawError::Internal(
-        "the CPU pipeline is not written yet".into(),
-    ))
+/// A primitive's vertex indices (into the draw's vertices) and its provoking vertex.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Prim {
+    v: [usize; 3],
+    n: usize,
+    provoking: usize,
+}
+
+/// The primitives of `count` vertices starting at `base`.
+fn assemble(p: Primitive, base: usize, count: usize) -> Vec<Prim> {
+    let tri = |a, b, c, provoking| Prim {
+        v: [base + a, base + b, base + c],
+        n: 3,
+        provoking: base + provoking,
+    };
+    let line = |a, b| Prim {
+        v: [base + a, base + b, base + b],
+        n: 2,
+        provoking: base + a,
+    };
+    match p {
+        Primitive::PointList => (0..count)
+            .map(|i| Prim {
+                v: [base + i; 3],
+                n: 1,
+                provoking: base + i,
+            })
+            .collect(),
+        Primitive::LineList => (0..count / 2).map(|i| line(2 * i, 2 * i + 1)).collect(),
+        Primitive::LineStrip => (1..count.max(1)).map(|i| line(i - 1, i)).collect(),
+        Primitive::TriangleList => (0..count / 3)
+            .map(|i| tri(3 * i, 3 * i + 1, 3 * i + 2, 3 * i))
+            .collect(),
+        Primitive::TriangleStrip => (2..count.max(2))
+            .map(|i| {
+                let k = i - 2;
+                if k % 2 == 0 {
+                    tri(k, k + 1, k + 2, k)
+                } else {
+                    tri(k + 1, k, k + 2, k)
+                }
+            })
+            .collect(),
+        Primitive::TriangleFan => (2..count.max(2)).map(|i| tri(0, i - 1, i, i - 1)).collect(),
+    }
+}
+
+/// The viewport transform.
+struct Transform {
+    x: f32,
+    y: f32,
+    half_w: f32,
+    half_h: f32,
+    min_z: f32,
+    range_z: f32,
+}
+
+impl Transform {
+    fn screen(&self, v: &ClipVertex) -> Screen {
+        let inv_w = 1.0 / v.pos[3];
+        Screen {
+            x: self.x + (1.0 + v.pos[0] * inv_w) * self.half_w,
+            y: self.y + (1.0 - v.pos[1] * inv_w) * self.half_h,
+            z: self.min_z + v.pos[2] * inv_w * self.range_z,
+            inv_w,
+            weights: v.weights,
+        }
+    }
+}
+
+/// Everything fixed for one draw.
+struct Setup<'a> {
+    draw: &'a Draw,
+    prepared: Prepared,
+    planes: Vec<Plane>,
+    transform: Transform,
+    rect: Rect,
+}
+
+fn setup<'a>(sf: &Surfaces, draw: &'a Draw) -> Result<Setup<'a>, DrawError> {
+    let s = &draw.states;
+    let vp = draw.viewport.unwrap_or(crate::Viewport {
+        x: 0,
+        y: 0,
+        width: sf.width,
+        height: sf.height,
+        min_z: 0.0,
+        max_z: 1.0,
+    });
+    if vp.width == 0
+        || vp.height == 0
+        || vp.x as u64 + vp.width as u64 > sf.width as u64
+        || vp.y as u64 + vp.height as u64 > sf.height as u64
+        || !(0.0..=1.0).contains(&vp.min_z)
+        || !(0.0..=1.0).contains(&vp.max_z)
+    {
+        return Err(DrawError::Scene(format!(
+            "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {}x{} target with z in 0..1",
+            vp.width, vp.height, vp.x, vp.y, vp.min_z, vp.max_z, sf.width, sf.height
+        )));
+    }
+    let mut rect = Rect {
+        x0: vp.x as i64,
+        y0: vp.y as i64,
+        x1: vp.x as i64 + vp.width as i64,
+        y1: vp.y as i64 + vp.height as i64,
+    };
+    if s.flag(rs::SCISSORTESTENABLE)
+        && let Some([l, t, r, b]) = draw.scissor
+    {
+        rect.x0 = rect.x0.max(l as i64);
+        rect.y0 = rect.y0.max(t as i64);
+        rect.x1 = rect.x1.min(r as i64);
+        rect.y1 = rect.y1.min(b as i64);
+    }
+    Ok(Setup {
+        draw,
+        prepared: vertex::prepare(draw)?,
+        planes: clip::planes(&draw.clip_planes, s.get(rs::CLIPPLANEENABLE)),
+        transform: Transform {
+            x: vp.x as f32,
+            y: vp.y as f32,
+            half_w: vp.width as f32 / 2.0,
+            half_h: vp.height as f32 / 2.0,
+            min_z: vp.min_z,
+            range_z: vp.max_z - vp.min_z,
+        },
+        rect,
+    })
+}
+
+/// Where a probe (the pixel debugger) looks, and what it found.
+pub(crate) struct Probe<'a> {
+    pub x: u32,
+    pub y: u32,
+    pub draw: usize,
+    pub reports: &'a mut Vec<PixelReport>,
+}
+
+/// Draw one draw into the surfaces.
+pub(crate) fn draw(sf: &mut Surfaces, draw: &Draw, probe: Option<Probe>) -> Result<(), DrawError> {
+    let setup = setup(sf, draw)?;
+    let merger = Merger {
+        states: &draw.states,
+        fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().0 < 3),
+    };
+    let mut shading = Shading::new(draw, &setup.prepared, merger, probe)?;
+    let per_instance = draw.vertex_count;
+    for k in 0..draw.instance_count.max(1) {
+        for prim in assemble(draw.primitive, k * per_instance, per_instance) {
+            rasterize(&setup, &prim, &mut |q, face, bias, prim| {
+                shading.push(sf, q, face, bias, prim)
+            })?;
+        }
+    }
+    shading.flush(sf)
+}
+
+/// Emits each quad with the primitive's face (+1 front, -1 back), depth bias and vertices.
+type Emit<'e> = dyn FnMut(&Quad, f32, f32, &PrimVerts) -> Result<(), DrawError> + 'e;
+
+/// A primitive's original vertices and its provoking one, for interpolation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PrimVerts {
+    pub v: [usize; 3],
+    pub provoking: usize,
+    /// For points: the centre and size (point sprites' texture coordinates).
+    pub sprite: Option<(f32, f32, f32)>,
+}
+
+fn rasterize(setup: &Setup, prim: &Prim, emit: &mut Emit) -> Result<(), DrawError> {
+    let verts = &setup.prepared.vertices;
+    let vs = PrimVerts {
+        v: prim.v,
+        provoking: prim.provoking,
+        sprite: None,
+    };
+    let poly: Vec<ClipVertex> = (0..prim.n)
+        .map(|k| {
+            let mut weights = [0.0; 3];
+            weights[k] = 1.0;
+            ClipVertex {
+                pos: verts[prim.v[k]].pos,
+                weights,
+            }
+        })
+        .collect();
+    let screen: Vec<Screen> = if setup.prepared.screen_space {
+        poly.iter()
+            .map(|v| Screen {
+                x: v.pos[0],
+                y: v.pos[1],
+                z: v.pos[2],
+                inv_w: 1.0 / v.pos[3],
+                weights: v.weights,
+            })
+            .collect()
+    } else if prim.n == 1 {
+        if !clip::inside(&setup.planes[..2], &poly[0].pos)
+            || !clip::inside(&setup.planes[6..], &poly[0].pos)
+        {
+            return Ok(());
+        }
+        vec![setup.transform.screen(&poly[0])]
+    } else {
+        clip::clip(poly, &setup.planes)
+            .iter()
+            .map(|v| setup.transform.screen(v))
+            .collect()
+    };
+    if !screen.iter().all(raster::representable) {
+        return Ok(());
+    }
+    let mut status = Ok(());
+    let mut sink = |q: &Quad, face: f32, bias: f32, pv: &PrimVerts| {
+        if status.is_ok() {
+            status = emit(q, face, bias, pv);
+        }
+    };
+    let s = &setup.draw.states;
+    match prim.n {
+        1 => {
+            let size = point_size(setup, verts[prim.v[0]].point_size);
+            let c = screen[0];
+            let pv = PrimVerts {
+                sprite: s.flag(rs::POINTSPRITEENABLE).then_some((c.x, c.y, size)),
+                ..vs
+            };
+            raster::point(&c, size, &setup.rect, &mut |q| sink(q, 1.0, 0.0, &pv));
+        }
+        2 => {
+            if screen.len() == 2 {
+                let last = s.get(16) != 0;
+                raster::line(&screen[0], &screen[1], last, &setup.rect, &mut |q| {
+                    sink(q, 1.0, 0.0, &vs)
+                });
+            }
+        }
+        _ => triangles(setup, &screen, &mut |q, f, b| sink(q, f, b, &vs)),
+    }
+    status
+}
+
+fn point_size(setup: &Setup, from_vertex: Option<f32>) -> f32 {
+    let s = &setup.draw.states;
+    let size = from_vertex.unwrap_or(s.float(rs::POINTSIZE));
+    let size = size
+        .max(s.float(rs::POINTSIZE_MIN))
+        .min(s.float(rs::POINTSIZE_MAX));
+    if size.is_finite() {
+        size.clamp(0.0, 8192.0)
+    } else {
+        1.0
+    }
+}
+
+/// Cull a clipped polygon and rasterize its fan.
+fn triangles(setup: &Setup, poly: &[Screen], emit: &mut dyn FnMut(&Quad, f32, f32)) {
+    if poly.len() < 3 {
+        return;
+    }
+    let area: i64 = (1..poly.len() - 1)
+        .map(|i| raster::signed_area(&[poly[0], poly[i], poly[i + 1]]))
+        .sum();
+    if area == 0 {
+        return;
+    }
+    let front = area > 0;
+    match setup.draw.states.get(rs::CULLMODE) {
+        2 if front => return,
+        3 if !front => return,
+        _ => {}
+    }
+    let face = if front { 1.0 } else { -1.0 };
+    let bias = depth_bias(setup, poly);
+    for i in 1..poly.len() - 1 {
+        let t = if front {
+            [poly[0], poly[i], poly[i + 1]]
+        } else {
+            [poly[0], poly[i + 1], poly[i]]
+        };
+        raster::triangle(&t, &setup.rect, &mut |q| emit(q, face, bias));
+    }
+}
+
+fn depth_bias(setup: &Setup, p: &[Screen]) -> f32 {
+    let s = &setup.draw.states;
+    let (bias, slope) = (s.float(rs::DEPTHBIAS), s.float(rs::SLOPESCALEDEPTHBIAS));
+    if slope == 0.0 {
+        return bias;
+    }
+    let (a, b, c) = (p[0], p[1], p[2]);
+    let det = (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y);
+    if det == 0.0 {
+        return bias;
+    }
+    let dzdx = ((b.z - a.z) * (c.y - a.y) - (c.z - a.z) * (b.y - a.y)) / det;
+    let dzdy = ((c.z - a.z) * (b.x - a.x) - (b.z - a.z) * (c.x - a.x)) / det;
+    bias + slope * dzdx.abs().max(dzdy.abs())
+}
+
+/// What the merger reported for a probed pixel, with the draw's index.
+pub(crate) fn report(draw: usize, x: u32, y: u32) -> PixelReport {
+    PixelReport {
+        draw,
+        x,
+        y,
+        inputs: Vec::new(),
+        shader: None,
+        discarded: false,
+        merge: MergeReport::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assembly_of_each_primitive_type() {
+        let v = |p: Vec<Prim>| p.iter().map(|p| (p.v, p.provoking)).collect::<Vec<_>>();
+        assert_eq!(assemble(Primitive::TriangleList, 0, 7).len(), 2);
+        assert_eq!(
+            v(assemble(Primitive::TriangleStrip, 0, 5)),
+            vec![([0, 1, 2], 0), ([2, 1, 3], 1), ([2, 3, 4], 2)]
+        );
+        assert_eq!(
+            v(assemble(Primitive::TriangleFan, 10, 4)),
+            vec![([10, 11, 12], 11), ([10, 12, 13], 12)]
+        );
+        assert_eq!(assemble(Primitive::LineStrip, 0, 4).len(), 3);
+        assert_eq!(assemble(Primitive::LineList, 0, 5).len(), 2);
+        assert_eq!(assemble(Primitive::PointList, 0, 3).len(), 3);
+        assert!(assemble(Primitive::TriangleStrip, 0, 1).is_empty());
+        assert!(assemble(Primitive::LineStrip, 0, 0).is_empty());
+    }
 }

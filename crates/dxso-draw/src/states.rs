@@ -222,6 +222,10 @@ fn dword(what: &str, value: &StateValue, kind: Kind) -> Result<u32, DrawError> {
         (Kind::Float | Kind::Dword, StateValue::Bits(b)) => *b,
         (_, StateValue::Bool(b)) if kind == Kind::Bool => *b as u32,
         (Kind::Bool, StateValue::Number(x)) if *x == 0.0 || *x == 1.0 => *x as u32,
+        // ZENABLE: D3DZB_TRUE / D3DZB_FALSE.
+        (Kind::Enum(names), StateValue::Bool(b)) if names.iter().any(|(n, _)| *n == "TRUE") => {
+            *b as u32
+        }
         (Kind::Enum(names), StateValue::Name(n)) => names
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(n))
@@ -303,7 +307,6 @@ impl RenderStates {
 /// `D3DRS_*` numbers the pipeline reads.
 pub(crate) mod rs {
     pub const ZENABLE: u32 = 7;
-    pub const FILLMODE: u32 = 8;
     pub const SHADEMODE: u32 = 9;
     pub const ZWRITEENABLE: u32 = 14;
     pub const ALPHATESTENABLE: u32 = 15;
@@ -329,13 +332,10 @@ pub(crate) mod rs {
     pub const STENCILREF: u32 = 57;
     pub const STENCILMASK: u32 = 58;
     pub const STENCILWRITEMASK: u32 = 59;
-    pub const CLIPPING: u32 = 136;
-    pub const FOGVERTEXMODE: u32 = 140;
     pub const CLIPPLANEENABLE: u32 = 152;
     pub const POINTSIZE: u32 = 154;
     pub const POINTSIZE_MIN: u32 = 155;
     pub const POINTSPRITEENABLE: u32 = 156;
-    pub const POINTSCALEENABLE: u32 = 157;
     pub const POINTSIZE_MAX: u32 = 166;
     pub const COLORWRITEENABLE: u32 = 168;
     pub const BLENDOP: u32 = 171;

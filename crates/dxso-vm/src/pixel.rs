@@ -45,6 +45,10 @@ impl PixelState {
         }
         Ok(PixelState { inputs: Vec::new() })
     }
+    /// The shader's version (major, minor).
+    pub fn version(&self) -> (u8, u8) {
+        (2, 0)
+    }
     pub fn inputs(&self) -> &[PixelInput] {
         &self.inputs
     }

@@ -1,0 +1,378 @@
+//! The output merger, in D3D9's order: fog, the alpha test, the stencil and depth tests (and
+//! their writes), then blending and the colour write into each render target.
+//!
+//! Rules and dxso's choices:
+//! - Fog (`FOGENABLE`) blends `FOGCOLOR` into oC0's colour by the fog factor: table fog
+//!   (`FOGTABLEMODE` LINEAR/EXP/EXP2) computes it from the pixel's depth, otherwise the
+//!   interpolated vertex fog (oFog) clamped to [0, 1] ("Fog Color", "Vertex Fog", "Pixel
+//!   Fog"). ps_3_0 gets no fixed-function fog: its model leaves fog to the shader (the spec
+//!   page marks this unverified; dxso chooses it and tests it).
+//! - The alpha test compares oC0's alpha clamped to [0, 1] with `(ALPHAREF & 0xff) / 255`.
+//! - Depth compares at the surface's precision (the incoming depth rounded as the format
+//!   stores it); stencil compares `(ref & mask)` with `(stencil & mask)`, `ref` on the left, and
+//!   writes through `STENCILWRITEMASK`; back faces use the `CCW_` states with
+//!   `TWOSIDEDSTENCILMODE`.
+//! - Blending reads the target as stored; for unorm targets the source is clamped to [0, 1]
+//!   first and the result is clamped and rounded as the format stores it. With
+//!   `SRGBWRITEENABLE` an 8-bit target blends in linear space (the stored value decoded from
+//!   sRGB, the result encoded back): a choice, since D3D9 hardware differed.
+//! - A target the pixel shader writes no `oC#` for keeps its contents.
+
+use crate::desc::{TargetFormat, d3dcolor};
+use crate::states::{RenderStates, rs};
+use crate::surfaces::Surfaces;
+
+/// One shaded pixel on its way into the surfaces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Fragment {
+    pub x: u32,
+    pub y: u32,
+    pub colors: [[f32; 4]; 4],
+    /// Bit n: oCn was written.
+    pub written: u8,
+    pub z: f32,
+    pub front: bool,
+    /// The interpolated vertex fog factor (before clamping).
+    pub fog: f32,
+}
+
+/// What the merger did with a fragment, for the pixel debugger.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MergeReport {
+    /// One line per step: `fog factor 0.25: (..) -> (..)`, `depth test LESSEQUAL 0.5 vs 1: passed`, ...
+    pub steps: Vec<String>,
+    /// Whether the fragment reached the targets.
+    pub written: bool,
+}
+
+fn compare(func: u32, a: f32, b: f32) -> bool {
+    match func {
+        1 => false,
+        2 => a < b,
+        3 => a == b,
+        4 => a <= b,
+        5 => a > b,
+        6 => a != b,
+        7 => a >= b,
+        _ => true,
+    }
+}
+
+fn compare_u(func: u32, a: u32, b: u32) -> bool {
+    compare(func, a as f32, b as f32)
+}
+
+const CMP_NAMES: [&str; 9] = [
+    "?",
+    "NEVER",
+    "LESS",
+    "EQUAL",
+    "LESSEQUAL",
+    "GREATER",
+    "NOTEQUAL",
+    "GREATEREQUAL",
+    "ALWAYS",
+];
+
+fn cmp_name(func: u32) -> &'static str {
+    CMP_NAMES.get(func as usize).copied().unwrap_or("ALWAYS")
+}
+
+fn stencil_op(op: u32, s: u8, reference: u8) -> u8 {
+    match op {
+        2 => 0,
+        3 => reference,
+        4 => s.saturating_add(1),
+        5 => s.saturating_sub(1),
+        6 => !s,
+        7 => s.wrapping_add(1),
+        8 => s.wrapping_sub(1),
+        _ => s,
+    }
+}
+
+fn clamp01(x: f32) -> f32 {
+    if x > 0.0 { x.min(1.0) } else { 0.0 }
+}
+
+/// sRGB → linear (the IEC 61966-2-1 curve).
+pub(crate) fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// linear → sRGB.
+pub(crate) fn linear_to_srgb(c: f32) -> f32 {
+    let c = clamp01(c);
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+fn v4(v: [f32; 4]) -> String {
+    format!("({}, {}, {}, {})", v[0], v[1], v[2], v[3])
+}
+
+/// The merger's view of one draw's states.
+pub(crate) struct Merger<'a> {
+    pub states: &'a RenderStates,
+    /// Fixed-function fog applies (not for ps_3_0).
+    pub fog_applies: bool,
+}
+
+impl Merger<'_> {
+    fn fog_factor(&self, f: &Fragment) -> f32 {
+        let s = self.states;
+        let d = f.z;
+        let factor = match s.get(rs::FOGTABLEMODE) {
+            1 => (-s.float(rs::FOGDENSITY) * d).exp(),
+            2 => (-(s.float(rs::FOGDENSITY) * d).powi(2)).exp(),
+            3 => {
+                let (start, end) = (s.float(rs::FOGSTART), s.float(rs::FOGEND));
+                if end == start {
+                    1.0
+                } else {
+                    (end - d) / (end - start)
+                }
+            }
+            _ => f.fog,
+        };
+        clamp01(factor)
+    }
+
+    /// Fog and the alpha test. `false`: the fragment is discarded.
+    fn colour_tests(&self, f: &mut Fragment, report: &mut Option<&mut MergeReport>) -> bool {
+        let s = self.states;
+        if self.fog_applies && s.flag(rs::FOGENABLE) {
+            let k = self.fog_factor(f);
+            let fc = d3dcolor(s.get(rs::FOGCOLOR));
+            let before = f.colors[0];
+            for c in 0..3 {
+                f.colors[0][c] = k * f.colors[0][c] + (1.0 - k) * fc[c];
+            }
+            if let Some(r) = report {
+                r.steps.push(format!(
+                    "fog factor {k}: {} -> {}",
+                    v4(before),
+                    v4(f.colors[0])
+                ));
+            }
+        }
+        if s.flag(rs::ALPHATESTENABLE) {
+            let func = s.get(rs::ALPHAFUNC);
+            let reference = (s.get(rs::ALPHAREF) & 0xff) as f32 / 255.0;
+            let a = clamp01(f.colors[0][3]);
+            let pass = compare(func, a, reference);
+            if let Some(r) = report {
+                r.steps.push(format!(
+                    "alpha test {} {a} vs {reference}: {}",
+                    cmp_name(func),
+                    if pass { "passed" } else { "failed" }
+                ));
+            }
+            if !pass {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Stencil and depth. `false`: the fragment is discarded.
+    fn depth_stencil(
+        &self,
+        sf: &mut Surfaces,
+        f: &Fragment,
+        report: &mut Option<&mut MergeReport>,
+    ) -> bool {
+        let s = self.states;
+        let i = f.y as usize * sf.width as usize + f.x as usize;
+        let Some(ds) = sf.depth_stencil.as_mut() else {
+            return true;
+        };
+        let z_on = s.get(rs::ZENABLE) != 0;
+        let zq = ds.format.store(f.z);
+        let z_pass = !z_on || compare(s.get(rs::ZFUNC), zq, ds.z[i]);
+        if let Some(r) = report.as_deref_mut().filter(|_| z_on) {
+            r.steps.push(format!(
+                "depth test {} {zq} vs {}: {}",
+                cmp_name(s.get(rs::ZFUNC)),
+                ds.z[i],
+                if z_pass { "passed" } else { "failed" }
+            ));
+        }
+        if s.flag(rs::STENCILENABLE) && ds.format.has_stencil() {
+            let back = !f.front && s.flag(rs::TWOSIDEDSTENCILMODE);
+            let [func, fail, zfail, pass] = if back {
+                [
+                    rs::CCW_STENCILFUNC,
+                    rs::CCW_STENCILFAIL,
+                    rs::CCW_STENCILZFAIL,
+                    rs::CCW_STENCILPASS,
+                ]
+            } else {
+                [
+                    rs::STENCILFUNC,
+                    rs::STENCILFAIL,
+                    rs::STENCILZFAIL,
+                    rs::STENCILPASS,
+                ]
+            }
+            .map(|n| s.get(n));
+            let reference = (s.get(rs::STENCILREF) & 0xff) as u8;
+            let mask = s.get(rs::STENCILMASK) & 0xff;
+            let wmask = (s.get(rs::STENCILWRITEMASK) & 0xff) as u8;
+            let old = ds.stencil[i];
+            let s_pass = compare_u(func, reference as u32 & mask, old as u32 & mask);
+            let op = if !s_pass {
+                fail
+            } else if !z_pass {
+                zfail
+            } else {
+                pass
+            };
+            let new = stencil_op(op, old, reference);
+            ds.stencil[i] = (old & !wmask) | (new & wmask);
+            if let Some(r) = report {
+                r.steps.push(format!(
+                    "stencil test {} ref {reference} vs {old}: {}; stencil {old} -> {}",
+                    cmp_name(func),
+                    if s_pass { "passed" } else { "failed" },
+                    ds.stencil[i]
+                ));
+            }
+            if !s_pass {
+                return false;
+            }
+        }
+        if !z_pass {
+            return false;
+        }
+        if z_on && s.flag(rs::ZWRITEENABLE) {
+            ds.z[i] = zq;
+        }
+        true
+    }
+
+    /// Merge one fragment into the surfaces.
+    pub fn merge(&self, sf: &mut Surfaces, mut f: Fragment, mut report: Option<&mut MergeReport>) {
+        if !self.colour_tests(&mut f, &mut report) || !self.depth_stencil(sf, &f, &mut report) {
+            return;
+        }
+        let i = f.y as usize * sf.width as usize + f.x as usize;
+        for (t, target) in sf.targets.iter_mut().enumerate() {
+            if f.written >> t & 1 == 0 {
+                continue;
+            }
+            let mask = self.states.get(if t == 0 {
+                rs::COLORWRITEENABLE
+            } else {
+                rs::COLORWRITEENABLE1 + t as u32 - 1
+            });
+            let old = target.texels[i];
+            let new = self.blend(target.format, f.colors[t], old);
+            let mut stored = old;
+            for c in 0..4 {
+                if mask >> c & 1 != 0 {
+                    stored[c] = new[c];
+                }
+            }
+            target.texels[i] = stored;
+            if let Some(r) = report.as_deref_mut() {
+                r.steps
+                    .push(format!("target {t}: {} -> {}", v4(old), v4(stored)));
+            }
+        }
+        if let Some(r) = report {
+            r.written = true;
+        }
+    }
+
+    /// The value target `format` stores for source `src` over destination `dst`.
+    fn blend(&self, format: TargetFormat, src: [f32; 4], dst: [f32; 4]) -> [f32; 4] {
+        let s = self.states;
+        let unorm = format.unorm_bits().is_some();
+        let srgb = s.flag(rs::SRGBWRITEENABLE) && format.unorm_bits().is_some_and(|b| b[0] == 8);
+        let src = if unorm { src.map(clamp01) } else { src };
+        let mut dst = dst;
+        if srgb {
+            for c in 0..3 {
+                dst[c] = srgb_to_linear(dst[c]);
+            }
+        }
+        let mut out = if s.flag(rs::ALPHABLENDENABLE) {
+            self.blended(src, dst)
+        } else {
+            src
+        };
+        if srgb {
+            for c in 0..3 {
+                out[c] = linear_to_srgb(out[c]);
+            }
+        }
+        format.store(out)
+    }
+
+    fn blended(&self, src: [f32; 4], dst: [f32; 4]) -> [f32; 4] {
+        let s = self.states;
+        let (mut sb, mut db, op) = (
+            s.get(rs::SRCBLEND),
+            s.get(rs::DESTBLEND),
+            s.get(rs::BLENDOP),
+        );
+        let (mut sba, mut dba, opa) = if s.flag(rs::SEPARATEALPHABLENDENABLE) {
+            (
+                s.get(rs::SRCBLENDALPHA),
+                s.get(rs::DESTBLENDALPHA),
+                s.get(rs::BLENDOPALPHA),
+            )
+        } else {
+            (sb, db, op)
+        };
+        // BOTHSRCALPHA / BOTHINVSRCALPHA set both factors from the source blend.
+        for (sf, df) in [(&mut sb, &mut db), (&mut sba, &mut dba)] {
+            match *sf {
+                12 => (*sf, *df) = (5, 6),
+                13 => (*sf, *df) = (6, 5),
+                _ => {}
+            }
+        }
+        let factor_k = d3dcolor(s.get(rs::BLENDFACTOR));
+        let factor = |f: u32, c: usize| -> f32 {
+            match f {
+                1 => 0.0,
+                3 => src[c],
+                4 => 1.0 - src[c],
+                5 => src[3],
+                6 => 1.0 - src[3],
+                7 => dst[3],
+                8 => 1.0 - dst[3],
+                9 => dst[c],
+                10 => 1.0 - dst[c],
+                11 if c < 3 => src[3].min(1.0 - dst[3]),
+                14 => factor_k[c],
+                15 => 1.0 - factor_k[c],
+                _ => 1.0,
+            }
+        };
+        std::array::from_fn(|c| {
+            let (sf, df, op) = if c == 3 {
+                (sba, dba, opa)
+            } else {
+                (sb, db, op)
+            };
+            let (a, b) = (src[c] * factor(sf, c), dst[c] * factor(df, c));
+            match op {
+                2 => a - b,
+                3 => b - a,
+                4 => src[c].min(dst[c]),
+                5 => src[c].max(dst[c]),
+                _ => a + b,
+            }
+        })
+    }
+}

@@ -1,0 +1,229 @@
+//! The pixel stage: quads from the rasterizer gathered into batches of `LANES` pixels, their
+//! inputs interpolated, the pixel shader run on dxso-vm's engine (or, without one, the
+//! fixed-function colour), and each covered pixel handed to the output merger in order.
+//!
+//! - Flat shading (`SHADEMODE` FLAT) takes colour inputs from the provoking vertex; the fog
+//!   factor is still interpolated (D3DSHADEMODE).
+//! - Point sprites (`POINTSPRITEENABLE`): every texture-coordinate input reads (u, v, 0, 1)
+//!   across the point, (0, 0) at its top-left corner and (1, 1) at its bottom-right.
+//! - Without a pixel shader the colour is the diffuse colour, plus the specular colour's RGB
+//!   where `SPECULARENABLE` (alpha from the diffuse).
+//! - `vPos` is the pixel's integer (x, y); `vFace` is ±1 (see `pipeline`).
+
+use crate::DrawError;
+use crate::PixelReport;
+use crate::desc::Draw;
+use crate::merge::{Fragment, Merger};
+use crate::pipeline::{PrimVerts, Probe, report};
+use crate::raster::Quad;
+use crate::states::rs;
+use crate::surfaces::Surfaces;
+use crate::vertex::Prepared;
+use dxso::ir::Usage;
+use dxso_vm::{LANES, PixelBatch, PixelRunner};
+
+const QUADS: usize = LANES / 4;
+
+pub(crate) struct Shading<'a> {
+    draw: &'a Draw,
+    prepared: &'a Prepared,
+    merger: Merger<'a>,
+    runner: Option<PixelRunner<'a>>,
+    batch: PixelBatch,
+    quads: usize,
+    xy: [(u32, u32); LANES],
+    fog: [f32; LANES],
+    flat: bool,
+    written: u8,
+    probe: Option<Probe<'a>>,
+}
+
+fn empty_batch(inputs: usize) -> PixelBatch {
+    PixelBatch {
+        inputs: vec![[[0.0; LANES]; 4]; inputs],
+        pos: [[0.0; LANES]; 2],
+        face: [1.0; LANES],
+        live: [false; LANES],
+        color: [[[0.0; LANES]; 4]; 4],
+        depth: [0.0; LANES],
+        discarded: [false; LANES],
+    }
+}
+
+fn copy(b: &PixelBatch) -> PixelBatch {
+    PixelBatch {
+        inputs: b.inputs.clone(),
+        pos: b.pos,
+        face: b.face,
+        live: b.live,
+        color: b.color,
+        depth: b.depth,
+        discarded: b.discarded,
+    }
+}
+
+impl<'a> Shading<'a> {
+    pub fn new(
+        draw: &'a Draw,
+        prepared: &'a Prepared,
+        merger: Merger<'a>,
+        probe: Option<Probe<'a>>,
+    ) -> Result<Shading<'a>, DrawError> {
+        let (runner, written) = match &draw.pixel {
+            Some(ps) => (Some(ps.runner()), ps.color_outputs()),
+            None => (None, 1),
+        };
+        Ok(Shading {
+            draw,
+            prepared,
+            merger,
+            runner,
+            batch: empty_batch(prepared.slots.len()),
+            quads: 0,
+            xy: [(0, 0); LANES],
+            fog: [1.0; LANES],
+            flat: draw.states.get(rs::SHADEMODE) == 1,
+            written,
+            probe,
+        })
+    }
+
+    /// Add one quad of a primitive; a full batch is shaded and merged.
+    pub fn push(
+        &mut self,
+        sf: &mut Surfaces,
+        q: &Quad,
+        face: f32,
+        bias: f32,
+        pv: &PrimVerts,
+    ) -> Result<(), DrawError> {
+        let verts = &self.prepared.vertices;
+        for k in 0..4 {
+            let lane = self.quads * 4 + k;
+            let (x, y) = (q.x + (k & 1) as i64, q.y + (k >> 1) as i64);
+            let w = q.weights[k];
+            for (s, slot) in self.prepared.slots.iter().enumerate() {
+                let value: [f32; 4] = if let Some((cx, cy, size)) =
+                    pv.sprite.filter(|_| slot.usage == Usage::TexCoord)
+                {
+                    let u = (x as f32 - (cx - size / 2.0)) / size;
+                    let v = (y as f32 - (cy - size / 2.0)) / size;
+                    [u, v, 0.0, 1.0]
+                } else if slot.color && self.flat {
+                    verts[pv.provoking].attrs[s]
+                } else {
+                    std::array::from_fn(|c| (0..3).map(|i| w[i] * verts[pv.v[i]].attrs[s][c]).sum())
+                };
+                for c in 0..4 {
+                    self.batch.inputs[s][c][lane] = value[c];
+                }
+            }
+            self.batch.pos[0][lane] = x as f32;
+            self.batch.pos[1][lane] = y as f32;
+            self.batch.face[lane] = face;
+            self.batch.live[lane] = q.covered[k];
+            self.batch.depth[lane] = q.z[k] + bias;
+            self.batch.discarded[lane] = false;
+            self.fog[lane] = (0..3).map(|i| w[i] * verts[pv.v[i]].fog).sum();
+            self.xy[lane] = (x.max(0) as u32, y.max(0) as u32);
+        }
+        self.quads += 1;
+        if self.quads == QUADS {
+            self.flush(sf)?;
+        }
+        Ok(())
+    }
+
+    /// Shade and merge the gathered quads.
+    pub fn flush(&mut self, sf: &mut Surfaces) -> Result<(), DrawError> {
+        let lanes = self.quads * 4;
+        if lanes == 0 {
+            return Ok(());
+        }
+        for l in lanes..LANES {
+            self.batch.live[l] = false;
+        }
+        let probed = self.probed_lane(lanes);
+        let traced = match (probed, &mut self.runner) {
+            (Some(l), Some(r)) => Some(r.trace(&mut copy(&self.batch), l)?),
+            _ => None,
+        };
+        match &mut self.runner {
+            Some(r) => r.run(&mut self.batch)?,
+            None => self.fixed_colour(lanes),
+        }
+        for l in 0..lanes {
+            if !self.batch.live[l] || self.batch.discarded[l] {
+                if probed == Some(l) {
+                    self.record(l, traced.clone(), None);
+                }
+                continue;
+            }
+            let f = Fragment {
+                x: self.xy[l].0,
+                y: self.xy[l].1,
+                colors: std::array::from_fn(|t| std::array::from_fn(|c| self.batch.color[t][c][l])),
+                written: self.written,
+                z: self.batch.depth[l],
+                front: self.batch.face[l] > 0.0,
+                fog: self.fog[l],
+            };
+            if probed == Some(l) {
+                let mut m = crate::merge::MergeReport::default();
+                self.merger.merge(sf, f, Some(&mut m));
+                self.record(l, traced.clone(), Some(m));
+            } else {
+                self.merger.merge(sf, f, None);
+            }
+        }
+        self.quads = 0;
+        Ok(())
+    }
+
+    fn probed_lane(&self, lanes: usize) -> Option<usize> {
+        let p = self.probe.as_ref()?;
+        (0..lanes).find(|&l| self.batch.live[l] && self.xy[l] == (p.x, p.y))
+    }
+
+    fn record(
+        &mut self,
+        lane: usize,
+        shader: Option<dxso_vm::Trace>,
+        merge: Option<crate::merge::MergeReport>,
+    ) {
+        let inputs = self
+            .prepared
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(s, slot)| {
+                let name = format!(
+                    "{}{}",
+                    slot.usage.name().to_ascii_uppercase(),
+                    slot.usage_index
+                );
+                (name, std::array::from_fn(|c| self.batch.inputs[s][c][lane]))
+            })
+            .collect();
+        let Some(p) = self.probe.as_mut() else { return };
+        let mut r: PixelReport = report(p.draw, p.x, p.y);
+        r.inputs = inputs;
+        r.shader = shader;
+        r.discarded = merge.is_none();
+        r.merge = merge.unwrap_or_default();
+        p.reports.push(r);
+    }
+
+    fn fixed_colour(&mut self, lanes: usize) {
+        let specular = self.draw.states.flag(rs::SPECULARENABLE);
+        for l in 0..lanes {
+            for c in 0..4 {
+                let mut v = self.batch.inputs[0][c][l];
+                if specular && c < 3 {
+                    v += self.batch.inputs[1][c][l];
+                }
+                self.batch.color[0][c][l] = v;
+            }
+        }
+    }
+}

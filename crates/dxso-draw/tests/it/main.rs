@@ -1,0 +1,4 @@
+//! dxso-draw's integration tests: whole draws with hand-computed pixels.
+
+mod fixed_function;
+mod support;

@@ -1,0 +1,106 @@
+//! Building draws by hand: pre-transformed and clip-space vertices with colours.
+
+use dxso::ir::Usage;
+use dxso_draw::{Draw, Frame, Primitive, StateValue, Surfaces, TargetFormat, draw_frame, fixed};
+use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+
+/// A vertex: position (x, y, z, rhw or w) and a D3DCOLOR diffuse.
+pub type V = ([f32; 4], u32);
+
+/// A draw without shaders of `verts` (positions as POSITIONT when `screen`, else POSITION
+/// FLOAT4 in clip space) with a diffuse colour each.
+pub fn draw(verts: &[V], primitive: Primitive, screen: bool, depth: bool) -> Draw {
+    let mut bytes = Vec::new();
+    for (p, c) in verts {
+        for x in p {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        bytes.extend_from_slice(&c.to_le_bytes());
+    }
+    let mut device = Device::new();
+    let decl = vec![
+        VertexElement {
+            stream: 0,
+            offset: 0,
+            ty: DeclType::Float4,
+            method: 0,
+            usage: if screen {
+                Usage::PositionT
+            } else {
+                Usage::Position
+            },
+            usage_index: 0,
+        },
+        VertexElement {
+            stream: 0,
+            offset: 16,
+            ty: DeclType::D3dColor,
+            method: 0,
+            usage: Usage::Color,
+            usage_index: 0,
+        },
+    ];
+    let semantics = fixed::pass_through(&mut device, decl).unwrap();
+    device
+        .set_stream(
+            0,
+            Some(StreamSource {
+                data: bytes.into(),
+                offset: 0,
+                stride: 20,
+                frequency: Frequency::Vertex,
+            }),
+        )
+        .unwrap();
+    let mut d = Draw::new(device, verts.len(), depth);
+    d.fixed_function = Some(semantics);
+    d.primitive = primitive;
+    d
+}
+
+/// Set render states by name.
+pub fn states(d: &mut Draw, list: &[(&str, StateValue)]) {
+    for (n, v) in list {
+        d.states.set(n, v).unwrap();
+    }
+}
+
+pub fn name(s: &str) -> StateValue {
+    StateValue::Name(s.into())
+}
+
+/// A `w` x `h` frame, one A8R8G8B8 target cleared to `clear`, with or without D24S8.
+pub fn frame(w: u32, h: u32, clear: u32, depth: bool) -> Frame {
+    Frame {
+        width: w,
+        height: h,
+        targets: vec![TargetFormat::A8R8G8B8],
+        depth_stencil: depth.then_some(dxso_draw::DepthFormat::D24S8),
+        clear: dxso_draw::Clear {
+            color: dxso_draw::d3dcolor(clear),
+            ..Default::default()
+        },
+    }
+}
+
+pub fn render(f: &Frame, draws: &[Draw]) -> Surfaces {
+    draw_frame(f, draws).unwrap()
+}
+
+/// Target 0 at (x, y) as 8-bit channels.
+pub fn rgba8(s: &Surfaces, x: u32, y: u32) -> [u8; 4] {
+    s.pixel(x, y).unwrap().targets[0].map(|c| (c * 255.0).round() as u8)
+}
+
+/// The pixels of target 0 that differ from `background`, as (x, y).
+pub fn painted(s: &Surfaces, background: [u8; 4]) -> Vec<(u32, u32)> {
+    let mut v = Vec::new();
+    for y in 0..s.height {
+        for x in 0..s.width {
+            if rgba8(s, x, y) != background {
+                v.push((x, y));
+            }
+        }
+    }
+    v
+}
