@@ -1,4 +1,5 @@
 //! dxso-draw's integration tests: whole draws with hand-computed pixels.
 
 mod fixed_function;
+mod merger;
 mod support;

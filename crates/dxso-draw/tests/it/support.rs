@@ -104,3 +104,42 @@ pub fn painted(s: &Surfaces, background: [u8; 4]) -> Vec<(u32, u32)> {
     }
     v
 }
+
+/// A draw without shaders from raw vertex bytes and a declaration (stream 0).
+pub fn draw_raw(
+    decl: Vec<VertexElement>,
+    bytes: Vec<u8>,
+    stride: usize,
+    count: usize,
+    primitive: Primitive,
+) -> Draw {
+    let mut device = Device::new();
+    let semantics = fixed::pass_through(&mut device, decl).unwrap();
+    device
+        .set_stream(
+            0,
+            Some(StreamSource {
+                data: bytes.into(),
+                offset: 0,
+                stride,
+                frequency: Frequency::Vertex,
+            }),
+        )
+        .unwrap();
+    let mut d = Draw::new(device, count, false);
+    d.fixed_function = Some(semantics);
+    d.primitive = primitive;
+    d
+}
+
+/// A declaration element of stream 0.
+pub fn element(offset: u16, ty: DeclType, usage: Usage, usage_index: u8) -> VertexElement {
+    VertexElement {
+        stream: 0,
+        offset,
+        ty,
+        method: 0,
+        usage,
+        usage_index,
+    }
+}

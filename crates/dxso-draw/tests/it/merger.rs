@@ -1,0 +1,215 @@
+//! The output merger's less common modes, each against a hand-computed pixel.
+
+use crate::support::*;
+use dxso::ir::Usage;
+use dxso_draw::{Clear, DepthFormat, Frame, Primitive, StateValue, TargetFormat};
+use dxso_vm::DeclType;
+
+const BLACK: [u8; 4] = [0, 0, 0, 0];
+
+fn quad(z: f32, color: u32, depth: bool) -> dxso_draw::Draw {
+    let v: Vec<V> = vec![
+        ([-1.0, 1.0, z, 1.0], color),
+        ([1.0, 1.0, z, 1.0], color),
+        ([-1.0, -1.0, z, 1.0], color),
+        ([1.0, -1.0, z, 1.0], color),
+    ];
+    draw(&v, Primitive::TriangleStrip, false, depth)
+}
+
+fn blend(d: &mut dxso_draw::Draw, src: &str, dst: &str, op: &str) {
+    states(
+        d,
+        &[
+            ("ALPHABLENDENABLE", StateValue::Bool(true)),
+            ("SRCBLEND", name(src)),
+            ("DESTBLEND", name(dst)),
+            ("BLENDOP", name(op)),
+        ],
+    );
+}
+
+#[test]
+fn blend_operations() {
+    // Source (0.5, 0.25, 1, 0.5) over destination (0.25, 0.5, 0.5, 1): ONE, ONE.
+    let run = |op: &str| {
+        let mut d = quad(0.5, 0x8080_40ff, false);
+        blend(&mut d, "ONE", "ONE", op);
+        rgba8(&render(&frame(2, 2, 0xff40_8080, false), &[d]), 0, 0)
+    };
+    assert_eq!(run("ADD"), [0xc0, 0xc0, 0xff, 0xff]);
+    assert_eq!(run("SUBTRACT"), [0x40, 0, 0x7f, 0]);
+    assert_eq!(run("REVSUBTRACT"), [0, 0x40, 0, 0x7f]);
+    assert_eq!(run("MIN"), [0x40, 0x40, 0x80, 0x80]);
+    assert_eq!(run("MAX"), [0x80, 0x80, 0xff, 0xff]);
+}
+
+#[test]
+fn separate_alpha_and_blend_factor() {
+    let mut d = quad(0.5, 0x80ff_ffff, false);
+    blend(&mut d, "BLENDFACTOR", "ZERO", "ADD");
+    states(
+        &mut d,
+        &[
+            ("BLENDFACTOR", name("0x40804020")),
+            ("SEPARATEALPHABLENDENABLE", StateValue::Bool(true)),
+            ("SRCBLENDALPHA", name("ZERO")),
+            ("DESTBLENDALPHA", name("ONE")),
+        ],
+    );
+    // Colour = factor (0x80, 0x40, 0x20); alpha keeps the destination's 0x10.
+    assert_eq!(
+        rgba8(&render(&frame(2, 2, 0x1000_0000, false), &[d]), 1, 1),
+        [0x80, 0x40, 0x20, 0x10]
+    );
+}
+
+#[test]
+fn float_targets_blend_unclamped() {
+    let mut f = frame(2, 2, 0, false);
+    f.targets = vec![TargetFormat::A32B32G32R32F];
+    f.clear = Clear {
+        color: [2.0, 0.0, -1.0, 1.0],
+        ..Default::default()
+    };
+    let mut d = quad(0.5, 0xffff_ffff, false);
+    blend(&mut d, "ONE", "ONE", "ADD");
+    let s = render(&f, &[d]);
+    assert_eq!(s.pixel(0, 0).unwrap().targets[0], [3.0, 1.0, 0.0, 2.0]);
+}
+
+#[test]
+fn srgb_write_encodes_linear_values() {
+    let mut d = quad(0.5, 0xff80_0000, false);
+    states(&mut d, &[("SRGBWRITEENABLE", StateValue::Bool(true))]);
+    // 128/255 = 0.50196 linear encodes to 0.73791 (188.2): 188.
+    assert_eq!(
+        rgba8(&render(&frame(2, 2, 0, false), &[d]), 0, 0),
+        [188, 0, 0, 255]
+    );
+}
+
+#[test]
+fn two_sided_stencil_uses_the_ccw_states_on_back_faces() {
+    // A back-facing (counter-clockwise) triangle, drawn with CULLMODE NONE.
+    let v: Vec<V> = vec![
+        ([0.0, 0.0, 0.5, 1.0], 0xffff_ffff),
+        ([0.0, 4.0, 0.5, 1.0], 0xffff_ffff),
+        ([4.0, 0.0, 0.5, 1.0], 0xffff_ffff),
+    ];
+    let mut d = draw(&v, Primitive::TriangleList, true, true);
+    states(
+        &mut d,
+        &[
+            ("CULLMODE", name("NONE")),
+            ("STENCILENABLE", StateValue::Bool(true)),
+            ("TWOSIDEDSTENCILMODE", StateValue::Bool(true)),
+            ("STENCILPASS", name("INCR")),
+            ("CCW_STENCILPASS", name("REPLACE")),
+            ("STENCILREF", StateValue::Number(7.0)),
+            ("ZENABLE", StateValue::Bool(false)),
+        ],
+    );
+    let mut f = frame(4, 4, 0, true);
+    f.clear.stencil = 2;
+    let s = render(&f, &[d]);
+    assert_eq!(s.pixel(0, 0).unwrap().stencil, Some(7));
+    assert_eq!(s.pixel(3, 3).unwrap().stencil, Some(2));
+}
+
+#[test]
+fn stencil_ops_saturate_and_wrap() {
+    let run = |op: &str, start: u8| {
+        let mut d = quad(0.5, 0xffff_ffff, true);
+        states(
+            &mut d,
+            &[
+                ("STENCILENABLE", StateValue::Bool(true)),
+                ("STENCILPASS", name(op)),
+                ("ZENABLE", StateValue::Bool(false)),
+            ],
+        );
+        let mut f = frame(2, 2, 0, true);
+        f.clear.stencil = start;
+        render(&f, &[d]).pixel(0, 0).unwrap().stencil.unwrap()
+    };
+    assert_eq!(run("INCRSAT", 255), 255);
+    assert_eq!(run("INCR", 255), 0);
+    assert_eq!(run("DECRSAT", 0), 0);
+    assert_eq!(run("DECR", 0), 255);
+    assert_eq!(run("INVERT", 0x0f), 0xf0);
+    assert_eq!(run("ZERO", 9), 0);
+    assert_eq!(run("KEEP", 9), 9);
+}
+
+#[test]
+fn d16_depth_precision() {
+    let mut f = frame(2, 2, 0, true);
+    f.depth_stencil = Some(DepthFormat::D16);
+    // 0.5 and 0.500005 are one D16 step apart at most: EQUAL passes after rounding.
+    let mut second = quad(0.500_005, 0xff00_ff00, true);
+    states(&mut second, &[("ZFUNC", name("EQUAL"))]);
+    let s = render(&f, &[quad(0.5, 0xffff_0000, true), second]);
+    assert_eq!(rgba8(&s, 0, 0), [0, 255, 0, 255]);
+    assert_eq!(
+        s.pixel(0, 0).unwrap().z,
+        Some((32768.0f64 / 65535.0) as f32)
+    );
+}
+
+#[test]
+fn user_clip_planes_in_clip_space() {
+    let mut d = quad(0.5, 0xffff_ffff, false);
+    // Keep x >= 0 (the right half of an 8-wide target: columns 4..8).
+    d.clip_planes[2] = [1.0, 0.0, 0.0, 0.0];
+    states(&mut d, &[("CLIPPLANEENABLE", StateValue::Number(4.0))]);
+    let p = painted(&render(&frame(8, 2, 0, false), &[d]), BLACK);
+    assert_eq!(p.len(), 8);
+    assert!(p.iter().all(|&(x, _)| x >= 4));
+}
+
+#[test]
+fn specular_and_vertex_fog_without_shaders() {
+    // POSITIONT, diffuse (0.5, 0, 0), specular (0, 0.25, 0) with alpha 0x80 as the fog factor.
+    let decl = vec![
+        element(0, DeclType::Float4, Usage::PositionT, 0),
+        element(16, DeclType::D3dColor, Usage::Color, 0),
+        element(20, DeclType::D3dColor, Usage::Color, 1),
+    ];
+    let mut bytes = Vec::new();
+    for (x, y) in [(0.0f32, 0.0f32), (4.0, 0.0), (0.0, 4.0)] {
+        for f in [x, y, 0.5, 1.0] {
+            bytes.extend_from_slice(&f.to_le_bytes());
+        }
+        bytes.extend_from_slice(&0xff80_0000u32.to_le_bytes());
+        bytes.extend_from_slice(&0x8000_4000u32.to_le_bytes());
+    }
+    let run = |list: &[(&str, StateValue)]| {
+        let mut d = draw_raw(decl.clone(), bytes.clone(), 24, 3, Primitive::TriangleList);
+        states(&mut d, list);
+        rgba8(&render(&frame(4, 4, 0, false), &[d]), 0, 0)
+    };
+    assert_eq!(run(&[]), [0x80, 0, 0, 0xff]);
+    assert_eq!(
+        run(&[("SPECULARENABLE", StateValue::Bool(true))]),
+        [0x80, 0x40, 0, 0xff]
+    );
+    // Fog factor 128/255 towards FOGCOLOR blue: red 0.50196 * 0.50196 = 0.25197 (64),
+    // blue 1 - 0.50196 = 0.49804 (127).
+    assert_eq!(
+        run(&[
+            ("FOGENABLE", StateValue::Bool(true)),
+            ("FOGCOLOR", name("0xff0000ff"))
+        ]),
+        [64, 0, 127, 0xff]
+    );
+}
+
+#[test]
+fn mrt_frames_need_targets() {
+    let f = Frame {
+        targets: vec![],
+        ..Frame::default()
+    };
+    assert!(dxso_draw::draw_frame(&f, &[]).is_err());
+}
