@@ -10,10 +10,9 @@
 
 use anyhow::{Context, anyhow, bail};
 use dxso_vm::{
-    Device, Format, MAX_TEXTURE_TEXELS, SamplerState, Storage, Texture, TextureAddress,
-    TextureFilter, TextureKind,
+    Device, Format, MAX_TEXTURE_TEXELS, SamplerState, Texture, TextureAddress, TextureFilter,
+    TextureKind, encode_level,
 };
-use half::f16;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -96,6 +95,7 @@ fn texture(v: &Value, dir: &Path) -> anyhow::Result<Texture> {
         .and_then(Value::as_str)
         .ok_or_else(|| anyhow!("format: missing"))?;
     let format = Format::from_name(fname)
+        .filter(|f| !f.pixel_only())
         .ok_or_else(|| anyhow!("format {fname:?} is not a vertex texture format"))?;
     let dim = |k: &str| -> anyhow::Result<usize> {
         match obj.get(k) {
@@ -113,46 +113,19 @@ fn texture(v: &Value, dir: &Path) -> anyhow::Result<Texture> {
         let items = level
             .as_array()
             .ok_or_else(|| anyhow!("levels[{k}]: expected an array"))?;
-        let mut b = Vec::new();
-        for x in items {
-            encode(format.storage(), x, &mut b).with_context(|| format!("levels[{k}]"))?;
-        }
-        bytes.push(b);
+        let numbers = items
+            .iter()
+            .map(|x| {
+                x.as_f64()
+                    .ok_or_else(|| anyhow!("levels[{k}]: expected a number, found {x}"))
+            })
+            .collect::<anyhow::Result<Vec<f64>>>()?;
+        let size = |n: usize| n.checked_shr(k as u32).unwrap_or(0).max(1);
+        let level = encode_level(kind, format, size(w), size(h), size(d), &numbers)
+            .with_context(|| format!("levels[{k}]"))?;
+        bytes.push(level);
     }
     Ok(Texture::new(kind, format, w, h, d, &bytes)?)
-}
-
-/// One stored element of a level, as the format stores it.
-fn encode(storage: Storage, x: &Value, out: &mut Vec<u8>) -> anyhow::Result<()> {
-    match storage {
-        Storage::Float { bits: 32, .. } => out.extend(
-            (x.as_f64()
-                .ok_or_else(|| anyhow!("expected a number, found {x}"))? as f32)
-                .to_le_bytes(),
-        ),
-        Storage::Float { .. } => out.extend(
-            f16::from_f32(
-                x.as_f64()
-                    .ok_or_else(|| anyhow!("expected a number, found {x}"))? as f32,
-            )
-            .to_bits()
-            .to_le_bytes(),
-        ),
-        Storage::Unorm { bits: 8, .. } => out.push(
-            u8::try_from(uint(x, "element")?).map_err(|_| anyhow!("{x} does not fit 8 bits"))?,
-        ),
-        Storage::Unorm { .. } | Storage::Packed { bytes: 2 } => out.extend(
-            u16::try_from(uint(x, "element")?)
-                .map_err(|_| anyhow!("{x} does not fit 16 bits"))?
-                .to_le_bytes(),
-        ),
-        Storage::Packed { .. } => out.extend(
-            u32::try_from(uint(x, "element")?)
-                .map_err(|_| anyhow!("{x} does not fit 32 bits"))?
-                .to_le_bytes(),
-        ),
-    }
-    Ok(())
 }
 
 /// The most bytes the PNG decoder may allocate (`png::Limits`): a largest texture

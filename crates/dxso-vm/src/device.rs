@@ -261,8 +261,15 @@ impl Device {
     }
 
     /// `SetTexture(D3DVERTEXTEXTURESAMPLER0 + n, ...)`: the texture vertex sampler `n`
-    /// (s0..s3) reads.
+    /// (s0..s3) reads. A texture of a pixel-only format ([`crate::Format::pixel_only`]) is
+    /// refused, as D3D9's vertex texture formats are limited.
     pub fn set_texture(&mut self, n: usize, texture: Option<Arc<Texture>>) -> Result<(), VmError> {
+        if let Some(t) = texture.as_ref().filter(|t| t.format.pixel_only()) {
+            return Err(VmError::Sampler(format!(
+                "s{n}: {} is not a vertex texture format",
+                t.format.name()
+            )));
+        }
         let slot = self.textures.get_mut(n).ok_or(VmError::Sampler(format!(
             "s{n}: vertex samplers are s0..s3"
         )))?;
