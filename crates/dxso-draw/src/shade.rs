@@ -17,7 +17,7 @@ use crate::merge::{Fragment, Merger};
 use crate::pipeline::{PrimVerts, Probe, report};
 use crate::raster::Quad;
 use crate::states::rs;
-use crate::surfaces::Surfaces;
+use crate::surfaces::Band;
 use crate::vertex::Prepared;
 use dxso::ir::Usage;
 use dxso_vm::{LANES, PixelBatch, PixelRunner};
@@ -91,7 +91,7 @@ impl<'a> Shading<'a> {
     /// Add one quad of a primitive; a full batch is shaded and merged.
     pub fn push(
         &mut self,
-        sf: &mut Surfaces,
+        sf: &mut Band,
         q: &Quad,
         face: f32,
         bias: f32,
@@ -135,7 +135,7 @@ impl<'a> Shading<'a> {
     }
 
     /// Shade and merge the gathered quads.
-    pub fn flush(&mut self, sf: &mut Surfaces) -> Result<(), DrawError> {
+    pub fn flush(&mut self, sf: &mut Band) -> Result<(), DrawError> {
         let lanes = self.quads * 4;
         if lanes == 0 {
             return Ok(());
