@@ -16,6 +16,11 @@ pub const MAX_TARGET_SIDE: u32 = 16384;
 /// a target pixel, a f32 and a byte a depth pixel) may take.
 pub const MAX_FRAME_BYTES: usize = 8 << 30;
 
+/// The most vertices one draw may process (`vertex_count · instance_count`): D3D9 devices
+/// index at most 2^24 vertices (`MaxVertexIndex` 0xFFFFFF on the largest), and dxso holds
+/// every processed vertex of a draw at once.
+pub const MAX_DRAW_VERTICES: usize = 1 << 24;
+
 /// Render target formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TargetFormat {

@@ -24,8 +24,8 @@ pub mod surfaces;
 mod vertex;
 
 pub use desc::{
-    Clear, DepthFormat, Draw, Frame, MAX_FRAME_BYTES, MAX_TARGET_SIDE, Primitive, TargetFormat,
-    Viewport, d3dcolor,
+    Clear, DepthFormat, Draw, Frame, MAX_DRAW_VERTICES, MAX_FRAME_BYTES, MAX_TARGET_SIDE,
+    Primitive, TargetFormat, Viewport, d3dcolor,
 };
 pub use merge::MergeReport;
 pub use states::{RenderStates, StageStates, StateValue};

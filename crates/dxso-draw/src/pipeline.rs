@@ -109,6 +109,15 @@ struct Setup<'a> {
 
 fn setup<'a>(sf: &Surfaces, draw: &'a Draw) -> Result<Setup<'a>, DrawError> {
     let s = &draw.states;
+    let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
+    if total.is_none_or(|n| n > crate::desc::MAX_DRAW_VERTICES) {
+        return Err(DrawError::TooLarge(format!(
+            "a draw of {} vertices x {} instances: dxso draws at most {} vertices at once",
+            draw.vertex_count,
+            draw.instance_count,
+            crate::desc::MAX_DRAW_VERTICES
+        )));
+    }
     let vp = draw.viewport.unwrap_or(crate::Viewport {
         x: 0,
         y: 0,

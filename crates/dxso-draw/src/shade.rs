@@ -110,9 +110,13 @@ impl<'a> Shading<'a> {
                     let v = (y as f32 - (cy - size / 2.0)) / size;
                     [u, v, 0.0, 1.0]
                 } else if slot.color && self.flat {
-                    verts[pv.provoking].attrs[s]
+                    self.prepared.attr(pv.provoking, s)
                 } else {
-                    std::array::from_fn(|c| (0..3).map(|i| w[i] * verts[pv.v[i]].attrs[s][c]).sum())
+                    std::array::from_fn(|c| {
+                        (0..3)
+                            .map(|i| w[i] * self.prepared.attr(pv.v[i], s)[c])
+                            .sum()
+                    })
                 };
                 for c in 0..4 {
                     self.batch.inputs[s][c][lane] = value[c];

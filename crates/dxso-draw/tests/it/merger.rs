@@ -237,3 +237,27 @@ fn bands_draw_what_one_pass_draws() {
     assert!(!reports.is_empty());
     assert!(reports.iter().all(|r| r.merge.written));
 }
+
+#[test]
+fn draws_beyond_the_vertex_bound_are_refused() {
+    let mut d = draw(
+        &[([0.0, 0.0, 0.5, 1.0], 0)],
+        Primitive::PointList,
+        true,
+        false,
+    );
+    d.vertex_count = dxso_draw::MAX_DRAW_VERTICES;
+    d.instance_count = 2;
+    let e = dxso_draw::draw_frame(&frame(2, 2, 0, false), &[d]).unwrap_err();
+    assert!(matches!(e, dxso_draw::DrawError::TooLarge(_)), "{e}");
+    let mut d = draw(
+        &[([0.0, 0.0, 0.5, 1.0], 0)],
+        Primitive::PointList,
+        true,
+        false,
+    );
+    d.vertex_count = 5;
+    // The stream holds one vertex: the vertex stage says so.
+    let e = dxso_draw::draw_frame(&frame(2, 2, 0, false), &[d]).unwrap_err();
+    assert!(e.to_string().contains("past the end"), "{e}");
+}
