@@ -11,6 +11,7 @@
 pub mod desc;
 pub mod fixed;
 mod pipeline;
+pub mod scene;
 pub mod states;
 pub mod surfaces;
 
@@ -18,6 +19,7 @@ pub use desc::{
     Clear, DepthFormat, Draw, Frame, MAX_FRAME_BYTES, MAX_TARGET_SIDE, Primitive, TargetFormat,
     Viewport, d3dcolor,
 };
+pub use scene::{DrawScene, Scene, SceneError, draw_scene_from_json, load_draw_scene};
 pub use states::{RenderStates, StageStates, StateValue};
 pub use surfaces::{DepthStencil, PixelValue, Surfaces, Target};
 
