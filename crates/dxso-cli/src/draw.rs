@@ -269,6 +269,19 @@ fn write_dds(s: &Surfaces, target: usize, path: &Path) -> Result<(), Failure> {
             ));
         }
         dds.data = data;
+        // ddsfile describes a format with both a bit count and a FourCC (the float formats,
+        // A16B16G16R16) by its bit count alone, with no masks, which no reader (ddsfile's
+        // included) can name: D3D9's DDS files name those formats by their FourCC.
+        if let Some(fourcc) = ddsfile::DataFormat::get_fourcc(&format) {
+            let spf = &mut dds.header.spf;
+            spf.flags = ddsfile::PixelFormatFlags::FOURCC;
+            spf.fourcc = Some(fourcc);
+            spf.rgb_bit_count = None;
+            spf.r_bit_mask = None;
+            spf.g_bit_mask = None;
+            spf.b_bit_mask = None;
+            spf.a_bit_mask = None;
+        }
         let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
         dds.write(&mut file).map_err(|e| anyhow!("{e}"))?;
         std::io::Write::flush(&mut file)?;
