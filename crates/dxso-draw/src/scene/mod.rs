@@ -30,46 +30,78 @@ use serde_json::Value;
 use std::fmt::Display;
 
 /// What is wrong with a scene (or a file it names): the message names the field and file.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct SceneError(String);
+/// `internal`: not the scene's fault but a defect in dxso met while loading it
+/// ([`DrawError::Internal`]), kept apart so callers can say so.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneError {
+    message: String,
+    internal: bool,
+}
+
+impl std::fmt::Display for SceneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.internal {
+            f.write_str("internal error: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SceneError {}
 
 impl SceneError {
     pub fn new(message: impl Into<String>) -> SceneError {
-        SceneError(message.into())
+        SceneError {
+            message: message.into(),
+            internal: false,
+        }
     }
 
     /// The message, `what: ` in front (the field or file the error is in).
     pub fn context(self, what: impl Display) -> SceneError {
-        SceneError(format!("{what}: {}", self.0))
+        SceneError {
+            message: format!("{what}: {}", self.message),
+            ..self
+        }
     }
 
-    pub fn message(&self) -> &str {
-        &self.0
+    /// Whether this is a defect in dxso rather than in the scene.
+    pub fn is_internal(&self) -> bool {
+        self.internal
     }
 }
 
 impl From<SceneError> for DrawError {
     fn from(e: SceneError) -> DrawError {
-        DrawError::Scene(e.0)
+        if e.internal {
+            DrawError::Internal(e.message)
+        } else {
+            DrawError::Scene(e.message)
+        }
     }
 }
 
 impl From<dxso_vm::VmError> for SceneError {
     fn from(e: dxso_vm::VmError) -> SceneError {
-        SceneError(e.to_string())
+        SceneError::new(e.to_string())
     }
 }
 
 impl From<dxso_vm::TextureError> for SceneError {
     fn from(e: dxso_vm::TextureError) -> SceneError {
-        SceneError(e.to_string())
+        SceneError::new(e.to_string())
     }
 }
 
 impl From<DrawError> for SceneError {
     fn from(e: DrawError) -> SceneError {
-        SceneError(e.to_string())
+        match e {
+            DrawError::Internal(message) => SceneError {
+                message,
+                internal: true,
+            },
+            e => SceneError::new(e.to_string()),
+        }
     }
 }
 
@@ -98,7 +130,7 @@ impl<T, E: Into<SceneError>> Context<T> for Result<T, E> {
 
 /// A file a scene names, read; the error names the path.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, SceneError> {
-    std::fs::read(path).map_err(|e| SceneError(format!("reading {}: {e}", path.display())))
+    std::fs::read(path).map_err(|e| SceneError::new(format!("reading {}: {e}", path.display())))
 }
 
 /// A number as JSON writes it, or the strings "nan", "inf", "-inf".
@@ -107,7 +139,7 @@ pub(crate) fn float(v: &Value) -> Result<f32, SceneError> {
         Value::Number(n) => n
             .as_f64()
             .map(|x| x as f32)
-            .ok_or_else(|| SceneError(format!("bad number {n}"))),
+            .ok_or_else(|| SceneError::new(format!("bad number {n}"))),
         Value::String(s) => match s.to_ascii_lowercase().as_str() {
             "nan" => Ok(f32::NAN),
             "inf" | "+inf" | "infinity" => Ok(f32::INFINITY),
@@ -126,19 +158,19 @@ pub(crate) fn four<T>(
 ) -> Result<[T; 4], SceneError> {
     let arr = v
         .as_array()
-        .ok_or_else(|| SceneError(format!("{what}: expected an array of 4 numbers")))?;
+        .ok_or_else(|| SceneError::new(format!("{what}: expected an array of 4 numbers")))?;
     if arr.len() != 4 {
         bail!("{what}: expected 4 numbers, found {}", arr.len());
     }
     let items: Vec<T> = arr.iter().map(&f).collect::<Result<_, _>>().context(what)?;
     items
         .try_into()
-        .map_err(|_| SceneError(format!("{what}: expected 4 numbers")))
+        .map_err(|_| SceneError::new(format!("{what}: expected 4 numbers")))
 }
 
 /// A serde_json error, as the scene reader reports it.
 pub(crate) fn json_error(e: serde_json::Error) -> SceneError {
-    SceneError(e.to_string())
+    SceneError::new(e.to_string())
 }
 
 #[cfg(test)]
