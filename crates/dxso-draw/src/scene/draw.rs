@@ -233,12 +233,16 @@ fn check_draw_fields(d: &Map<String, Value>) -> Result<(), SceneError> {
 fn fields<T: DeserializeOwned>(map: Map<String, Value>) -> Result<T, SceneError> {
     let value = Value::Object(map);
     T::deserialize(&value).map_err(|whole| {
-        // Find the field at fault: the first that fails alone (absent fields default).
+        // The field at fault: the first that fails alone otherwise than an empty object
+        // does (absent fields default; a required one is missing from both).
+        let empty = T::deserialize(&Value::Object(Map::new()))
+            .err()
+            .map(|e| e.to_string());
         if let Value::Object(map) = &value {
             for (k, v) in map {
                 let one = Value::Object(Map::from_iter([(k.clone(), v.clone())]));
                 if let Err(e) = T::deserialize(&one)
-                    && !e.to_string().starts_with("missing field")
+                    && Some(e.to_string()) != empty
                 {
                     return json_error(e).context(k);
                 }

@@ -300,6 +300,10 @@ fn frame_errors_name_the_field_and_value() {
         r#"{"targets": [{"format": "R32F"}, {"format": "R32F"}, {"format": "R32F"}, {"format": "R32F"}, {"format": "R32F"}], "draws": []}"#,
         &["5 render targets"],
     );
+    assert_names(
+        r#"{"targets": [{}], "draws": []}"#,
+        &["targets: missing field `format`"],
+    );
     assert_names(r#"{"draws": {}}"#, &["draws: expected an array"]);
     assert_names(r#"{"draws": [3]}"#, &["draws[0]: expected an object"]);
     assert_names(r#"[1, 2]"#, &["scene JSON"]);
@@ -559,4 +563,70 @@ fn the_draw_examples_load() {
     assert!(clear.draws.is_empty());
     assert_eq!(clear.frame.clear.color, crate::d3dcolor(0xff33_6699));
     assert_eq!((clear.frame.width, clear.frame.height), (640, 480));
+}
+
+/// Every field of a full scene, each replaced by values of every kind (and numbers at the
+/// edges): the reader answers each with a scene or an error, never a panic.
+#[test]
+fn hostile_values_in_every_field_are_errors_not_panics() {
+    let base = format!(
+        r#"{{"width": 8, "height": 8, "targets": [{{"format": "A8R8G8B8"}}],
+        "depth_stencil": {{"format": "D24S8"}}, "clear": {{"color": [0, 0, 0, 1], "z": 1, "stencil": 0}},
+        "draws": [{{{VS}, {PS}, "vertex_count": 3, "instance_count": 1, "primitive": "TRIANGLELIST",
+            "declaration": [{{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITION", "usage_index": 0}}],
+            "streams": [{{"stride": 16, "f32": [0, 0, 0, 1], "offset": 0}}], "indices": [0, 0, 0],
+            "constants": {{"c0": [1, 1, 1, 1]}}, "pixel_constants": {{"c0": [1, 1, 1, 1], "i0": [1, 1, 1, 1]}},
+            "pixel_textures": {{"s5": {{"format": "A8R8G8B8", "width": 1, "height": 1, "levels": [[1, 2, 3, 4]]}}}},
+            "pixel_samplers": {{"s5": {{"min_filter": "POINT", "max_anisotropy": 1, "border_color": "0x0"}}}},
+            "states": {{"CULLMODE": "NONE", "FOGSTART": 0.5, "FOGEND": {{"bits": "0x3f800000"}}}},
+            "stages": [{{"BUMPENVMAT00": 1}}],
+            "viewport": {{"x": 0, "y": 0, "width": 8, "height": 8, "min_z": 0, "max_z": 1}},
+            "scissor": [0, 0, 8, 8], "clip_planes": {{"0": [0, 0, 0, 1]}}}}]}}"#
+    );
+    let root: serde_json::Value = serde_json::from_str(&base).unwrap();
+    draw_scene(&base).unwrap();
+    let hostile: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[null, true, -1, 0, 1.5, 4294967296, 18446744073709551615, -9223372036854775808,
+            1e300, "", "x", "0x", "nan", [], [1], [1, 2, 3, 4, 5], {}, {"bits": 1}, {"format": 1}]"#,
+    )
+    .unwrap();
+    // Every path to a value, down to the items of arrays and objects.
+    fn paths(v: &serde_json::Value, at: Vec<String>, out: &mut Vec<Vec<String>>) {
+        out.push(at.clone());
+        match v {
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    let mut p = at.clone();
+                    p.push(k.clone());
+                    paths(x, p, out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let mut p = at.clone();
+                    p.push(i.to_string());
+                    paths(x, p, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    paths(&root, Vec::new(), &mut all);
+    assert!(all.len() > 100, "{}", all.len());
+    for path in &all {
+        for h in &hostile {
+            let mut v = root.clone();
+            let mut slot = &mut v;
+            for step in path {
+                slot = match slot {
+                    serde_json::Value::Object(o) => o.get_mut(step).unwrap(),
+                    serde_json::Value::Array(a) => &mut a[step.parse::<usize>().unwrap()],
+                    _ => unreachable!(),
+                };
+            }
+            *slot = h.clone();
+            let _ = draw_scene(&v.to_string());
+        }
+    }
 }
