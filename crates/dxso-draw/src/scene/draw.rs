@@ -159,6 +159,11 @@ impl DrawScene {
         let mut warnings = Vec::new();
         let draws = match draws {
             None => {
+                if draw_fields.is_empty() {
+                    bail!(
+                        "the scene has no draw: give a draw's fields (vertex_count, declaration, streams, ...) or \"draws\": [] for a frame that is only its clear"
+                    );
+                }
                 check_draw_fields(&draw_fields)?;
                 vec![draw(draw_fields, &frame, dir, &mut warnings)?]
             }

@@ -305,6 +305,7 @@ fn frame_errors_name_the_field_and_value() {
         &["targets: missing field `format`"],
     );
     assert_names(r#"{"draws": {}}"#, &["draws: expected an array"]);
+    assert_names(r#"{"width": 4}"#, &["no draw", "\"draws\": []"]);
     assert_names(r#"{"draws": [3]}"#, &["draws[0]: expected an object"]);
     assert_names(r#"[1, 2]"#, &["scene JSON"]);
 }
