@@ -28,7 +28,8 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
             path.display()
         )));
     }
-    let scene = Scene::load(path).map_err(|e| scene_error(path, e))?;
+    let scene =
+        Scene::load(path).map_err(|e| Failure::Input(format!("{}: error: {e}", path.display())))?;
     for w in &scene.warnings {
         crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
     }

@@ -18,6 +18,7 @@ pub mod fixed;
 mod merge;
 mod pipeline;
 mod raster;
+pub mod scene;
 mod shade;
 pub mod states;
 pub mod surfaces;
@@ -28,6 +29,7 @@ pub use desc::{
     Primitive, TargetFormat, Viewport, d3dcolor,
 };
 pub use merge::MergeReport;
+pub use scene::{DrawScene, Scene, SceneError, draw_scene_from_json, load_draw_scene};
 pub use states::{RenderStates, StageStates, StateValue};
 pub use surfaces::{DepthStencil, PixelValue, Surfaces, Target};
 

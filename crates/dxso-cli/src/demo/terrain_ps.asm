@@ -14,7 +14,8 @@ endif
 dp3_sat r1.x, r0, c5         // diffuse term
 mul r2.xy, v0.xy, c10.z      // tile the ground texture
 texld r3, r2, s0
-lrp r4, v0.z, c7, c6         // colour by height
+mov r6, c6
+lrp r4, v0.z, c7, r6         // colour by height
 mul r4.xyz, r4, r3
 mul r5.xyz, r4, c9           // ambient
 mad r4.xyz, r4, r1.x, r5

@@ -240,7 +240,8 @@ const _: () = assert!(x86::MAX_FRAME as usize * 8 <= STACK_BYTES);
 /// [`STACK_BYTES`] of stack a thread, so compiled code never runs on a thread whose stack
 /// dxso did not size (a caller's thread, or a pool a caller built).
 pub(crate) fn default_pool() -> Result<&'static rayon::ThreadPool, crate::VmError> {
-    static POOL: std::sync::OnceLock<Result<rayon::ThreadPool, String>> = std::sync::OnceLock::new();
+    static POOL: std::sync::OnceLock<Result<rayon::ThreadPool, String>> =
+        std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .stack_size(STACK_BYTES)
