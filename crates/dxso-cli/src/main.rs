@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use dxso::Shader;
 
+mod bench;
 mod check;
 mod demo;
 mod draw;
@@ -324,7 +325,7 @@ fn main() -> ExitCode {
             format,
             gpu,
             adapter,
-        } => run::bench(
+        } => bench::bench(
             &scenes,
             repeat,
             threads,

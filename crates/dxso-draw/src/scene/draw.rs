@@ -200,6 +200,17 @@ impl DrawScene {
     }
 }
 
+/// Whether a scene's JSON text is a draw scene (one `dxso draw` takes: it names a pixel
+/// shader, `draws` or `targets`) rather than a run scene. Text that is not a JSON object is
+/// neither: `false`, and the run scene reader says what is wrong with it.
+pub fn is_draw_scene(text: &str) -> bool {
+    serde_json::from_str::<Map<String, Value>>(text).is_ok_and(|top| {
+        ["pixel_shader", "pixel_shader_asm", "draws", "targets"]
+            .iter()
+            .any(|k| top.contains_key(*k))
+    })
+}
+
 /// Load the draw scene at `path`: its frame and draws.
 pub fn load_draw_scene(path: &Path) -> Result<(Frame, Vec<Draw>), DrawError> {
     DrawScene::load(path).map(|s| (s.frame, s.draws))

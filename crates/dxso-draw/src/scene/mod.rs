@@ -20,7 +20,7 @@ mod run;
 mod shader;
 pub mod textures;
 
-pub use draw::{DrawScene, draw_scene_from_json, load_draw_scene};
+pub use draw::{DrawScene, draw_scene_from_json, is_draw_scene, load_draw_scene};
 pub use mesh::Mesh;
 pub use run::Scene;
 pub use shader::{LoadedShader, load_shader};
