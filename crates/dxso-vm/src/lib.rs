@@ -1,7 +1,8 @@
 //! # dxso-vm — software vertex processing
 //!
 //! Runs validated Direct3D 9 vertex shaders (vs_1_1 .. vs_3_0) on the CPU with D3D9's
-//! semantics. A shader is lowered once into a pre-decoded [`Program`]; draws execute it over
+//! semantics, and pixel shaders (ps_1_1 .. ps_3_0) over batches of 2x2 quads for a CPU
+//! rasterizer ([`PixelState`], [`PixelRunner`]; the `pixel` module documents the rules). A shader is lowered once into a pre-decoded [`Program`]; draws execute it over
 //! batches of [`LANES`] vertices in structure-of-arrays form, with execution masks for
 //! dynamic flow control and predication, spread over threads with rayon.
 //!
@@ -43,6 +44,7 @@ mod guard;
 mod guard_tests;
 mod inline;
 mod math;
+mod pixel;
 mod program;
 #[cfg(test)]
 mod safety_tests;
@@ -60,6 +62,10 @@ pub use exec::Isa;
 pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
     StreamSource, VertexElement,
+};
+pub use pixel::{
+    PIXEL_SAMPLERS, PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState,
+    TEXTURE_STAGES,
 };
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
@@ -82,6 +88,8 @@ pub const LANES: usize = 64;
 pub enum VmError {
     #[error("no vertex shader is set")]
     NoShader,
+    #[error("not a pixel shader: PixelState runs ps_1_1 .. ps_3_0")]
+    NotPixelShader,
     #[error(transparent)]
     Lower(LowerError),
     #[error("stream {0} is used by the declaration but not set")]
