@@ -737,3 +737,369 @@ fn trace_follows_one_lane() {
     assert_eq!(t.outputs, [5.0, 0.0, 0.0, 0.0]);
     assert!(st.runner().trace(&mut b, LANES).is_err());
 }
+
+/// A 1x1 cube map, face f coloured (f, 0, 0, 1) (+X, -X, +Y, -Y, +Z, -Z).
+fn face_cube() -> Arc<Texture> {
+    let faces: Vec<[f32; 4]> = (0..6).map(|f| [f as f32, 0.0, 0.0, 1.0]).collect();
+    Arc::new(
+        Texture::new(
+            TextureKind::Cube,
+            Format::A32B32G32R32F,
+            1,
+            1,
+            1,
+            &[bytes(&faces)],
+        )
+        .unwrap(),
+    )
+}
+
+/// 2x2 texture, texel k = (k, 0, 0, 1) (row by row).
+fn numbered() -> Arc<Texture> {
+    tex2d(2, 2, &[(0..4).map(|k| [k as f32, 0.0, 0.0, 1.0]).collect()])
+}
+
+#[test]
+fn ps_1_x_texm3x3spec_and_vspec_reflect_the_eye_ray() {
+    // N = (0, 0, 1) from stage 0 through an identity matrix; E = (1, 0, 0.5):
+    // R = 2 N (N.E) / (N.N) - E = (-1, 0, 0.5): the -X face.
+    for (src, eye_w) in [
+        (
+            "ps_1_1\n\
+             def c0, 1, 0, 0.5, 0\n\
+             tex t0\n\
+             texm3x3pad t1, t0\n\
+             texm3x3pad t2, t0\n\
+             texm3x3spec t3, t0, c0\n\
+             mov r0, t3\n",
+            [0.0; 3],
+        ),
+        (
+            "ps_1_1\n\
+             tex t0\n\
+             texm3x3pad t1, t0\n\
+             texm3x3pad t2, t0\n\
+             texm3x3vspec t3, t0\n\
+             mov r0, t3\n",
+            [1.0, 0.0, 0.5],
+        ),
+    ] {
+        let mut st = state(src);
+        st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.0, 0.0, 1.0, 1.0]]])))
+            .unwrap();
+        st.set_texture(3, Some(face_cube())).unwrap();
+        let b = run(&st, |b| {
+            set(&st, b, "t0", [0.5, 0.5, 0.0, 1.0]);
+            set(&st, b, "t1", [1.0, 0.0, 0.0, eye_w[0]]);
+            set(&st, b, "t2", [0.0, 1.0, 0.0, eye_w[1]]);
+            set(&st, b, "t3", [0.0, 0.0, 1.0, eye_w[2]]);
+        });
+        assert_eq!(color(&b, 0, 0), [1.0, 0.0, 0.0, 1.0], "{src}");
+    }
+}
+
+#[test]
+fn ps_1_x_texm3x2tex_texm3x2depth_texm3x3() {
+    let mut st = state(
+        "ps_1_1\n\
+         tex t0\n\
+         texm3x2pad t1, t0\n\
+         texm3x2tex t2, t0\n\
+         mov r0, t2\n",
+    );
+    st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.25, 0.75, 0.5, 1.0]]])))
+        .unwrap();
+    st.set_texture(2, Some(numbered())).unwrap();
+    let b = run(&st, |b| {
+        set(&st, b, "t0", [0.5, 0.5, 0.0, 1.0]);
+        set(&st, b, "t1", [1.0, 0.0, 0.0, 0.0]);
+        set(&st, b, "t2", [0.0, 1.0, 0.0, 0.0]);
+    });
+    // (u, v) = (0.25, 0.75): texel 2.
+    assert_eq!(color(&b, 0, 0), [2.0, 0.0, 0.0, 1.0]);
+
+    let mut st = state(
+        "ps_1_3\n\
+         tex t0\n\
+         texm3x2pad t1, t0\n\
+         texm3x2depth t2, t0\n\
+         mov r0, t0\n",
+    );
+    assert!(st.writes_depth());
+    st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.25, 0.75, 0.5, 1.0]]])))
+        .unwrap();
+    let b = run(&st, |b| {
+        set(&st, b, "t0", [0.5, 0.5, 0.0, 1.0]);
+        set(&st, b, "t1", [1.0, 0.0, 0.0, 0.0]);
+        set(&st, b, "t2", [0.0, 0.0, 1.0, 0.0]);
+        set_lane(&st, b, "t2", 1, [0.0; 4]);
+    });
+    // z / w = 0.25 / 0.5; w = 0 gives 1.0.
+    assert_eq!(&b.depth[..2], [0.5, 1.0]);
+
+    let mut st = state(
+        "ps_1_2\n\
+         tex t0\n\
+         texm3x3pad t1, t0\n\
+         texm3x3pad t2, t0\n\
+         texm3x3 t3, t0\n\
+         mov r0, t3\n",
+    );
+    st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.25, 0.75, 0.5, 1.0]]])))
+        .unwrap();
+    let b = run(&st, |b| {
+        set(&st, b, "t0", [0.5, 0.5, 0.0, 1.0]);
+        set(&st, b, "t1", [0.0, 0.0, 1.0, 0.0]);
+        set(&st, b, "t2", [1.0, 1.0, 0.0, 0.0]);
+        set(&st, b, "t3", [2.0, 0.0, 0.0, 0.0]);
+    });
+    assert_eq!(color(&b, 0, 0), [0.5, 1.0, 0.5, 1.0]);
+}
+
+#[test]
+fn ps_1_x_texreg2_and_texdp3() {
+    let cases = [
+        // (a, r) = (0.25, 0.75): texel 2.
+        (
+            "ps_1_1\ntex t0\ntexreg2ar t1, t0\nmov r0, t1\n",
+            [0.75, 0.0, 0.0, 0.25],
+            2.0,
+        ),
+        // (g, b) = (0.75, 0.25): texel 1.
+        (
+            "ps_1_1\ntex t0\ntexreg2gb t1, t0\nmov r0, t1\n",
+            [0.0, 0.75, 0.25, 0.0],
+            1.0,
+        ),
+        // (r, g, b) = (0.75, 0.75, 0): texel 3.
+        (
+            "ps_1_2\ntex t0\ntexreg2rgb t1, t0\nmov r0, t1\n",
+            [0.75, 0.75, 0.0, 0.0],
+            3.0,
+        ),
+    ];
+    for (src, texel, want) in cases {
+        let mut st = state(src);
+        st.set_texture(0, Some(tex2d(1, 1, &[vec![texel]])))
+            .unwrap();
+        st.set_texture(1, Some(numbered())).unwrap();
+        let b = run(&st, |b| set(&st, b, "t0", [0.5, 0.5, 0.0, 1.0]));
+        assert_eq!(color(&b, 0, 0), [want, 0.0, 0.0, 1.0], "{src}");
+    }
+    let mut st = state(
+        "ps_1_2\n\
+         tex t0\n\
+         texdp3tex t1, t0\n\
+         texdp3 t2, t0\n\
+         mov r0, t1\n\
+         mov r1, t2\n\
+         add r0.a, r0.a, r1.b\n",
+    );
+    st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.5, 0.25, 1.0, 1.0]]])))
+        .unwrap();
+    let strip: Vec<[f32; 4]> = (0..4).map(|k| [k as f32, 0.0, 0.0, 0.0]).collect();
+    st.set_texture(1, Some(tex2d(4, 1, &[strip]))).unwrap();
+    let b = run(&st, |b| {
+        set(&st, b, "t0", [0.5, 0.5, 0.0, 1.0]);
+        // u = 0.5*0.5 + 1*0.25 + 0.125*1 = 0.625: texel 2.
+        set(&st, b, "t1", [0.5, 1.0, 0.125, 0.0]);
+        // t2 = 0.5 + 0 + 0.25 = 0.75 in every component.
+        set(&st, b, "t2", [1.0, 0.0, 0.25, 0.0]);
+    });
+    assert_eq!(color(&b, 0, 0), [2.0, 0.0, 0.0, 0.75]);
+}
+
+#[test]
+fn ps_1_4_bem_and_projected_stages() {
+    let mut st = state(
+        "ps_1_4\n\
+         def c0, 0.5, 0.25, 0, 0\n\
+         def c1, 0.5, -0.5, 0, 0\n\
+         def c2, 0, 0, 0, 1\n\
+         mov r0, c1\n\
+         mov r1, c2\n\
+         bem r1.rg, c0, r0\n\
+         mov r0, r1\n",
+    );
+    st.set_stage(
+        1,
+        StageState {
+            bump_env_mat: [1.0, 0.5, 0.0, 2.0],
+            ..StageState::default()
+        },
+    )
+    .unwrap();
+    // r = 0.5 + 1*0.5 + 0*(-0.5) = 1; g = 0.25 + 0.5*0.5 + 2*(-0.5) = -0.5.
+    let b = run(&st, |_| {});
+    assert_eq!(color(&b, 0, 0), [1.0, -0.5, 0.0, 1.0]);
+
+    // ps_1_1 tex divides by w where the stage says D3DTTFF_PROJECTED.
+    let mut st = state("ps_1_1\ntex t0\nmov r0, t0\n");
+    st.set_texture(0, Some(numbered())).unwrap();
+    let fill = |b: &mut PixelBatch| set(&st, b, "t0", [1.5, 0.5, 0.0, 2.0]);
+    // Not projected: (1.5, 0.5) wraps to texel 3; projected: (0.75, 0.25) is texel 1.
+    let b = run(&st, fill);
+    assert_eq!(color(&b, 0, 0)[0], 3.0);
+    st.set_stage(
+        0,
+        StageState {
+            projected: true,
+            ..StageState::default()
+        },
+    )
+    .unwrap();
+    let b = run(&st, |b| set(&st, b, "t0", [1.5, 0.5, 0.0, 2.0]));
+    assert_eq!(color(&b, 0, 0)[0], 1.0);
+
+    // ps_1_4 texld _dw divides by w.
+    let mut st = state("ps_1_4\ntexld r0, t0_dw.xyw\n");
+    st.set_texture(0, Some(numbered())).unwrap();
+    let b = run(&st, |b| set(&st, b, "t0", [1.5, 0.5, 0.0, 2.0]));
+    assert_eq!(color(&b, 0, 0)[0], 1.0);
+}
+
+#[test]
+fn cube_and_volume_lod_from_the_quad() {
+    // A 4x4 cube with 3 levels, each level solid LEVEL[k] on every face.
+    let levels: Vec<Vec<u8>> = (0..3)
+        .map(|k| bytes(&vec![LEVEL[k]; 6 * (4 >> k) * (4 >> k)]))
+        .collect();
+    let cube = Texture::new(TextureKind::Cube, Format::A32B32G32R32F, 4, 4, 1, &levels).unwrap();
+    let mut st = state(
+        "ps_2_0\n\
+         dcl t0\n\
+         dcl_cube s0\n\
+         texld r0, t0, s0\n\
+         mov oC0, r0\n",
+    );
+    st.set_texture(0, Some(Arc::new(cube))).unwrap();
+    st.set_sampler_state(0, mip_sampler()).unwrap();
+    // On the +Z face (z = 1) a step of 0.5 in x and y is 0.5 * 4 / 2 = 1 texel: level 0;
+    // a step of 1 is 2 texels: level 1.
+    for (step, want) in [(0.5, 0), (1.0, 1)] {
+        let b = run(&st, |b| {
+            for l in 0..LANES {
+                let (dx, dy) = ((l & 1) as f32, (l >> 1 & 1) as f32);
+                set_lane(
+                    &st,
+                    b,
+                    "t0",
+                    l,
+                    [-0.5 + dx * step, -0.5 + dy * step, 1.0, 1.0],
+                );
+            }
+        });
+        assert_eq!(color(&b, 0, 0), LEVEL[want], "cube step {step}");
+    }
+    // A 4x4x4 volume with 3 levels: 2 texels apart in w only -> level 1.
+    let levels: Vec<Vec<u8>> = (0..3)
+        .map(|k| bytes(&vec![LEVEL[k]; (4usize >> k).pow(3)]))
+        .collect();
+    let vol = Texture::new(TextureKind::Volume, Format::A32B32G32R32F, 4, 4, 4, &levels).unwrap();
+    let mut st = state(
+        "ps_2_0\n\
+         dcl t0\n\
+         dcl_volume s0\n\
+         texld r0, t0, s0\n\
+         mov oC0, r0\n",
+    );
+    st.set_texture(0, Some(Arc::new(vol))).unwrap();
+    st.set_sampler_state(0, mip_sampler()).unwrap();
+    let b = run(&st, |b| {
+        for l in 0..LANES {
+            let dx = (l & 1) as f32;
+            set_lane(&st, b, "t0", l, [0.5, 0.5, 0.25 + dx * 0.5, 1.0]);
+        }
+    });
+    assert_eq!(color(&b, 0, 0), LEVEL[1]);
+}
+
+#[test]
+fn constants_by_name_and_the_trace_names_them() {
+    use dxso::ctab::{Class, Constant, ConstantTable, ParamType, RegisterSet, TypeInfo};
+    let mut st = state("ps_2_0\nmov oC0, c2\n");
+    assert!(st.set_constant_by_name("tint", &[1.0]).is_err());
+    st.set_constant_table(Some(ConstantTable {
+        creator: "dxso test".into(),
+        version: 0xFFFF_0200,
+        flags: 0,
+        target: "ps_2_0".into(),
+        constants: vec![Constant {
+            name: "tint".into(),
+            register_set: RegisterSet::Float4,
+            register_index: 2,
+            register_count: 1,
+            ty: TypeInfo::new(Class::Vector, ParamType::Float, 1, 4),
+            default_value: None,
+        }],
+    }));
+    st.set_constant_by_name("tint", &[0.5, 0.25, 1.0, 2.0])
+        .unwrap();
+    assert_eq!(st.constant_f(2), Some([0.5, 0.25, 1.0, 2.0]));
+    let mut b = PixelBatch::new(&st);
+    let t = st.runner().trace(&mut b, 0).unwrap();
+    assert_eq!(t.steps[0].text, "mov oC0, c2 // c2 = tint");
+    assert_eq!(t.outputs, [0.5, 0.25, 1.0, 2.0]);
+}
+
+/// Every shader of these tests, run with no textures bound and hostile inputs (NaN,
+/// infinities, huge values, too few input rows): no panic.
+#[test]
+fn hostile_inputs_and_unbound_samplers_do_not_panic() {
+    let sources = [
+        "ps_2_0\ndcl t0\ndcl_2d s0\ntexldp r0, t0, s0\ntexldb r1, t0, s0\nadd oC0, r0, r1\n",
+        "ps_3_0\ndcl_texcoord0 v0\ndcl_cube s0\ntexldd r0, v0, s0, v0, v0\ntexldl r1, v0, s0\nadd oC0, r0, r1\n",
+        "ps_2_x\ndcl t0\ndsx r0, t0\ndsy r1, t0\nrcp r2.x, t0.x\nadd r0, r0, r1\nadd oC0, r0, r2.x\n",
+        "ps_1_1\ntex t0\ntexbeml t1, t0\ntexm3x3pad t2, t0\ntexm3x3pad t3, t0\nmov r0, t1\n",
+        "ps_1_1\ntex t0\ntexm3x3pad t1, t0\ntexm3x3pad t2, t0\ntexm3x3vspec t3, t0\nmov r0, t3\n",
+        "ps_1_3\ntex t0\ntexm3x2pad t1, t0\ntexm3x2depth t2, t0\nmov r0, t0\n",
+        "ps_1_4\ntexcrd r0.rgb, t0_dz\ntexld r1, t1_dw.xyw\nphase\ntexld r2, r0\nadd r0, r1, r2\n",
+    ];
+    let values = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e30,
+        -1e-30,
+        0.0,
+    ];
+    for src in sources {
+        let mut st = state(src);
+        st.set_stage(
+            0,
+            StageState {
+                bump_env_mat: [f32::NAN, 1e30, -1e30, 0.0],
+                bump_env_lscale: f32::INFINITY,
+                bump_env_loffset: f32::NAN,
+                projected: true,
+            },
+        )
+        .unwrap();
+        let mut b = PixelBatch::new(&st);
+        for input in &mut b.inputs {
+            for (c, row) in input.iter_mut().enumerate() {
+                for (l, x) in row.iter_mut().enumerate() {
+                    *x = values[(l + c) % values.len()];
+                }
+            }
+        }
+        st.runner().run(&mut b).unwrap();
+        // Too few input rows read as zeros; textures bound with NaN coordinates.
+        for s in 0..4 {
+            st.set_texture(s, Some(mip_chain())).unwrap();
+            st.set_sampler_state(s, mip_sampler()).unwrap();
+        }
+        st.runner().run(&mut b).unwrap();
+        b.inputs.clear();
+        st.runner().run(&mut b).unwrap();
+    }
+}
+
+#[test]
+fn states_are_shared_across_threads_and_runners_move() {
+    fn sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    sync::<PixelState>();
+    send::<PixelRunner<'static>>();
+    send::<PixelBatch>();
+}
