@@ -418,7 +418,7 @@ const UNIFORM_SLOTS: u16 = 4;
 pub(crate) struct Lowering<'a> {
     pub shader: &'a Shader,
     pub ops: Vec<Op>,
-    op_source: Vec<u32>,
+    pub op_source: Vec<u32>,
     const_rows: Vec<(u16, u32)>,
     next_row: u16,
     scratch: u16,

@@ -15,8 +15,8 @@ pub(crate) const OUTPUT_ROWS: u16 = 5 * 4;
 pub(crate) const DEPTH_ROW: u16 = OUTPUT_BASE + 16;
 /// ps_1_1 .. ps_1_3 keep what a texture instruction writes into `t#` apart from the
 /// interpolated coordinates (which later texture instructions and `texkill` still read):
-/// `t#` results live in temp registers 16 + #.
-const TEX_RESULT_TEMP: u16 = 16;
+/// `t#` results live in temp registers 16 + #, which start each pixel as the coordinates.
+pub(crate) const TEX_RESULT_TEMP: u16 = 16;
 
 /// Where a pixel program's own registers live in the arena (after the vertex engine's rows).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -255,7 +255,26 @@ impl Lowering<'_> {
                 .get(i + 1)
                 .is_some_and(|n| n.coissue);
         if ps1 && (shift != 0 || next_coissued) && self.ops.len() > start {
-            let last = self.ops.len() - 1;
+            let mut last = self.ops.len() - 1;
+            if dst_of(&self.ops[last]).is_none() {
+                if inst.opcode != Opcode::TexBemL {
+                    // texdepth, texm3x2depth, texkill: no register result to shift (dxso
+                    // ignores the shift; the validator allows `texdepth_x2`).
+                    return Ok(());
+                }
+                // texbeml: its last op scales the texel in place; shift that.
+                let d = self.dst(i, inst)?;
+                let DstKind::Rows(row) = d.kind else {
+                    return Ok(());
+                };
+                let s = identity(row);
+                self.ops.push(Op::Alu {
+                    kind: Alu::Mov,
+                    dst: d,
+                    src: [s, s, s],
+                });
+                last += 1;
+            }
             let Some(orig) = dst_of(&self.ops[last]) else {
                 return Err(self.unsupported(i, "a shift or co-issue on this instruction"));
             };
@@ -309,11 +328,14 @@ impl Lowering<'_> {
             // Both instructions of the pair read the registers as they were before it: the
             // first one's result is stored only now (its _sat already applied).
             let s = identity(rows.coissued);
+            // The store belongs to the pair's first instruction (for traces).
+            self.op_source.resize(self.ops.len(), i as u32);
             self.ops.push(Op::Alu {
                 kind: Alu::Mov,
                 dst: DstRef { sat: false, ..orig },
                 src: [s, s, s],
             });
+            self.op_source.push(i.saturating_sub(1) as u32);
         }
         Ok(())
     }
@@ -339,7 +361,18 @@ impl Lowering<'_> {
         };
         let tex = |k: u16| rows.tex + k;
         match inst.opcode {
-            O::Phase => {}
+            // The alpha of the temporaries does not persist across the phase (`phase---ps`):
+            // dxso makes it 0, as dxso-naga's translation does.
+            O::Phase => {
+                let z = identity(rows.zero);
+                for r in 0..6 {
+                    self.ops.push(Op::Alu {
+                        kind: Alu::Mov,
+                        dst: mask_dst(TEMP_BASE + r * 4, 0x8),
+                        src: [z, z, z],
+                    });
+                }
+            }
             // ps_2_0+: texld/texldp/texldb dst, coord, s#; texldl; texldd.
             O::Tex | O::TexLdl | O::TexLdd if inst.srcs.len() >= 2 => {
                 let dst = self.dst(i, inst)?;

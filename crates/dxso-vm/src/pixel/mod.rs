@@ -53,7 +53,9 @@
 //!   or MIN by the sign and clamps by MAXMIPLEVEL. An unbound sampler reads (0, 0, 0, 1)
 //!   (dxso's choice, as most D3D9 hardware and the vertex engine's `texldl`).
 //! - **ps_1_x texture addressing** (each instruction's `---ps` page): `texcoord` writes
-//!   (u, v, w, 1) clamped to [0, 1]; `texcrd` copies (with `_dz`/`_dw` division); `texbem`/`texbeml`
+//!   (u, v, w, 1) clamped to [0, 1]; in ps_1_1 .. ps_1_3 a `t#` no texture instruction
+//!   wrote reads its coordinates, unclamped (dxso emulates an unlimited
+//!   `PixelShader1xMaxValue`; dxso-naga's `PS1X_CLAMP` range set huge agrees); `texcrd` copies (with `_dz`/`_dw` division); `texbem`/`texbeml`
 //!   u' = u + M00 r + M10 g, v' = v + M01 r + M11 g with the destination stage's
 //!   BUMPENVMAT, texbeml then multiplies the texel by b·LSCALE + LOFFSET; `bem` writes
 //!   (u', v') from its two sources; `texreg2ar` samples at (a, r), `texreg2gb` (g, b),
@@ -61,8 +63,10 @@
 //!   dot the stages' coordinates (xyz) with the source; spec/vspec reflect the eye ray
 //!   (c# or the three stages' w) about the result: 2N(N·E)/(N·N) − E; `texdp3tex` samples
 //!   at (u, 0), `texdp3` writes the dot product; `texdepth` and `texm3x2depth` replace the
-//!   depth by the ratio of two values (1.0 where the divisor is 0). `phase` is a no-op:
-//!   registers keep their values across it (dxso's choice).
+//!   depth by the ratio of two values (1.0 where the divisor is 0). `phase`: the alpha of
+//!   r0..r5 does not persist across it (`phase---ps`); dxso makes it 0, as dxso-naga does.
+//!   `tex` with D3DTTFF_PROJECTED divides by w (dxso-naga divides by z for
+//!   `D3DTTFF_COUNT3 | D3DTTFF_PROJECTED`, a count [`StageState`] does not carry).
 //! - **Budget**: [`PixelState::set_max_instructions`] bounds the ops a batch executes
 //!   (loops included); past it the run ends with [`VmError::InstructionLimit`].
 
@@ -136,6 +140,9 @@ pub struct PixelState {
     inputs: Vec<PixelInput>,
     /// The base row of each input.
     input_rows: Vec<u16>,
+    /// ps_1_1 .. ps_1_3: (coordinate row, t# register row) pairs copied at the start of
+    /// each pixel (a `t#` holds its coordinates until a texture instruction writes it).
+    tex_init: Vec<(u16, u16)>,
     reads_position: bool,
     reads_face: bool,
     color_outputs: u8,
@@ -234,11 +241,27 @@ impl PixelState {
             color_outputs = 1;
         }
         let (c, _, _) = limits(version);
+        let tex_init = if version.number() < 0x104 {
+            inputs
+                .iter()
+                .zip(&input_rows)
+                .filter_map(|(i, &row)| {
+                    let n: u16 = i.register.strip_prefix('t')?.parse().ok()?;
+                    Some((
+                        row,
+                        crate::program::TEMP_BASE + (lower::TEX_RESULT_TEMP + n) * 4,
+                    ))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(PixelState {
             program,
             version,
             inputs,
             input_rows,
+            tex_init,
             reads_position: reads(RegisterKind::MiscType, 0),
             reads_face: reads(RegisterKind::MiscType, 1),
             color_outputs,
@@ -498,8 +521,9 @@ fn find_inputs(s: &dxso::ir::Shader) -> (Vec<PixelInput>, Vec<u16>) {
                         x.reg.number as u8,
                         0xF,
                     ),
-                    // ps_1_4: t# are coordinates wherever they are read.
-                    RegisterKind::Texture if !ps13 && x.reg.number < 8 => add(
+                    // t# read as a value: ps_1_4's coordinates; in ps_1_1 .. ps_1_3 a t#
+                    // no texture instruction wrote yet holds its coordinates.
+                    RegisterKind::Texture if x.reg.number < 8 => add(
                         RegisterKind::Texture,
                         x.reg.number,
                         Usage::TexCoord,
@@ -674,6 +698,11 @@ impl PixelRunner<'_> {
             let v = batch.inputs.get(k).copied().unwrap_or([[0.0; LANES]; 4]);
             for c in 0..4 {
                 m.rows[base as usize + c] = v[c];
+            }
+        }
+        for &(from, to) in &state.tex_init {
+            for c in 0..4 {
+                m.rows[to as usize + c] = m.rows[from as usize + c];
             }
         }
         let (p, f) = (rows.pos as usize, rows.face as usize);

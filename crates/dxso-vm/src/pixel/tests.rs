@@ -1103,3 +1103,74 @@ fn states_are_shared_across_threads_and_runners_move() {
     send::<PixelRunner<'static>>();
     send::<PixelBatch>();
 }
+
+#[test]
+fn ps_1_4_phase_zeroes_the_alpha_of_temporaries() {
+    let st = state(
+        "ps_1_4\n\
+         def c0, 0.25, 0.5, 0.75, 1\n\
+         mov r1, c0\n\
+         phase\n\
+         mov r0, r1\n",
+    );
+    let b = run(&st, |_| {});
+    assert_eq!(color(&b, 0, 0), [0.25, 0.5, 0.75, 0.0]);
+}
+
+#[test]
+fn ps_1_1_texture_registers_start_as_their_coordinates() {
+    let st = state("ps_1_1\nmov r0, t2\n");
+    assert_eq!(st.inputs()[0].register, "t2");
+    let b = run(&st, |b| set(&st, b, "t2", [2.0, -0.5, 0.25, 1.0]));
+    // Unclamped (an unlimited PixelShader1xMaxValue).
+    assert_eq!(color(&b, 0, 0), [2.0, -0.5, 0.25, 1.0]);
+}
+
+#[test]
+fn coissued_stores_are_traced_under_their_own_instruction() {
+    let st = state(
+        "ps_1_4\n\
+         def c0, 0.25, 0.5, 0.75, 1\n\
+         mov r0, c0\n\
+         mov r0.rgb, c0.a\n\
+         +mov r0.a, r0.b\n",
+    );
+    let mut b = PixelBatch::new(&st);
+    let t = st.runner().trace(&mut b, 0).unwrap();
+    let last = t.steps.last().unwrap();
+    assert_eq!(last.text, "mov r0.xyz, c0.w");
+    assert_eq!(last.effect, "r0 = (1, 1, 1, 0.75)");
+    assert_eq!(t.outputs, [1.0, 1.0, 1.0, 0.75]);
+}
+
+#[test]
+fn shifts_on_texture_instructions() {
+    // texdepth has no register result: the shift changes nothing.
+    let st = state(
+        "ps_1_4\n\
+         def c0, 0.3, 0.6, 0, 1\n\
+         mov r5, c0\n\
+         texdepth_x2 r5\n\
+         mov r0, c0\n",
+    );
+    let b = run(&st, |_| {});
+    assert_eq!(b.depth[0], 0.5);
+    // texbeml_x2 doubles the luminance-corrected texel.
+    let mut st = state("ps_1_1\ntex t0\ntexbeml_x2 t1, t0\nmov r0, t1\n");
+    st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.0, 0.0, 1.0, 1.0]]])))
+        .unwrap();
+    st.set_texture(1, Some(tex2d(1, 1, &[vec![[0.25, 0.5, 0.125, 1.0]]])))
+        .unwrap();
+    st.set_stage(
+        1,
+        StageState {
+            bump_env_lscale: 0.5,
+            bump_env_loffset: 0.25,
+            ..StageState::default()
+        },
+    )
+    .unwrap();
+    // Luminance 1 * 0.5 + 0.25 = 0.75, then x2: 1.5.
+    let b = run(&st, |_| {});
+    assert_eq!(color(&b, 0, 0), [0.375, 0.75, 0.1875, 1.5]);
+}
