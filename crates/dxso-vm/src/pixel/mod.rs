@@ -82,7 +82,7 @@ use crate::program::{Program, lower_any};
 use crate::texture::Sampling;
 use crate::{LANES, SamplerState, Texture, Trace, VmError};
 use dxso::ctab::{ConstantTable, CtabError};
-use dxso::ir::{RegisterKind, Usage, Version};
+use dxso::ir::{RegisterKind, TextureType, Usage, Version};
 use dxso::opcodes::Opcode;
 use dxso::validate::Checked;
 use lower::{DEPTH_ROW, input_row};
@@ -300,6 +300,38 @@ impl PixelState {
     /// The shader's version.
     pub fn version(&self) -> Version {
         self.version
+    }
+    /// The samplers the shader reads with their texture types: its `dcl_*` samplers
+    /// (ps_2_0+), or for ps_1_x (which declares none) the stage of each texture instruction
+    /// that samples (cube for texm3x3tex/spec/vspec, volume for texreg2rgb, 2D otherwise:
+    /// the types those instructions are written for). Sampling uses whatever texture is
+    /// bound; this is for the caller's checks.
+    pub fn samplers(&self) -> Vec<(u8, TextureType)> {
+        if self.version.major >= 2 {
+            return self.program.samplers.clone();
+        }
+        use Opcode as O;
+        let mut out: Vec<(u8, TextureType)> = Vec::new();
+        let ps14 = self.version.number() >= 0x104;
+        for i in &self.program.shader.instructions {
+            let ty = match i.opcode {
+                O::TexM3x3Tex | O::TexM3x3Spec | O::TexM3x3VSpec => TextureType::Cube,
+                O::TexReg2Rgb => TextureType::Volume,
+                O::Tex if ps14 || i.srcs.is_empty() => TextureType::TwoD,
+                O::TexBem | O::TexBemL | O::TexReg2Ar | O::TexReg2Gb | O::TexM3x2Tex => {
+                    TextureType::TwoD
+                }
+                O::TexDp3Tex => TextureType::OneD,
+                _ => continue,
+            };
+            if let Some(d) = i.dst
+                && !out.iter().any(|s| s.0 == d.reg.number as u8)
+            {
+                out.push((d.reg.number as u8, ty));
+            }
+        }
+        out.sort_by_key(|s| s.0);
+        out
     }
 
     /// `SetPixelShaderConstantF`: c0..c223 (ps_3_0), c0..c31 (ps_2_x), c0..c7 (ps_1_x).

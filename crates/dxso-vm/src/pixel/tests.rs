@@ -1174,3 +1174,20 @@ fn shifts_on_texture_instructions() {
     let b = run(&st, |_| {});
     assert_eq!(color(&b, 0, 0), [0.375, 0.75, 0.1875, 1.5]);
 }
+
+#[test]
+fn samplers_are_listed_with_their_types() {
+    use dxso::ir::TextureType as T;
+    let st = state(
+        "ps_2_0\ndcl t0\ndcl_cube s3\ndcl_2d s1\ntexld r0, t0, s3\ntexld r1, t0, s1\nadd oC0, r0, r1\n",
+    );
+    let mut got = st.samplers();
+    got.sort_by_key(|s| s.0);
+    assert_eq!(got, [(1, T::TwoD), (3, T::Cube)]);
+    let st = state(
+        "ps_1_1\ntex t0\ntexm3x3pad t1, t0\ntexm3x3pad t2, t0\ntexm3x3tex t3, t0\nmov r0, t3\n",
+    );
+    assert_eq!(st.samplers(), [(0, T::TwoD), (3, T::Cube)]);
+    let st = state("ps_1_4\ntexld r2, t0\nmov r0, r2\n");
+    assert_eq!(st.samplers(), [(2, T::TwoD)]);
+}
