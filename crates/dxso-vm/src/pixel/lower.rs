@@ -255,72 +255,7 @@ impl Lowering<'_> {
                 .get(i + 1)
                 .is_some_and(|n| n.coissue);
         if ps1 && (shift != 0 || next_coissued) && self.ops.len() > start {
-            let mut last = self.ops.len() - 1;
-            if dst_of(&self.ops[last]).is_none() {
-                if inst.opcode != Opcode::TexBemL {
-                    // texdepth, texm3x2depth, texkill: no register result to shift (dxso
-                    // ignores the shift; the validator allows `texdepth_x2`).
-                    return Ok(());
-                }
-                // texbeml: its last op scales the texel in place; shift that.
-                let d = self.dst(i, inst)?;
-                let DstKind::Rows(row) = d.kind else {
-                    return Ok(());
-                };
-                let s = identity(row);
-                self.ops.push(Op::Alu {
-                    kind: Alu::Mov,
-                    dst: d,
-                    src: [s, s, s],
-                });
-                last += 1;
-            }
-            let Some(orig) = dst_of(&self.ops[last]) else {
-                return Err(self.unsupported(i, "a shift or co-issue on this instruction"));
-            };
-            // Where the pair's first instruction finally lands before the pair ends.
-            let landing = if next_coissued {
-                DstRef {
-                    kind: DstKind::Rows(rows.coissued),
-                    pred: None,
-                    hazard: false,
-                    ..orig
-                }
-            } else {
-                orig
-            };
-            if shift != 0 {
-                let factor = match shift {
-                    1 => 2.0,
-                    2 => 4.0,
-                    3 => 8.0,
-                    15 => 0.5,
-                    14 => 0.25,
-                    13 => 0.125,
-                    _ => return Err(self.unsupported(i, "this destination shift")),
-                };
-                set_dst(
-                    &mut self.ops[last],
-                    DstRef {
-                        kind: DstKind::Rows(rows.shifted),
-                        sat: false,
-                        pred: None,
-                        hazard: false,
-                        ..orig
-                    },
-                );
-                let s = identity(rows.shifted);
-                self.ops.push(Op::Alu {
-                    kind: Alu::Scale(factor),
-                    dst: landing,
-                    src: [s, s, s],
-                });
-            } else {
-                set_dst(&mut self.ops[last], landing);
-            }
-            if next_coissued {
-                self.pixel.as_mut().expect("pixel").pending_coissue = Some(orig);
-            }
+            self.shift_and_hold(i, inst, shift, next_coissued)?;
         }
         if inst.coissue
             && let Some(orig) = self.pixel.as_mut().expect("pixel").pending_coissue.take()
@@ -336,6 +271,85 @@ impl Lowering<'_> {
                 src: [s, s, s],
             });
             self.op_source.push(i.saturating_sub(1) as u32);
+        }
+        Ok(())
+    }
+
+    /// The destination shift of the instruction whose ops end the list, and, when the next
+    /// instruction is co-issued, its result held in scratch rows until the pair ends.
+    fn shift_and_hold(
+        &mut self,
+        i: usize,
+        inst: &Instruction,
+        shift: u8,
+        next_coissued: bool,
+    ) -> Result<(), LowerError> {
+        let rows = self.px().rows;
+        let mut last = self.ops.len() - 1;
+        if dst_of(&self.ops[last]).is_none() {
+            if inst.opcode != Opcode::TexBemL {
+                // texdepth, texm3x2depth, texkill: no register result to shift (dxso
+                // ignores the shift; the validator allows `texdepth_x2`).
+                return Ok(());
+            }
+            // texbeml: its last op scales the texel in place; shift that.
+            let d = self.dst(i, inst)?;
+            let DstKind::Rows(row) = d.kind else {
+                return Ok(());
+            };
+            let s = identity(row);
+            self.ops.push(Op::Alu {
+                kind: Alu::Mov,
+                dst: d,
+                src: [s, s, s],
+            });
+            last += 1;
+        }
+        let Some(orig) = dst_of(&self.ops[last]) else {
+            return Err(self.unsupported(i, "a shift or co-issue on this instruction"));
+        };
+        // Where the pair's first instruction finally lands before the pair ends.
+        let landing = if next_coissued {
+            DstRef {
+                kind: DstKind::Rows(rows.coissued),
+                pred: None,
+                hazard: false,
+                ..orig
+            }
+        } else {
+            orig
+        };
+        if shift != 0 {
+            let factor = match shift {
+                1 => 2.0,
+                2 => 4.0,
+                3 => 8.0,
+                15 => 0.5,
+                14 => 0.25,
+                13 => 0.125,
+                _ => return Err(self.unsupported(i, "this destination shift")),
+            };
+            set_dst(
+                &mut self.ops[last],
+                DstRef {
+                    kind: DstKind::Rows(rows.shifted),
+                    sat: false,
+                    pred: None,
+                    hazard: false,
+                    ..orig
+                },
+            );
+            let s = identity(rows.shifted);
+            self.ops.push(Op::Alu {
+                kind: Alu::Scale(factor),
+                dst: landing,
+                src: [s, s, s],
+            });
+        } else {
+            set_dst(&mut self.ops[last], landing);
+        }
+        if next_coissued {
+            self.pixel.as_mut().expect("pixel").pending_coissue = Some(orig);
         }
         Ok(())
     }

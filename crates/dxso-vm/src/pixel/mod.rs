@@ -30,8 +30,9 @@
 //!   registers as they were before the pair (the first one's result is stored after the
 //!   second runs). Registers have float range: dxso does not clamp temporaries to
 //!   `PixelShader1xMaxValue` (a device's cap, at least 1), but **clamps ps_1_x constants to
-//!   [−1, 1]** (`def` and API values alike; the DirectX 8 register reference gives constants
-//!   that range; Wine clamps them too) — dxso's choice, tested.
+//!   [−1, 1]** (`def` and API values alike; the DirectX 8 register reference gives
+//!   registers that range; wined3d, a behaviour reference, clamps ps 1.x constants too) —
+//!   dxso's choice, tested. (dxso-naga's ps1x translation does not clamp constants yet.)
 //! - **texkill** (`texkill---ps`): the pixel is discarded if any of x, y, z of the operand
 //!   is below 0 (ps_1_1..1_3: the interpolated coordinates of the stage; ps_1_4 and ps_2_0+:
 //!   the register). Only lanes that execute it (masks, predicate) are killed; helper lanes
