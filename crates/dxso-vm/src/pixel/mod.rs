@@ -107,7 +107,8 @@ pub struct PixelInput {
     /// ps_3_0: its dcl semantic; ps_1_x/2_x: v0/v1 = Color 0/1, t# = TexCoord #.
     pub usage: Usage,
     pub usage_index: u8,
-    /// Components declared/read (bit 0 = x).
+    /// Components declared/read (bit 0 = x); the run reads only these from the batch (a
+    /// ps_3_0 register packing two semantics is listed once for each, with its components).
     pub mask: u8,
     /// A ps_1_x/ps_2_x colour input: the rasterizer clamps it to [0, 1].
     pub color: bool,
@@ -512,8 +513,13 @@ fn find_inputs(s: &dxso::ir::Shader) -> (Vec<PixelInput>, Vec<u16>) {
     let v = s.version;
     // (register kind, number) -> (usage, index, mask)
     let mut found: Vec<(RegisterKind, u32, Usage, u8, u8)> = Vec::new();
+    // One entry per register and semantic: ps_3_0 may pack several semantics into one
+    // register (`dcl_texcoord0 v0.xy`, `dcl_texcoord1 v0.zw`), each filling its components.
     let mut add = |kind, n, usage, index, mask: u8| {
-        if let Some(e) = found.iter_mut().find(|e| e.0 == kind && e.1 == n) {
+        if let Some(e) = found
+            .iter_mut()
+            .find(|e| e.0 == kind && e.1 == n && e.2 == usage && e.3 == index)
+        {
             e.4 |= mask;
         } else {
             found.push((kind, n, usage, index, mask));
@@ -597,7 +603,7 @@ fn find_inputs(s: &dxso::ir::Shader) -> (Vec<PixelInput>, Vec<u16>) {
             }
         }
     }
-    found.sort_by_key(|e| (e.0 != RegisterKind::Input, e.1));
+    found.sort_by_key(|e| (e.0 != RegisterKind::Input, e.1, e.4.trailing_zeros()));
     let mut inputs = Vec::new();
     let mut rows = Vec::new();
     for (kind, n, usage, index, mask) in found {
@@ -727,9 +733,11 @@ impl PixelRunner<'_> {
         for r in ib..ib + crate::program::INPUTS as usize * 4 {
             m.rows[r] = [0.0; LANES];
         }
-        for (k, &base) in state.input_rows.iter().enumerate() {
-            let v = batch.inputs.get(k).copied().unwrap_or([[0.0; LANES]; 4]);
-            for c in 0..4 {
+        for (k, (&base, input)) in state.input_rows.iter().zip(&state.inputs).enumerate() {
+            let Some(v) = batch.inputs.get(k) else {
+                continue;
+            };
+            for c in (0..4).filter(|c| input.mask >> c & 1 != 0) {
                 m.rows[base as usize + c] = v[c];
             }
         }

@@ -1191,3 +1191,58 @@ fn samplers_are_listed_with_their_types() {
     let st = state("ps_1_4\ntexld r2, t0\nmov r0, r2\n");
     assert_eq!(st.samplers(), [(2, T::TwoD)]);
 }
+
+#[test]
+fn packed_ps_3_0_inputs_are_listed_per_semantic() {
+    let st = state(
+        "ps_3_0\n\
+         dcl_texcoord0 v0.xy\n\
+         dcl_texcoord1 v0.zw\n\
+         dcl_color0 v1\n\
+         mov r1, v1\n\
+         add r0, v0, r1\n\
+         mov oC0, r0\n",
+    );
+    let got: Vec<_> = st
+        .inputs()
+        .iter()
+        .map(|i| (i.register.as_str(), i.usage, i.usage_index, i.mask, i.color))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("v0", Usage::TexCoord, 0, 0x3, false),
+            ("v0", Usage::TexCoord, 1, 0xC, false),
+            ("v1", Usage::Color, 0, 0xF, false),
+        ]
+    );
+    let mut b = PixelBatch::new(&st);
+    b.inputs[0] = [[1.0; LANES], [2.0; LANES], [99.0; LANES], [99.0; LANES]];
+    b.inputs[1] = [[99.0; LANES], [99.0; LANES], [3.0; LANES], [4.0; LANES]];
+    b.inputs[2] = [[10.0; LANES]; 4];
+    st.runner().run(&mut b).unwrap();
+    assert_eq!(color(&b, 0, 0), [11.0, 12.0, 13.0, 14.0]);
+}
+
+#[test]
+fn predicated_texld_and_setp_in_ps_2_x() {
+    let mut st = state(
+        "ps_2_x\n\
+         dcl t0\n\
+         dcl_2d s0\n\
+         def c0, 0, 0, 0, 0\n\
+         mov r0, c0\n\
+         setp_gt p0, t0, c0\n\
+         (p0.x) texld r0, t0, s0\n\
+         (!p0.y) mov r0.y, t0.y\n\
+         mov oC0, r0\n",
+    );
+    st.set_texture(0, Some(tex2d(1, 1, &[vec![[0.5, 0.25, 0.75, 1.0]]])))
+        .unwrap();
+    let b = run(&st, |b| {
+        set_lane(&st, b, "t0", 0, [0.5, 0.5, 0.0, 0.0]);
+        set_lane(&st, b, "t0", 1, [-0.5, -0.5, 0.0, 0.0]);
+    });
+    assert_eq!(color(&b, 0, 0), [0.5, 0.25, 0.75, 1.0]);
+    assert_eq!(color(&b, 0, 1), [0.0, -0.5, 0.0, 0.0]);
+}
