@@ -135,6 +135,22 @@ pub(crate) struct Stages<'a> {
 }
 
 /// One draw's pixel shader with its constants, textures, samplers and stages.
+///
+/// ```
+/// use dxso::validate::{validate, Caps};
+/// use dxso_vm::{LANES, PixelBatch, PixelState};
+///
+/// let ps = dxso::text::parse("ps_2_0\ndcl v0\nmul oC0, v0, c0\n").unwrap();
+/// let mut state = PixelState::new(&validate(&ps, &Caps::max()).unwrap()).unwrap();
+/// state.set_constant_f(0, &[[0.5, 0.25, 1.0, 1.0]]).unwrap();
+/// assert_eq!(state.inputs()[0].register, "v0");
+/// // One runner per thread, reused batch after batch.
+/// let mut runner = state.runner();
+/// let mut batch = PixelBatch::new(&state);
+/// batch.inputs[0] = [[0.8; LANES]; 4]; // v0 of every lane (x, y, z, w rows)
+/// runner.run(&mut batch).unwrap();
+/// assert_eq!(batch.color[0][1][0], 0.2); // oC0.y of lane 0
+/// ```
 #[derive(Clone, Debug)]
 pub struct PixelState {
     program: Program,
