@@ -753,21 +753,19 @@ impl Machine {
                 let r: Row = lanes!(|l| mul(ax[l], bx[l]) + mul(ay[l], by[l]) + c[l]);
                 return self.replicated(dst, &r);
             }
-            Alu::Kill => {
-                let old = match dst.kind {
+            Alu::Kill(comps) => {
+                let mut r: Row = match dst.kind {
                     DstKind::Rows(row) => self.rows[row as usize],
                     _ => [0.0; LANES],
                 };
-                let (x, y, z) = (
-                    self.load(&src[0], 0),
-                    self.load(&src[0], 1),
-                    self.load(&src[0], 2),
-                );
-                let r: Row = lanes!(|l| if x[l] < 0.0 || y[l] < 0.0 || z[l] < 0.0 {
-                    1.0
-                } else {
-                    old[l]
-                });
+                for c in (0..4).filter(|c| comps >> c & 1 != 0) {
+                    let v = self.load(&src[0], c);
+                    for l in 0..LANES {
+                        if v[l] < 0.0 {
+                            r[l] = 1.0;
+                        }
+                    }
+                }
                 return self.put(dst, 0, &r);
             }
             _ => {}

@@ -130,8 +130,9 @@ pub(crate) enum Alu {
     /// ps_1_x source modifiers other than negation, component-wise on s0.
     SrcMod(PsMod),
     /// `texkill`: the destination (the kill row, mask x) becomes 1 in lanes where any of
-    /// x, y, z of s0 is below 0, and keeps its value elsewhere.
-    Kill,
+    /// the components of s0 in the mask (bit 0 = x) is below 0, and keeps its value
+    /// elsewhere.
+    Kill(u8),
 }
 
 /// The ps_1_x source modifiers a pre-op applies (negation stays in the operand's bits).
@@ -266,7 +267,7 @@ impl Op {
                     | Alu::Dsy
                     | Alu::Scale(_)
                     | Alu::SrcMod(_)
-                    | Alu::Kill
+                    | Alu::Kill(_)
             ),
             _ => false,
         }

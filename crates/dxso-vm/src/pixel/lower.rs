@@ -482,8 +482,11 @@ impl Lowering<'_> {
                         .ok_or_else(|| self.unsupported(i, "this texkill operand"))?
                 };
                 let s = identity(base);
+                // ps_1_x: x, y, z (`texkill---ps`); ps_2_0+: the operand's write mask (HLSL's
+                // clip of a float4 is `texkill r.xyzw`; wined3d and dxso-naga agree).
+                let comps = if p.ps1() { 0x7 } else { d.mask.0 };
                 self.ops.push(Op::Alu {
-                    kind: Alu::Kill,
+                    kind: Alu::Kill(comps),
                     dst: mask_dst(rows.kill, 1),
                     src: [s, s, s],
                 });

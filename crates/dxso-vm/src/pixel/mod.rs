@@ -33,9 +33,11 @@
 //!   [−1, 1]** (`def` and API values alike; the DirectX 8 register reference gives
 //!   registers that range; wined3d, a behaviour reference, clamps ps 1.x constants too) —
 //!   dxso's choice, tested. (dxso-naga's ps1x translation does not clamp constants yet.)
-//! - **texkill** (`texkill---ps`): the pixel is discarded if any of x, y, z of the operand
-//!   is below 0 (ps_1_1..1_3: the interpolated coordinates of the stage; ps_1_4 and ps_2_0+:
-//!   the register). Only lanes that execute it (masks, predicate) are killed; helper lanes
+//! - **texkill** (`texkill---ps`): ps_1_x discards the pixel if any of x, y, z of the
+//!   operand is below 0 (ps_1_1..1_3: the interpolated coordinates of the stage; ps_1_4:
+//!   the register); ps_2_0+ tests the components of the operand's write mask (all four for
+//!   `texkill r0`: HLSL's `clip` of a float4 compiles to it; wined3d, a behaviour
+//!   reference, and dxso-naga's translation do the same) — dxso's reading, tested. Only lanes that execute it (masks, predicate) are killed; helper lanes
 //!   (`live` false) run every instruction but never report a discard.
 //! - **Derivatives**: `dsx`/`dsy` are "fine" quad differences ([`quad`]: right minus left
 //!   within the lane's quad row, bottom minus top within its column); in divergent flow

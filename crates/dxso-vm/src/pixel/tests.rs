@@ -335,7 +335,7 @@ fn texkill_discards_live_lanes_only() {
     let b = run(&st, |b| {
         for l in 0..LANES {
             let v = match l % 4 {
-                0 => [1.0, 1.0, 1.0, -1.0], // w is not looked at
+                0 => [1.0, 1.0, 1.0, -1.0], // ps_2_0: w too (the write mask)
                 1 => [1.0, -0.5, 1.0, 1.0],
                 2 => [1.0, 1.0, -0.0, 1.0], // -0 is not below 0
                 _ => [1.0, 1.0, -2.0, 1.0],
@@ -346,8 +346,20 @@ fn texkill_discards_live_lanes_only() {
     });
     assert_eq!(
         &b.discarded[..8],
-        [false, true, false, true, false, true, false, false]
+        [true, true, false, true, true, true, false, false]
     );
+    // A write mask limits the components tested; ps_1_x tests x, y, z.
+    for src in [
+        "ps_2_0\ndcl t0\ntexkill t0.xyz\nmov oC0, t0\n",
+        "ps_1_4\ntexkill t0\ntexcrd r0.rgb, t0\n",
+    ] {
+        let st = state(src);
+        let b = run(&st, |b| {
+            set_lane(&st, b, "t0", 0, [1.0, 1.0, 1.0, -1.0]);
+            set_lane(&st, b, "t0", 1, [1.0, 1.0, -1.0, 1.0]);
+        });
+        assert_eq!(&b.discarded[..3], [false, true, false], "{src}");
+    }
     // ps_3_0: in a branch, only the lanes that take it.
     let st = state(
         "ps_3_0\n\
