@@ -1,13 +1,13 @@
 //! Running the pixel-only ops: texture sampling with the level of detail from the quad,
 //! the ps_1_x texture-addressing steps, depth replacement.
 
-use super::lower::{DEPTH_ROW, PixelOp, SampleMode};
+use super::lower::{DEPTH_ROW, PixelOp, SampleMode, mask_dst};
 use super::quad::{ddx, ddy};
 use super::{StageState, Stages};
 use crate::LANES;
 use crate::exec::{Machine, Uniforms};
 use crate::math::{Row, mul};
-use crate::program::{DstKind, DstRef};
+use crate::program::DstKind;
 use crate::texture::{Texture, TextureKind, sample};
 
 /// The texel an unbound sampler (or a sampler past the 16) returns: (0, 0, 0, 1).
@@ -70,7 +70,7 @@ pub(crate) fn run(m: &mut Machine, op: &PixelOp, u: &Uniforms) {
                 let r = &m.rows[dst as usize + c];
                 std::array::from_fn(|l| mul(r[l], f[l]))
             });
-            m.store(&rows_dst(dst, 0xF), &res);
+            m.store(&mask_dst(dst, 0xF), &res);
         }
         PixelOp::Reflect { n, eye } => {
             let nv: [Row; 3] = std::array::from_fn(|c| m.rows[n[c] as usize]);
@@ -88,7 +88,7 @@ pub(crate) fn run(m: &mut Machine, op: &PixelOp, u: &Uniforms) {
         PixelOp::DepthRatio { num, den } => {
             let (a, b) = (m.rows[num as usize], m.rows[den as usize]);
             let r: Row = std::array::from_fn(|l| if b[l] == 0.0 { 1.0 } else { a[l] / b[l] });
-            m.put(&rows_dst(DEPTH_ROW, 1), 0, &r);
+            m.put(&mask_dst(DEPTH_ROW, 1), 0, &r);
         }
         PixelOp::Divide { dst, src, q } => {
             let v: [Row; 4] = std::array::from_fn(|c| m.load(&src, c));
@@ -97,16 +97,6 @@ pub(crate) fn run(m: &mut Machine, op: &PixelOp, u: &Uniforms) {
                 std::array::from_fn(|c| std::array::from_fn(|l| mul(v[c][l], rcp(d[l]))));
             m.store(&dst, &res);
         }
-    }
-}
-
-fn rows_dst(row: u16, mask: u8) -> DstRef {
-    DstRef {
-        kind: DstKind::Rows(row),
-        mask,
-        sat: false,
-        pred: None,
-        hazard: false,
     }
 }
 

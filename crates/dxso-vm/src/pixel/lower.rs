@@ -183,7 +183,8 @@ fn rows_ref(rows: [u16; 4]) -> SrcRef {
     }
 }
 
-fn mask_dst(row: u16, mask: u8) -> DstRef {
+/// A plain write of `mask` into rows `row ..`.
+pub(crate) fn mask_dst(row: u16, mask: u8) -> DstRef {
     DstRef {
         kind: DstKind::Rows(row),
         mask,
