@@ -193,7 +193,7 @@ pub(crate) fn draw(sf: &mut Surfaces, draw: &Draw, probe: Option<Probe>) -> Resu
     }
     let merger = || Merger {
         states: &draw.states,
-        fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().0 < 3),
+        fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().major < 3),
     };
     if probe.is_some() {
         let height = sf.height;

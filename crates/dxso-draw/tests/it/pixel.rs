@@ -15,7 +15,7 @@ fn vs20_ps20_constants() {
         ([-1.0, -1.0, 0.5, 1.0], [0.0; 4]),
         ([0.0, -1.0, 0.5, 1.0], [0.0; 4]),
     ];
-    let ps = "ps_2_0\ndef c0, 0.25, 0.5, 0.25, 1\nadd r0, c0, c1\nmov oC0, r0\n";
+    let ps = "ps_2_0\ndef c0, 0.25, 0.5, 0.25, 1\nmov r1, c1\nadd r0, c0, r1\nmov oC0, r0\n";
     let mut d = shaded(VS20, ps, &v, Primitive::TriangleStrip);
     d.pixel
         .as_mut()
@@ -119,10 +119,9 @@ fn mrt_and_odepth() {
     let ps = "ps_3_0\ndcl_texcoord v0\ndef c0, 1, 0, 0, 1\ndef c1, 0, 0, 1, 1\ndef c2, 0.25, 0, 0, 0\nmov oC0, c0\nmov oC1, c1\nmov oDepth, c2.x\n";
     let mut f = frame(4, 4, 0, true);
     f.targets = vec![TargetFormat::A8R8G8B8, TargetFormat::A8R8G8B8];
-    let s = render(
-        &f,
-        &[shaded(VS30, ps, &screen_quad(), Primitive::TriangleStrip)],
-    );
+    let mut d = shaded(VS30, ps, &screen_quad(), Primitive::TriangleStrip);
+    states(&mut d, &[("ZENABLE", StateValue::Bool(true))]);
+    let s = render(&f, &[d]);
     let p = s.pixel(2, 2).unwrap();
     assert_eq!(p.targets[0], [1.0, 0.0, 0.0, 1.0]);
     assert_eq!(p.targets[1], [0.0, 0.0, 1.0, 1.0]);

@@ -486,7 +486,11 @@ unsafe impl Sync for Fused {}
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
 /// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
 /// see `cranelift::generate`), with source modifiers no other than negation and `_abs`.
-fn supported(p: &Program) -> Result<(), String> {
+pub(crate) fn supported(p: &Program) -> Result<(), String> {
+    // Pixel programs run on the interpreter only.
+    if p.pixel.is_some() || p.ops.iter().any(Op::pixel_only) {
+        return Err("pixel shader".into());
+    }
     for op in &p.ops {
         if let Op::Alu { src, .. } = op {
             for s in src {
