@@ -10,7 +10,7 @@ dcl_texcoord1 v1.x
 dcl vFace
 dsx r0.xyz, v0
 dsy r1.xyz, v0
-crs r2.xyz, r1, r0
+crs r2.xyz, r0, r1
 nrm r3.xyz, r2
 if_lt vFace, c0.w
 mov r3.xyz, -r3

@@ -51,11 +51,7 @@ fn draw_failure(path: &Path, e: DrawError) -> Failure {
 }
 
 pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
-    for (flag, given) in [
-        ("--trace-pixel", args.trace_pixel.is_some()),
-        ("--gpu", args.gpu),
-        ("--compare", args.compare),
-    ] {
+    for (flag, given) in [("--gpu", args.gpu), ("--compare", args.compare)] {
         if given {
             return Err(usage(format!(
                 "dxso draw {flag} is not available yet: it lands with the draw pipeline (draws run on the CPU only for now)"
@@ -99,6 +95,7 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
     if let Some(&(x, y)) = args
         .pixels
         .iter()
+        .chain(&args.trace_pixel)
         .find(|&&(x, y)| x >= width || y >= height)
     {
         return Err(usage(format!(
@@ -123,6 +120,11 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
         },
         None => false,
     };
+    if let Some((x, y)) = args.trace_pixel {
+        let (_, reports) = dxso_draw::trace_pixel(&scene.frame, &scene.draws, x, y)
+            .map_err(|e| draw_failure(path, e))?;
+        return stdout(&trace_text(&scene, x, y, &reports));
+    }
     let surfaces =
         dxso_draw::draw_frame(&scene.frame, &scene.draws).map_err(|e| draw_failure(path, e))?;
     if let Some(o) = &out {
@@ -142,6 +144,57 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
         stdout(&pixels_json(&surfaces, &args.pixels))?;
     }
     Ok(())
+}
+
+/// The pixel debugger's report: for every draw that shades (x, y), its interpolated inputs,
+/// the pixel shader's trace (as `run --trace` prints it) and what the output merger did.
+fn trace_text(scene: &DrawScene, x: u32, y: u32, reports: &[dxso_draw::PixelReport]) -> String {
+    let v4 = |v: [f32; 4]| format!("({}, {}, {}, {})", v[0], v[1], v[2], v[3]);
+    let mut s = format!(
+        "pixel ({x}, {y}): {} draw{} of {} shade it\n",
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
+        scene.draws.len()
+    );
+    for r in reports {
+        s.push_str(&format!("\ndraw {}:\n  inputs:\n", r.draw));
+        for (name, v) in &r.inputs {
+            s.push_str(&format!("    {name:<10} {}\n", v4(*v)));
+        }
+        match &r.shader {
+            Some(t) => {
+                let names = scene.draws[r.draw]
+                    .pixel
+                    .as_ref()
+                    .and_then(|p| p.constant_table().ok().flatten())
+                    .map(|t| t.register_names())
+                    .unwrap_or_default();
+                s.push_str(&format!(
+                    "  pixel shader: {} instructions executed\n",
+                    t.steps.len()
+                ));
+                s.push_str(&crate::run::trace_steps(t, &names));
+                if let Some(e) = &t.error {
+                    s.push_str(&format!("  stopped: {e}\n"));
+                }
+            }
+            None => s.push_str("  no pixel shader: the diffuse colour (plus specular)\n"),
+        }
+        if r.discarded {
+            s.push_str("  texkill: discarded\n");
+            continue;
+        }
+        s.push_str("  output merger:\n");
+        for step in &r.merge.steps {
+            s.push_str(&format!("    {step}\n"));
+        }
+        s.push_str(if r.merge.written {
+            "    written\n"
+        } else {
+            "    not written\n"
+        });
+    }
+    s
 }
 
 /// `{"pixels": [{"x": .., "y": .., "targets": [[r, g, b, a]], "z": .., "stencil": ..}]}`;

@@ -92,16 +92,7 @@ pub fn run(
             _ => Default::default(),
         };
         let mut s = format!("vertex {v}: {} instructions executed\n", t.steps.len());
-        for step in &t.steps {
-            let mark = if step.active { ' ' } else { '-' };
-            s.push_str(&format!(
-                "{mark}{:>5}  {:<40} {}{}\n",
-                step.instruction,
-                step.text,
-                step.effect,
-                constant_names(&step.text, &names)
-            ));
-        }
+        s.push_str(&trace_steps(&t, &names));
         s.push_str("outputs:\n");
         for (k, r) in program.outputs.iter().enumerate() {
             let o = &t.outputs[k * 4..k * 4 + 4];
@@ -213,6 +204,26 @@ pub fn number(x: f32) -> String {
         // Debug prints the shortest representation that reads back to the same f32.
         format!("{x:?}")
     }
+}
+
+/// A trace's executed instructions, one a line (`-` marks a lane that did not run it), with
+/// the constant-table names of the constants each reads.
+pub(crate) fn trace_steps(
+    t: &dxso_vm::Trace,
+    names: &std::collections::BTreeMap<(dxso::ctab::RegisterSet, u32), String>,
+) -> String {
+    let mut s = String::new();
+    for step in &t.steps {
+        let mark = if step.active { ' ' } else { '-' };
+        s.push_str(&format!(
+            "{mark}{:>5}  {:<40} {}{}\n",
+            step.instruction,
+            step.text,
+            step.effect,
+            constant_names(&step.text, names)
+        ));
+    }
+    s
 }
 
 /// `  [c8 = cViewProj, c25 = lights[1].pos]`: the constant-table names of the constant

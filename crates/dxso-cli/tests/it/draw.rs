@@ -313,8 +313,8 @@ fn usage_and_unavailable_flags_exit_2() {
         ),
         (&["--compare"][..], "--compare is not available yet"),
         (
-            &["--trace-pixel", "1,1"][..],
-            "--trace-pixel is not available yet",
+            &["--trace-pixel", "9,1"][..],
+            "--pixel 9,1 is outside the 4x3 frame",
         ),
         (
             &["--target", "2"][..],
@@ -346,4 +346,69 @@ fn usage_and_unavailable_flags_exit_2() {
     let out = expect(&["draw", missing.to_str().unwrap()], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The repository's example draws (examples/draw): each draws the picture committed beside
+/// it, exactly.
+#[test]
+fn examples_draw_their_committed_pictures() {
+    let root = dxso_testdata::repo_root().join("examples/draw");
+    let mut n = 0;
+    for e in std::fs::read_dir(&root).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".scene.json") else {
+            continue;
+        };
+        let d = dir(&format!("example-{stem}"));
+        let out = d.join("out.png");
+        expect(
+            &["draw", p.to_str().unwrap(), "-o", out.to_str().unwrap()],
+            0,
+        );
+        let (w, h, got) = read_png(&out);
+        let (ew, eh, want) = read_png(&root.join(format!("{stem}.scene.png")));
+        assert_eq!((w, h), (ew, eh), "{stem}");
+        assert!(
+            got == want,
+            "{stem}: the drawing differs from {stem}.scene.png"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+        n += 1;
+    }
+    assert_eq!(n, 6);
+}
+
+#[test]
+fn trace_pixel_shows_inputs_the_shader_and_the_merger() {
+    let scene = dxso_testdata::repo_root().join("examples/draw/blending.scene.json");
+    let out = expect(
+        &["draw", scene.to_str().unwrap(), "--trace-pixel", "60,64"],
+        0,
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The background quad, then the translucent triangle blended over it.
+    assert!(
+        text.starts_with("pixel (60, 64): 2 draws of 5 shade it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("draw 1:\n  inputs:\n    COLOR0     (1, 0.2509804, 0.1254902, 0.5019608)"),
+        "{text}"
+    );
+    assert!(text.contains("no pixel shader"), "{text}");
+    let shaded = dxso_testdata::repo_root().join("examples/draw/terrain.scene.json");
+    let out = expect(
+        &["draw", shaded.to_str().unwrap(), "--trace-pixel", "128,70"],
+        0,
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for f in [
+        "pixel shader: 11 instructions executed",
+        "dsx r0.xyz, v0",
+        "depth test LESSEQUAL",
+        "written",
+    ] {
+        assert!(text.contains(f), "{f:?} in {text}");
+    }
 }
