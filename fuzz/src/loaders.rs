@@ -64,13 +64,26 @@ pub fn scene(data: &[u8]) {
     }
 }
 
-/// `draw_scene`: `dxso draw` scene JSON, loaded as `dxso draw` loads it (not drawn: a frame's
-/// surfaces may take gigabytes, and the pipeline has targets of its own).
+/// `draw_scene`: `dxso draw` scene JSON, loaded as `dxso draw` loads it, then drawn when the
+/// frame is small (at most 64x64 pixels and 4096 vertices a draw, so that a run stays within
+/// the fuzzer's time limit: a frame's surfaces may otherwise take gigabytes).
 pub fn draw_scene(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = dxso_cli::scene::DrawScene::from_json(text, dir());
+    let Ok(scene) = dxso_cli::scene::DrawScene::from_json(text, dir()) else {
+        return;
+    };
+    let f = &scene.frame;
+    let small = f.width as u64 * f.height as u64 <= 64 * 64
+        && scene
+            .draws
+            .iter()
+            .all(|d| d.vertex_count.saturating_mul(d.instance_count.max(1)) <= 4096);
+    if small {
+        let _ = dxso_draw::draw_frame(&scene.frame, &scene.draws);
+        let _ = dxso_draw::trace_pixel(&scene.frame, &scene.draws, f.width / 2, f.height / 2);
+    }
 }
 
 /// Bind a texture file as vertex sampler s0, as a scene's `"textures": {"s0": {"file": ..}}`.

@@ -3,4 +3,5 @@
 mod fixed_function;
 mod merger;
 mod pixel;
+mod property;
 mod support;
