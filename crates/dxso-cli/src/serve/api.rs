@@ -328,7 +328,16 @@ fn ctab(r: SourceRequest) -> Result<Value, ApiError> {
                 "columns": c.ty.columns,
                 "elements": c.ty.elements,
                 "members": c.ty.members.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
-                "default_value": c.default_value,
+                // The table's DWORDs as values: floats for c#, integers for i# and b#.
+                "default_value": c.default_value.as_ref().map(|words| {
+                    words
+                        .iter()
+                        .map(|w| match c.register_set {
+                            dxso::ctab::RegisterSet::Float4 => num(f32::from_bits(*w)),
+                            _ => json!(*w as i32),
+                        })
+                        .collect::<Vec<_>>()
+                }),
             })
         })
         .collect();

@@ -90,7 +90,10 @@ fn own_origin(origin: &str, port: u16) -> bool {
 
 fn answer(mut request: tiny_http::Request, port: u16, handle: &dyn Fn(&Incoming) -> Reply) {
     let reply = check_and_handle(&mut request, port, handle);
-    let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+    // Every answer is whole in memory: sent with its Content-Length, never chunked.
+    let mut response = tiny_http::Response::from_data(reply.body)
+        .with_status_code(reply.status)
+        .with_chunked_threshold(usize::MAX);
     let headers = [
         ("Content-Type", reply.content_type),
         ("Cache-Control", "no-store"),
@@ -187,5 +190,36 @@ mod tests {
         assert!(!own_origin("https://localhost:8080", 8080));
         assert!(!own_origin("null", 8080));
         assert!(!own_origin("http://evil.example", 8080));
+    }
+
+    fn request(host: &str) -> tiny_http::Request {
+        let host = tiny_http::Header::from_bytes("Host", host).expect("a header");
+        tiny_http::TestRequest::new()
+            .with_method(tiny_http::Method::Post)
+            .with_path("/api/check")
+            .with_header(host)
+            .with_body("{}")
+            .into()
+    }
+
+    #[test]
+    fn a_handler_that_panics_answers_500() {
+        let mut r = request("127.0.0.1:8080");
+        let reply = check_and_handle(&mut r, 8080, &|_: &Incoming| -> Reply { panic!("boom") });
+        assert_eq!(reply.status, 500);
+        let v: serde_json::Value = serde_json::from_slice(&reply.body).expect("JSON");
+        assert!(
+            v["error"].as_str().expect("a message").contains("boom"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn a_foreign_host_is_refused_before_the_handler() {
+        let mut r = request("evil.example:8080");
+        let reply = check_and_handle(&mut r, 8080, &|_: &Incoming| -> Reply {
+            unreachable!("the handler is not called")
+        });
+        assert_eq!(reply.status, 403);
     }
 }

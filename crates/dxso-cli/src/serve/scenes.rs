@@ -59,9 +59,15 @@ pub fn run(scene: &str, dir: &Path) -> Result<Value, ApiError> {
     Ok(doc)
 }
 
+/// The most instructions a traced vertex runs: D3D9's smallest
+/// `MaxVShaderInstructionsExecuted` (a trace holds every step it ran; the caps the scene's
+/// shader is checked with allow 2^24).
+pub const MAX_TRACED_INSTRUCTIONS: u64 = 0xFFFF;
+
 /// `/api/trace`: what `dxso run --trace N` prints, as JSON and as its text.
 pub fn trace(scene: &str, dir: &Path, vertex: usize) -> Result<Value, ApiError> {
-    let scene = load(scene, dir)?;
+    let mut scene = load(scene, dir)?;
+    scene.device.set_max_instructions(MAX_TRACED_INSTRUCTIONS);
     let t = crate::run::trace_vertex(&scene, vertex).map_err(|e| ApiError::input(e.to_string()))?;
     Ok(json!({
         "vertex": t.vertex,
