@@ -1,7 +1,7 @@
 """The playground's browser test (.ci/browser starts the server and chromedriver).
 
 Drives headless Chromium with the W3C WebDriver protocol over HTTP (urllib and json only):
-python3 .ci/browser.py PAGE_URL DRIVER_URL SCREENSHOT_DIR
+python3 .ci/browser.py PAGE_URL DRIVER_URL SCREENSHOT_DIR SHADER.vso
 """
 
 import base64
@@ -12,7 +12,7 @@ import time
 import urllib.error
 import urllib.request
 
-PAGE, DRIVER, SHOTS = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
+PAGE, DRIVER, SHOTS, VSO = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3], sys.argv[4]
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 BROKEN = """vs_3_0
@@ -50,6 +50,16 @@ def call(method, path, body=None):
             return json.loads(r.read() or b"{}").get("value")
     except urllib.error.HTTPError as e:
         raise SystemExit(f"webdriver {method} {path}: {e.code} {e.read().decode()[:500]}")
+
+
+def server_answers():
+    """Whether the server answers a request of this script's own (for a failure's report)."""
+    req = urllib.request.Request(PAGE + "api/check", data=b'{"source": "vs_2_0"}', method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return f"answers ({r.status})"
+    except Exception as e:  # noqa: BLE001 - any failure is what the report is for
+        return f"does not answer ({e})"
 
 
 def wait_driver():
@@ -109,7 +119,9 @@ class Browser:
                 return value
             time.sleep(0.1)
         self.shot("failed")
-        raise SystemExit(f"FAIL: {what} (waited {timeout} s)")
+        status = self.js("return document.getElementById('status').textContent")
+        raise SystemExit(f"FAIL: {what} (waited {timeout} s; the page's status: {status!r}; "
+                         f"the server: {server_answers()})")
 
     def shot(self, name):
         self.step += 1
@@ -210,6 +222,14 @@ def run(b):
     b.until("the permalink's shader assembles",
             "return document.querySelectorAll('#tokens .tok').length > 0")
     b.shot("permalink")
+
+    # A bytecode file opened (as a drop does): disassembled into the editor.
+    call("POST", b.s(f"/element/{b.find('#file')}/value"), {"text": VSO})
+    b.until("the opened .vso's disassembly in the editor",
+            "return document.getElementById('source').value.includes('dp4 o0.x, c0, v0')")
+    b.until("the opened shader assembles",
+            "return document.querySelector('#diagnostics li.ok') !== null")
+    b.shot("opened-vso")
 
 
 if __name__ == "__main__":

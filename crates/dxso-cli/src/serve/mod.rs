@@ -1,7 +1,8 @@
 //! `dxso serve [--port 8080] [--open] [SCENE.json | SHADER]`: the playground, a local web
 //! page over the same library calls as the commands (`docs/playground.md`).
 //!
-//! - `http`: the server (127.0.0.1 only, body limit, Host/Origin checks, panics caught);
+//! - `http`: the server (127.0.0.1 only, one request a connection, body limit, Host/Origin
+//!   checks, panics caught);
 //! - `api`: the JSON endpoints, each a thin door to what a command calls;
 //! - `scenes`: every call into scenes and draws;
 //! - `assets`: the page (HTML, JS, CSS) built into the binary.
@@ -21,13 +22,9 @@ use std::path::{Path, PathBuf};
 /// interrupted. `file`: a scene (`.json`) or a shader the page opens with.
 pub fn serve(port: u16, open: bool, file: Option<&Path>) -> Result<(), Failure> {
     let (initial, dir) = initial(file)?;
-    let server = tiny_http::Server::http(("127.0.0.1", port))
-        .map_err(|e| Failure::Io(anyhow::anyhow!("listening on 127.0.0.1:{port}: {e}")))?;
-    let port = server
-        .server_addr()
-        .to_ip()
-        .map(|a| a.port())
-        .unwrap_or(port);
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+        .with_context(|| format!("listening on 127.0.0.1:{port}"))?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     let url = format!("http://127.0.0.1:{port}/");
     {
         let mut out = std::io::stdout().lock();
@@ -40,7 +37,7 @@ pub fn serve(port: u16, open: bool, file: Option<&Path>) -> Result<(), Failure> 
         open_browser(&url);
     }
     let state = api::State { dir, initial };
-    http::run(server, port, move |r: &http::Incoming| {
+    http::run(listener, port, move |r: &http::Incoming| {
         if let Some(path) = r.path.strip_prefix("/api/") {
             return api::route(&state, r.method, path, r.body);
         }

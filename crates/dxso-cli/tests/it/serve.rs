@@ -119,6 +119,21 @@ fn request(
     (status, out[at..].to_vec())
 }
 
+/// Send `raw` bytes as they are; the answer's status.
+fn raw_status(port: u16, raw: &[u8]) -> u16 {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let _ = s.write_all(raw);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out);
+    text.split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("a status line: {text:?}"))
+}
+
 fn data(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
@@ -484,6 +499,50 @@ fn limits_and_refusals() {
         assert_eq!(status, want, "{method} {path} {body:?}");
         assert!(json_of(&body)["error"].is_string(), "{method} {path}");
     }
+    // Malformed or unframed requests.
+    let host = format!("Host: 127.0.0.1:{}\r\n", s.port);
+    for (raw, want) in [
+        ("NONSENSE\r\n\r\n".to_string(), 400),
+        (
+            format!(
+                "GET / HTTP/1.1\r\n{host}X-Long: {}\r\n\r\n",
+                "a".repeat(20_000)
+            ),
+            431,
+        ),
+        (
+            format!(
+                "POST /api/check HTTP/1.1\r\n{host}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+            ),
+            411,
+        ),
+        (
+            format!("POST /api/check HTTP/1.1\r\n{host}Content-Length: 12x\r\n\r\n"),
+            400,
+        ),
+    ] {
+        assert_eq!(
+            raw_status(s.port, raw.as_bytes()),
+            want,
+            "{}",
+            &raw[..raw.len().min(60)]
+        );
+    }
+    // Connections past 64 at once are answered 503; the server serves again once they close.
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).expect("connect"))
+        .collect();
+    let busy = format!("GET / HTTP/1.1\r\n{host}\r\n");
+    assert_eq!(raw_status(s.port, busy.as_bytes()), 503);
+    drop(idle);
+    let again = Instant::now();
+    while s.get("/").0 != 200 {
+        assert!(again.elapsed() < Duration::from_secs(30), "serving again");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // HEAD: the headers alone.
+    let (status, body) = s.request("HEAD", "/", &[], b"");
+    assert_eq!((status, body.len()), (200, 0));
     // Still serving.
     assert_eq!(s.get("/").0, 200);
 }
