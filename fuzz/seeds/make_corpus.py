@@ -42,6 +42,8 @@ for t in vtok:
         put('differential', struct.pack('<H', len(t)) + t + os.urandom(random.choice([0, 16, 64, 512])))
 for f in glob.glob(root + '/examples/**/*.json', recursive=True) + glob.glob(root + '/crates/dxso-cli/tests/data/*.json'):
     put('scene', open(f, 'rb').read())
+for f in glob.glob(root + '/../shared/draw-examples/*.scene.json'):
+    put('draw_scene', open(f, 'rb').read())
 for f in glob.glob(root + '/examples/**/*.png', recursive=True) + glob.glob(root + '/docs/*.png'):
     if os.path.getsize(f) < 200000: put('png', open(f, 'rb').read())
 for f in glob.glob(root + '/crates/dxso-cli/tests/data/*.obj'):

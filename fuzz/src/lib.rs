@@ -19,6 +19,6 @@ mod translate;
 pub use differential::differential;
 pub use format::{assembler, ctab, law, linker, reader, validator};
 #[cfg(any(feature = "engine", test))]
-pub use loaders::{dds, gltf, obj, png, scene};
+pub use loaders::{dds, draw_scene, gltf, obj, png, scene};
 #[cfg(any(feature = "engine", test))]
 pub use translate::translate;

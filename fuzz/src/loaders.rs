@@ -64,6 +64,15 @@ pub fn scene(data: &[u8]) {
     }
 }
 
+/// `draw_scene`: `dxso draw` scene JSON, loaded as `dxso draw` loads it (not drawn: a frame's
+/// surfaces may take gigabytes, and the pipeline has targets of its own).
+pub fn draw_scene(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = dxso_cli::scene::DrawScene::from_json(text, dir());
+}
+
 /// Bind a texture file as vertex sampler s0, as a scene's `"textures": {"s0": {"file": ..}}`.
 fn texture(name: &str, data: &[u8]) {
     file(name, data);

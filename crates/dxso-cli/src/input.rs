@@ -1,20 +1,14 @@
 //! Reading shaders from files: assembly text, or bytecode as binary or hex tokens
 //! ([`dxso::source`] does the reading and locating).
 
-use dxso::source::{Position, Source, SourceError};
+use dxso::source::{Position, Source};
 
 pub use dxso::source::{is_bytecode, read_bytecode};
+/// Load text or bytecode. `Err` is the rendered message (`FILE:LINE:COL: error: ...`).
+pub use dxso_draw::scene::load_shader;
 
 /// A shader loaded from a file of either kind.
 pub type Loaded = Source;
-
-/// Load text or bytecode. `Err` is the rendered message (`FILE:LINE:COL: error: ...`).
-pub fn load_shader(name: &str, bytes: &[u8]) -> Result<Loaded, String> {
-    Source::load(bytes).map_err(|e| match e {
-        SourceError::Parse(e) => e.render(name),
-        SourceError::Read(e) => format!("{name}: error: {e}\n"),
-    })
-}
 
 /// Line/col or word offset of instruction `i`, for machine-readable output.
 pub fn position(loaded: &Loaded, i: Option<usize>) -> serde_json::Value {

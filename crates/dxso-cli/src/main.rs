@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod asm;
+mod bench;
 mod check;
 mod demo;
+mod draw;
 mod link;
 mod outputs;
 mod raster;
@@ -124,6 +126,40 @@ enum Command {
         /// With --gpu: the first adapter whose name contains NAME (default: the best one).
         #[arg(long, value_name = "NAME", requires = "gpu")]
         adapter: Option<String>,
+    },
+    /// Run whole D3D9 draws (vertex stage, rasterization, pixel shader, output merger) into
+    /// render targets and write what they hold.
+    #[command(
+        after_help = "Examples:\n  dxso draw scene.json\n  dxso draw scene.json -o out.png --target 1\n  dxso draw scene.json -o out.dds\n  dxso draw scene.json --pixel 10,20 --pixel 0,0 --format json"
+    )]
+    Draw {
+        /// The draw scene (JSON; see CLI.md): the frame and its draws.
+        scene: PathBuf,
+        /// Write the target as OUT.png (8-bit RGBA) or OUT.dds (its own format, loss-free);
+        /// default SCENE.png beside the scene, unless --pixel is given.
+        #[arg(short, long, value_name = "OUT.png|OUT.dds")]
+        output: Option<PathBuf>,
+        /// The render target to write.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        target: usize,
+        /// Print what every target, the depth and the stencil hold at X,Y (repeatable).
+        #[arg(long, value_name = "X,Y", value_parser = draw::parse_xy)]
+        pixel: Vec<(u32, u32)>,
+        /// json: print the --pixel values; png: write the picture (the default without --pixel).
+        #[arg(long, value_enum)]
+        format: Option<draw::DrawFormat>,
+        /// Trace the pixel shader and the output merger at X,Y (not available yet).
+        #[arg(long, value_name = "X,Y", value_parser = draw::parse_xy)]
+        trace_pixel: Option<(u32, u32)>,
+        /// Draw on a GPU through wgpu (not available yet).
+        #[arg(long)]
+        gpu: bool,
+        /// With --gpu: the first adapter whose name contains NAME.
+        #[arg(long, value_name = "NAME", requires = "gpu")]
+        adapter: Option<String>,
+        /// Draw on the CPU and the GPU and compare the targets (not available yet).
+        #[arg(long)]
+        compare: bool,
     },
     /// Measure draws: the built-in workloads, or the scenes given.
     #[command(
@@ -276,6 +312,26 @@ fn main() -> ExitCode {
                 &on,
             )
         }
+        Command::Draw {
+            scene,
+            output,
+            target,
+            pixel,
+            format,
+            trace_pixel,
+            gpu,
+            adapter: _,
+            compare,
+        } => draw::draw(&draw::DrawArgs {
+            scene,
+            output,
+            target,
+            pixels: pixel,
+            format,
+            trace_pixel,
+            gpu,
+            compare,
+        }),
         Command::Bench {
             scenes,
             repeat,
@@ -283,7 +339,7 @@ fn main() -> ExitCode {
             format,
             gpu,
             adapter,
-        } => run::bench(
+        } => bench::bench(
             &scenes,
             repeat,
             threads,

@@ -142,19 +142,20 @@ impl Image {
     }
 
     pub fn write_png(&self, path: &Path) -> anyhow::Result<()> {
-        let file =
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-        let mut enc = png::Encoder::new(
-            std::io::BufWriter::new(file),
-            self.width as u32,
-            self.height as u32,
-        );
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut w = enc.write_header().context("PNG header")?;
-        w.write_image_data(&self.pixels).context("PNG data")?;
-        Ok(())
+        write_png(path, self.width, self.height, &self.pixels)
     }
+}
+
+/// Write 8-bit RGBA rows as a PNG.
+pub fn write_png(path: &Path, width: usize, height: usize, rgba: &[u8]) -> anyhow::Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width as u32, height as u32);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().context("PNG header")?;
+    w.write_image_data(rgba).context("PNG data")?;
+    Ok(())
 }
 
 /// Sutherland-Hodgman against the D3D clip volume: -w <= x, y <= w, 0 <= z <= w.

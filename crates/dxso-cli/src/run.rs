@@ -6,8 +6,7 @@ use crate::{Failure, stdout};
 use anyhow::Context;
 use dxso_vm::Outputs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RunFormat {
@@ -28,7 +27,8 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
             path.display()
         )));
     }
-    let scene = Scene::load(path).map_err(|e| scene_error(path, e))?;
+    let scene =
+        Scene::load(path).map_err(|e| Failure::Input(format!("{}: error: {e}", path.display())))?;
     for w in &scene.warnings {
         crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
     }
@@ -49,7 +49,7 @@ impl On {
     }
 
     /// The GPU, opened; no usable adapter is a usage error (exit 2) that says how to get one.
-    fn open(&self) -> Result<Option<dxso_gpu::Gpu>, Failure> {
+    pub(crate) fn open(&self) -> Result<Option<dxso_gpu::Gpu>, Failure> {
         match &self.gpu {
             None => Ok(None),
             Some(name) => dxso_gpu::Gpu::new(name.as_deref())
@@ -61,7 +61,7 @@ impl On {
 
 /// A GPU draw's error: the scene's own problems (and what the translation cannot express)
 /// exit 1, the GPU's exit 2.
-fn gpu_failure(name: &str, e: dxso_gpu::Error) -> Failure {
+pub(crate) fn gpu_failure(name: &str, e: dxso_gpu::Error) -> Failure {
     use dxso_gpu::Error as E;
     match e {
         E::Vm(_) | E::Translate(_) | E::Unsupported { .. } => {
@@ -247,10 +247,12 @@ impl VertexTrace {
             self.steps.len()
         );
         for step in &self.steps {
-            let mark = if step.active { ' ' } else { '-' };
-            s.push_str(&format!(
-                "{mark}{:>5}  {:<40} {}{}\n",
-                step.instruction, step.text, step.effect, step.names
+            s.push_str(&step_line(
+                step.instruction,
+                &step.text,
+                &step.effect,
+                step.active,
+                &step.names,
             ));
         }
         s.push_str("outputs:\n");
@@ -283,154 +285,29 @@ pub fn number(x: f32) -> String {
     }
 }
 
-/// One benchmark result.
-pub struct BenchResult {
-    pub scene: String,
-    pub vertices: usize,
-    pub median_s: f64,
-    pub threads: usize,
+/// A trace's executed instructions, one a line (`-` marks a lane that did not run it), with
+/// the constant-table names of the constants each reads.
+pub(crate) fn trace_steps(
+    t: &dxso_vm::Trace,
+    names: &std::collections::BTreeMap<(dxso::ctab::RegisterSet, u32), String>,
+) -> String {
+    let mut s = String::new();
+    for step in &t.steps {
+        s.push_str(&step_line(
+            step.instruction,
+            &step.text,
+            &step.effect,
+            step.active,
+            &constant_names(&step.text, names),
+        ));
+    }
+    s
 }
 
-pub fn bench(
-    scenes: &[PathBuf],
-    repeat: usize,
-    threads: Option<usize>,
-    json_out: bool,
-    on: &On,
-) -> Result<(), Failure> {
-    let gpu = on.open()?;
-    let threads_used =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut results = Vec::new();
-    let mut loaded: Vec<(String, Scene)> = Vec::new();
-    if scenes.is_empty() {
-        for w in dxso_vm::workloads::builtin(1_000_000).map_err(|e| Failure::Io(e.into()))? {
-            loaded.push((
-                w.name.to_string(),
-                Scene {
-                    device: w.device,
-                    vertex_count: w.vertices,
-                    instance_count: 1,
-                    warnings: Vec::new(),
-                },
-            ));
-        }
-    } else {
-        for p in scenes {
-            loaded.push((p.display().to_string(), load_scene(p)?));
-        }
-    }
-    use std::io::IsTerminal;
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new((loaded.len() * (repeat.max(1) + 1)) as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} draws {wide_msg}")
-                .expect("valid template"),
-        );
-        b
-    });
-    for (name, mut scene) in loaded {
-        if let Some(b) = &bar {
-            b.set_message(name.clone());
-        }
-        scene
-            .device
-            .set_threads(threads)
-            .map_err(|e| Failure::Io(e.into()))?;
-        let vertices = scene.vertex_count * scene.instance_count.max(1);
-        // The warm-up draw allocates the outputs; the timed draws write into them again.
-        let fail = |e: dxso_vm::VmError| Failure::Input(format!("{name}: error: {e}"));
-        let mut times = Vec::with_capacity(repeat);
-        let tick = || {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-        };
-        if let Some(gpu) = &gpu {
-            // Translation, pipeline, constants and textures once; each timed draw fetches
-            // the vertices (dxso-vm's fetch), uploads them, dispatches and reads back.
-            let draw = gpu
-                .prepare(&scene.device, scene.vertex_count, scene.instance_count)
-                .map_err(|e| gpu_failure(&name, e))?;
-            let mut out = dxso_vm::Outputs {
-                registers: Vec::new(),
-                data: Vec::new(),
-                vertices: 0,
-                unbound_inputs: Vec::new(),
-            };
-            draw.run(&mut out).map_err(|e| gpu_failure(&name, e))?;
-            for _ in 0..repeat.max(1) {
-                tick();
-                let t = Instant::now();
-                draw.run(&mut out).map_err(|e| gpu_failure(&name, e))?;
-                times.push(t.elapsed().as_secs_f64());
-            }
-        } else {
-            let mut out = scene
-                .device
-                .draw(scene.vertex_count, scene.instance_count)
-                .map_err(fail)?;
-            for _ in 0..repeat.max(1) {
-                tick();
-                let t = Instant::now();
-                scene
-                    .device
-                    .draw_into(scene.vertex_count, scene.instance_count, &mut out)
-                    .map_err(fail)?;
-                times.push(t.elapsed().as_secs_f64());
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        let median_s = times[times.len() / 2];
-        results.push(BenchResult {
-            scene: name,
-            vertices,
-            median_s,
-            threads: threads_used,
-        });
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    if json_out {
-        let items: Vec<String> = results
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"scene\": {}, \"vertices\": {}, \"median_s\": {}, \"vertices_per_s\": {}, \"threads\": {}{}}}",
-                    serde_json::Value::String(r.scene.clone()),
-                    r.vertices,
-                    r.median_s,
-                    r.vertices as f64 / r.median_s,
-                    r.threads,
-                    gpu.as_ref().map_or(String::new(), |g| format!(
-                        ", \"adapter\": {}",
-                        serde_json::Value::String(g.adapter_name().to_string())
-                    ))
-                )
-            })
-            .collect();
-        stdout(&format!("{{\"results\": [{}]}}\n", items.join(", ")))?;
-    } else {
-        let mut s = String::from(
-            "scene                          vertices    median s    M vertices/s  threads\n",
-        );
-        for r in &results {
-            s.push_str(&format!(
-                "{:<30} {:>9} {:>11.5} {:>15.1} {:>8}\n",
-                r.scene,
-                r.vertices,
-                r.median_s,
-                r.vertices as f64 / r.median_s / 1e6,
-                r.threads
-            ));
-        }
-        if let Some(g) = &gpu {
-            s.push_str(&format!("adapter: {}\n", g.adapter_name()));
-        }
-        stdout(&s)?;
-    }
-    Ok(())
+/// One executed instruction as a trace prints it.
+fn step_line(instruction: usize, text: &str, effect: &str, active: bool, names: &str) -> String {
+    let mark = if active { ' ' } else { '-' };
+    format!("{mark}{instruction:>5}  {text:<40} {effect}{names}\n")
 }
 
 /// `  [c8 = cViewProj, c25 = lights[1].pos]`: the constant-table names of the constant

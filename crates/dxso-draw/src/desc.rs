@@ -16,6 +16,11 @@ pub const MAX_TARGET_SIDE: u32 = 16384;
 /// a target pixel, a f32 and a byte a depth pixel) may take.
 pub const MAX_FRAME_BYTES: usize = 8 << 30;
 
+/// The most vertices one draw may process (`vertex_count · instance_count`): D3D9 devices
+/// index at most 2^24 vertices (`MaxVertexIndex` 0xFFFFFF on the largest), and dxso holds
+/// every processed vertex of a draw at once.
+pub const MAX_DRAW_VERTICES: usize = 1 << 24;
+
 /// Render target formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TargetFormat {
@@ -145,26 +150,9 @@ impl TargetFormat {
     }
 }
 
-/// f32 → nearest f16 (ties to even) → f32.
+/// f32 → nearest f16 (ties to even; beyond 65504 infinity) → f32.
 fn half_round(x: f32) -> f32 {
-    // A small exact converter, so the crate needs no `half` for one function.
-    if !x.is_finite() {
-        return x;
-    }
-    let a = x.abs();
-    if a >= 65520.0 {
-        return f32::INFINITY.copysign(x);
-    }
-    // Spacing of f16 values around `a`: 2^(e - 10), at least 2^-24 (subnormals).
-    let e = if a == 0.0 {
-        -14
-    } else {
-        a.log2().floor() as i32
-    }
-    .max(-14);
-    let step = (2.0f64).powi(e - 10);
-    let q = ((a as f64) / step).round_ties_even() * step;
-    (q as f32).copysign(x)
+    half::f16::from_f32(x).to_f32()
 }
 
 /// Depth-stencil formats.

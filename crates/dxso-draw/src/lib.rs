@@ -18,16 +18,18 @@ pub mod fixed;
 mod merge;
 mod pipeline;
 mod raster;
+pub mod scene;
 mod shade;
 pub mod states;
 pub mod surfaces;
 mod vertex;
 
 pub use desc::{
-    Clear, DepthFormat, Draw, Frame, MAX_FRAME_BYTES, MAX_TARGET_SIDE, Primitive, TargetFormat,
-    Viewport, d3dcolor,
+    Clear, DepthFormat, Draw, Frame, MAX_DRAW_VERTICES, MAX_FRAME_BYTES, MAX_TARGET_SIDE,
+    Primitive, TargetFormat, Viewport, d3dcolor,
 };
 pub use merge::MergeReport;
+pub use scene::{DrawScene, Scene, SceneError, draw_scene_from_json, load_draw_scene};
 pub use states::{RenderStates, StageStates, StateValue};
 pub use surfaces::{DepthStencil, PixelValue, Surfaces, Target};
 

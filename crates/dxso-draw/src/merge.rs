@@ -20,7 +20,7 @@
 
 use crate::desc::{TargetFormat, d3dcolor};
 use crate::states::{RenderStates, rs};
-use crate::surfaces::Surfaces;
+use crate::surfaces::Band;
 
 /// One shaded pixel on its way into the surfaces.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -185,27 +185,28 @@ impl Merger<'_> {
     /// Stencil and depth. `false`: the fragment is discarded.
     fn depth_stencil(
         &self,
-        sf: &mut Surfaces,
+        sf: &mut Band,
         f: &Fragment,
         report: &mut Option<&mut MergeReport>,
     ) -> bool {
         let s = self.states;
-        let i = f.y as usize * sf.width as usize + f.x as usize;
-        let Some(ds) = sf.depth_stencil.as_mut() else {
+        let i = sf.index(f.x, f.y);
+        let Some((format, z, stencil)) = sf.depth_stencil.as_mut() else {
             return true;
         };
+        let format = *format;
         let z_on = s.get(rs::ZENABLE) != 0;
-        let zq = ds.format.store(f.z);
-        let z_pass = !z_on || compare(s.get(rs::ZFUNC), zq, ds.z[i]);
+        let zq = format.store(f.z);
+        let z_pass = !z_on || compare(s.get(rs::ZFUNC), zq, z[i]);
         if let Some(r) = report.as_deref_mut().filter(|_| z_on) {
             r.steps.push(format!(
                 "depth test {} {zq} vs {}: {}",
                 cmp_name(s.get(rs::ZFUNC)),
-                ds.z[i],
+                z[i],
                 if z_pass { "passed" } else { "failed" }
             ));
         }
-        if s.flag(rs::STENCILENABLE) && ds.format.has_stencil() {
+        if s.flag(rs::STENCILENABLE) && format.has_stencil() {
             let back = !f.front && s.flag(rs::TWOSIDEDSTENCILMODE);
             let [func, fail, zfail, pass] = if back {
                 [
@@ -226,7 +227,7 @@ impl Merger<'_> {
             let reference = (s.get(rs::STENCILREF) & 0xff) as u8;
             let mask = s.get(rs::STENCILMASK) & 0xff;
             let wmask = (s.get(rs::STENCILWRITEMASK) & 0xff) as u8;
-            let old = ds.stencil[i];
+            let old = stencil[i];
             let s_pass = compare_u(func, reference as u32 & mask, old as u32 & mask);
             let op = if !s_pass {
                 fail
@@ -236,13 +237,13 @@ impl Merger<'_> {
                 pass
             };
             let new = stencil_op(op, old, reference);
-            ds.stencil[i] = (old & !wmask) | (new & wmask);
+            stencil[i] = (old & !wmask) | (new & wmask);
             if let Some(r) = report {
                 r.steps.push(format!(
                     "stencil test {} ref {reference} vs {old}: {}; stencil {old} -> {}",
                     cmp_name(func),
                     if s_pass { "passed" } else { "failed" },
-                    ds.stencil[i]
+                    stencil[i]
                 ));
             }
             if !s_pass {
@@ -253,18 +254,18 @@ impl Merger<'_> {
             return false;
         }
         if z_on && s.flag(rs::ZWRITEENABLE) {
-            ds.z[i] = zq;
+            z[i] = zq;
         }
         true
     }
 
     /// Merge one fragment into the surfaces.
-    pub fn merge(&self, sf: &mut Surfaces, mut f: Fragment, mut report: Option<&mut MergeReport>) {
+    pub fn merge(&self, sf: &mut Band, mut f: Fragment, mut report: Option<&mut MergeReport>) {
         if !self.colour_tests(&mut f, &mut report) || !self.depth_stencil(sf, &f, &mut report) {
             return;
         }
-        let i = f.y as usize * sf.width as usize + f.x as usize;
-        for (t, target) in sf.targets.iter_mut().enumerate() {
+        let i = sf.index(f.x, f.y);
+        for (t, (format, texels)) in sf.targets.iter_mut().enumerate() {
             if f.written >> t & 1 == 0 {
                 continue;
             }
@@ -273,15 +274,15 @@ impl Merger<'_> {
             } else {
                 rs::COLORWRITEENABLE1 + t as u32 - 1
             });
-            let old = target.texels[i];
-            let new = self.blend(target.format, f.colors[t], old);
+            let old = texels[i];
+            let new = self.blend(*format, f.colors[t], old);
             let mut stored = old;
             for c in 0..4 {
                 if mask >> c & 1 != 0 {
                     stored[c] = new[c];
                 }
             }
-            target.texels[i] = stored;
+            texels[i] = stored;
             if let Some(r) = report.as_deref_mut() {
                 r.steps
                     .push(format!("target {t}: {} -> {}", v4(old), v4(stored)));

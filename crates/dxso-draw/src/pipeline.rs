@@ -23,9 +23,10 @@ use crate::merge::{MergeReport, Merger};
 use crate::raster::{self, Quad, Rect, Screen};
 use crate::shade::Shading;
 use crate::states::rs;
-use crate::surfaces::Surfaces;
+use crate::surfaces::{Band, Surfaces};
 use crate::vertex::{self, Prepared};
 use crate::{DrawError, PixelReport};
+use rayon::prelude::*;
 
 /// A primitive's vertex indices (into the draw's vertices) and its provoking vertex.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -108,6 +109,15 @@ struct Setup<'a> {
 
 fn setup<'a>(sf: &Surfaces, draw: &'a Draw) -> Result<Setup<'a>, DrawError> {
     let s = &draw.states;
+    let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
+    if total.is_none_or(|n| n > crate::desc::MAX_DRAW_VERTICES) {
+        return Err(DrawError::TooLarge(format!(
+            "a draw of {} vertices x {} instances: dxso draws at most {} vertices at once",
+            draw.vertex_count,
+            draw.instance_count,
+            crate::desc::MAX_DRAW_VERTICES
+        )));
+    }
     let vp = draw.viewport.unwrap_or(crate::Viewport {
         x: 0,
         y: 0,
@@ -166,27 +176,97 @@ pub(crate) struct Probe<'a> {
     pub reports: &'a mut Vec<PixelReport>,
 }
 
-/// Draw one draw into the surfaces.
+/// Rows a thread draws at once (even: quads never straddle two bands).
+const BAND_ROWS: u32 = 32;
+
+/// Draw one draw into the surfaces: the vertex stage and primitive setup once, then the
+/// pixels band by band in parallel (each band sees every primitive in order, so blending and
+/// the depth test see them as D3D9 does).
 pub(crate) fn draw(sf: &mut Surfaces, draw: &Draw, probe: Option<Probe>) -> Result<(), DrawError> {
     let setup = setup(sf, draw)?;
-    let merger = Merger {
-        states: &draw.states,
-        fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().0 < 3),
-    };
-    let mut shading = Shading::new(draw, &setup.prepared, merger, probe)?;
+    let mut prims = Vec::new();
     let per_instance = draw.vertex_count;
     for k in 0..draw.instance_count.max(1) {
         for prim in assemble(draw.primitive, k * per_instance, per_instance) {
-            rasterize(&setup, &prim, &mut |q, face, bias, prim| {
-                shading.push(sf, q, face, bias, prim)
-            })?;
+            primitive(&setup, &prim, &mut prims);
         }
     }
-    shading.flush(sf)
+    let merger = || Merger {
+        states: &draw.states,
+        fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().major < 3),
+    };
+    if probe.is_some() {
+        let height = sf.height;
+        let mut bands = sf.bands(height);
+        return shade_band(&setup, &prims, &mut bands[0], merger(), probe);
+    }
+    sf.bands(BAND_ROWS)
+        .into_par_iter()
+        .try_for_each(|mut band| shade_band(&setup, &prims, &mut band, merger(), None))
 }
 
-/// Emits each quad with the primitive's face (+1 front, -1 back), depth bias and vertices.
-type Emit<'e> = dyn FnMut(&Quad, f32, f32, &PrimVerts) -> Result<(), DrawError> + 'e;
+/// Rasterize every primitive over one band and shade its pixels.
+fn shade_band(
+    setup: &Setup,
+    prims: &[Raster],
+    band: &mut Band,
+    merger: Merger,
+    probe: Option<Probe>,
+) -> Result<(), DrawError> {
+    let rect = Rect {
+        y0: setup.rect.y0.max(band.y0 as i64),
+        y1: setup.rect.y1.min(band.y1 as i64),
+        ..setup.rect
+    };
+    if rect.y0 >= rect.y1 {
+        return Ok(());
+    }
+    let mut shading = Shading::new(setup.draw, &setup.prepared, merger, probe)?;
+    let mut status = Ok(());
+    for p in prims {
+        let mut sink = |q: &Quad, face: f32, bias: f32, pv: &PrimVerts| {
+            if status.is_ok() {
+                status = shading.push(band, q, face, bias, pv);
+            }
+        };
+        match p {
+            Raster::Triangle { v, face, bias, pv } => {
+                raster::triangle(v, &rect, &mut |q| sink(q, *face, *bias, pv))
+            }
+            Raster::Line { a, b, last, pv } => {
+                raster::line(a, b, *last, &rect, &mut |q| sink(q, 1.0, 0.0, pv))
+            }
+            Raster::Point { c, size, pv } => {
+                raster::point(c, *size, &rect, &mut |q| sink(q, 1.0, 0.0, pv))
+            }
+        }
+        status.clone()?;
+    }
+    shading.flush(band)
+}
+
+/// A primitive after clipping, the viewport and culling: what the rasterizer walks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Raster {
+    /// Positive area (front faces as given, back faces reordered); `face` ±1.
+    Triangle {
+        v: [Screen; 3],
+        face: f32,
+        bias: f32,
+        pv: PrimVerts,
+    },
+    Line {
+        a: Screen,
+        b: Screen,
+        last: bool,
+        pv: PrimVerts,
+    },
+    Point {
+        c: Screen,
+        size: f32,
+        pv: PrimVerts,
+    },
+}
 
 /// A primitive's original vertices and its provoking one, for interpolation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -197,9 +277,10 @@ pub(crate) struct PrimVerts {
     pub sprite: Option<(f32, f32, f32)>,
 }
 
-fn rasterize(setup: &Setup, prim: &Prim, emit: &mut Emit) -> Result<(), DrawError> {
+/// Clip, transform and cull one primitive into `out`.
+fn primitive(setup: &Setup, prim: &Prim, out: &mut Vec<Raster>) {
     let verts = &setup.prepared.vertices;
-    let vs = PrimVerts {
+    let pv = PrimVerts {
         v: prim.v,
         provoking: prim.provoking,
         sprite: None,
@@ -225,10 +306,15 @@ fn rasterize(setup: &Setup, prim: &Prim, emit: &mut Emit) -> Result<(), DrawErro
             })
             .collect()
     } else if prim.n == 1 {
-        if !clip::inside(&setup.planes[..2], &poly[0].pos)
-            || !clip::inside(&setup.planes[6..], &poly[0].pos)
+        // A point is drawn whole where its centre is inside the view volume and every
+        // enabled clip plane, and not at all elsewhere.
+        let p = poly[0].pos;
+        let in_view = p[0].abs() <= p[3] && p[1].abs() <= p[3];
+        if !in_view
+            || !clip::inside(&setup.planes[..2], &p)
+            || !clip::inside(&setup.planes[6..], &p)
         {
-            return Ok(());
+            return;
         }
         vec![setup.transform.screen(&poly[0])]
     } else {
@@ -238,14 +324,8 @@ fn rasterize(setup: &Setup, prim: &Prim, emit: &mut Emit) -> Result<(), DrawErro
             .collect()
     };
     if !screen.iter().all(raster::representable) {
-        return Ok(());
+        return;
     }
-    let mut status = Ok(());
-    let mut sink = |q: &Quad, face: f32, bias: f32, pv: &PrimVerts| {
-        if status.is_ok() {
-            status = emit(q, face, bias, pv);
-        }
-    };
     let s = &setup.draw.states;
     match prim.n {
         1 => {
@@ -253,21 +333,19 @@ fn rasterize(setup: &Setup, prim: &Prim, emit: &mut Emit) -> Result<(), DrawErro
             let c = screen[0];
             let pv = PrimVerts {
                 sprite: s.flag(rs::POINTSPRITEENABLE).then_some((c.x, c.y, size)),
-                ..vs
+                ..pv
             };
-            raster::point(&c, size, &setup.rect, &mut |q| sink(q, 1.0, 0.0, &pv));
+            out.push(Raster::Point { c, size, pv });
         }
-        2 => {
-            if screen.len() == 2 {
-                let last = s.get(16) != 0;
-                raster::line(&screen[0], &screen[1], last, &setup.rect, &mut |q| {
-                    sink(q, 1.0, 0.0, &vs)
-                });
-            }
-        }
-        _ => triangles(setup, &screen, &mut |q, f, b| sink(q, f, b, &vs)),
+        2 if screen.len() == 2 => out.push(Raster::Line {
+            a: screen[0],
+            b: screen[1],
+            last: s.get(rs::LASTPIXEL) != 0,
+            pv,
+        }),
+        2 => {}
+        _ => triangles(setup, &screen, pv, out),
     }
-    status
 }
 
 fn point_size(setup: &Setup, from_vertex: Option<f32>) -> f32 {
@@ -283,8 +361,8 @@ fn point_size(setup: &Setup, from_vertex: Option<f32>) -> f32 {
     }
 }
 
-/// Cull a clipped polygon and rasterize its fan.
-fn triangles(setup: &Setup, poly: &[Screen], emit: &mut dyn FnMut(&Quad, f32, f32)) {
+/// Cull a clipped polygon and add its fan.
+fn triangles(setup: &Setup, poly: &[Screen], pv: PrimVerts, out: &mut Vec<Raster>) {
     if poly.len() < 3 {
         return;
     }
@@ -303,12 +381,12 @@ fn triangles(setup: &Setup, poly: &[Screen], emit: &mut dyn FnMut(&Quad, f32, f3
     let face = if front { 1.0 } else { -1.0 };
     let bias = depth_bias(setup, poly);
     for i in 1..poly.len() - 1 {
-        let t = if front {
+        let v = if front {
             [poly[0], poly[i], poly[i + 1]]
         } else {
             [poly[0], poly[i + 1], poly[i]]
         };
-        raster::triangle(&t, &setup.rect, &mut |q| emit(q, face, bias));
+        out.push(Raster::Triangle { v, face, bias, pv });
     }
 }
 

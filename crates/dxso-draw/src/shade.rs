@@ -17,7 +17,7 @@ use crate::merge::{Fragment, Merger};
 use crate::pipeline::{PrimVerts, Probe, report};
 use crate::raster::Quad;
 use crate::states::rs;
-use crate::surfaces::Surfaces;
+use crate::surfaces::Band;
 use crate::vertex::Prepared;
 use dxso::ir::Usage;
 use dxso_vm::{LANES, PixelBatch, PixelRunner};
@@ -91,7 +91,7 @@ impl<'a> Shading<'a> {
     /// Add one quad of a primitive; a full batch is shaded and merged.
     pub fn push(
         &mut self,
-        sf: &mut Surfaces,
+        sf: &mut Band,
         q: &Quad,
         face: f32,
         bias: f32,
@@ -110,9 +110,13 @@ impl<'a> Shading<'a> {
                     let v = (y as f32 - (cy - size / 2.0)) / size;
                     [u, v, 0.0, 1.0]
                 } else if slot.color && self.flat {
-                    verts[pv.provoking].attrs[s]
+                    self.prepared.attr(pv.provoking, s)
                 } else {
-                    std::array::from_fn(|c| (0..3).map(|i| w[i] * verts[pv.v[i]].attrs[s][c]).sum())
+                    std::array::from_fn(|c| {
+                        (0..3)
+                            .map(|i| w[i] * self.prepared.attr(pv.v[i], s)[c])
+                            .sum()
+                    })
                 };
                 for c in 0..4 {
                     self.batch.inputs[s][c][lane] = value[c];
@@ -135,7 +139,7 @@ impl<'a> Shading<'a> {
     }
 
     /// Shade and merge the gathered quads.
-    pub fn flush(&mut self, sf: &mut Surfaces) -> Result<(), DrawError> {
+    pub fn flush(&mut self, sf: &mut Band) -> Result<(), DrawError> {
         let lanes = self.quads * 4;
         if lanes == 0 {
             return Ok(());

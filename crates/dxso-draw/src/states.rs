@@ -310,6 +310,7 @@ pub(crate) mod rs {
     pub const SHADEMODE: u32 = 9;
     pub const ZWRITEENABLE: u32 = 14;
     pub const ALPHATESTENABLE: u32 = 15;
+    pub const LASTPIXEL: u32 = 16;
     pub const SRCBLEND: u32 = 19;
     pub const DESTBLEND: u32 = 20;
     pub const CULLMODE: u32 = 22;

@@ -99,3 +99,60 @@ impl Surfaces {
         Some(t.texels.iter().flat_map(|p| p.map(byte)).collect())
     }
 }
+
+/// Rows `y0..y1` of every surface, borrowed mutably: what one thread draws into.
+pub(crate) struct Band<'a> {
+    pub y0: u32,
+    pub y1: u32,
+    pub width: u32,
+    pub targets: Vec<(TargetFormat, &'a mut [[f32; 4]])>,
+    pub depth_stencil: Option<(DepthFormat, &'a mut [f32], &'a mut [u8])>,
+}
+
+impl Band<'_> {
+    /// The index of pixel (x, y) (inside the band) in the band's slices.
+    pub fn index(&self, x: u32, y: u32) -> usize {
+        (y - self.y0) as usize * self.width as usize + x as usize
+    }
+}
+
+impl Surfaces {
+    /// The surfaces split into bands of `rows` rows, top to bottom.
+    pub(crate) fn bands(&mut self, rows: u32) -> Vec<Band<'_>> {
+        let (w, h) = (self.width, self.height);
+        let rows = rows.max(1);
+        let chunk = rows as usize * w as usize;
+        let mut targets: Vec<_> = self
+            .targets
+            .iter_mut()
+            .map(|t| (t.format, t.texels.chunks_mut(chunk)))
+            .collect();
+        let mut depth = self
+            .depth_stencil
+            .as_mut()
+            .map(|d| (d.format, d.z.chunks_mut(chunk), d.stencil.chunks_mut(chunk)));
+        let mut bands = Vec::new();
+        let mut y0 = 0;
+        while y0 < h {
+            let y1 = (y0 + rows).min(h);
+            bands.push(Band {
+                y0,
+                y1,
+                width: w,
+                targets: targets
+                    .iter_mut()
+                    .map(|(f, it)| (*f, it.next().unwrap_or_default()))
+                    .collect(),
+                depth_stencil: depth.as_mut().map(|(f, z, s)| {
+                    (
+                        *f,
+                        z.next().unwrap_or_default(),
+                        s.next().unwrap_or_default(),
+                    )
+                }),
+            });
+            y0 = y1;
+        }
+        bands
+    }
+}

@@ -30,8 +30,6 @@ pub(crate) struct Vertex {
     pub pos: [f32; 4],
     pub point_size: Option<f32>,
     pub fog: f32,
-    /// One entry per attribute slot (`Prepared::slots`).
-    pub attrs: Vec<[f32; 4]>,
 }
 
 /// What an attribute slot holds.
@@ -47,6 +45,8 @@ pub(crate) struct Slot {
 pub(crate) struct Prepared {
     pub vertices: Vec<Vertex>,
     pub slots: Vec<Slot>,
+    /// Vertex `v`'s attribute `s` at `v * slots.len() + s`.
+    pub attrs: Vec<[f32; 4]>,
     /// Positions are screen space (`POSITIONT`: x, y, z, and w = 1/rhw), not clip space.
     pub screen_space: bool,
 }
@@ -125,6 +125,7 @@ pub(crate) fn prepare(draw: &Draw) -> Result<Prepared, DrawError> {
     };
     let n = out.registers.len() * 4;
     let mut vertices = Vec::with_capacity(out.vertices);
+    let mut attrs = Vec::with_capacity(out.vertices * slots.len());
     for v in 0..out.vertices {
         let data = &out.data[v * n..(v + 1) * n];
         let reg = |r: usize| -> [f32; 4] { std::array::from_fn(|c| data[r * 4 + c]) };
@@ -133,31 +134,36 @@ pub(crate) fn prepare(draw: &Draw) -> Result<Prepared, DrawError> {
             // POSITIONT: (x, y, z, rhw); keep w = 1/rhw for perspective interpolation.
             pos[3] = 1.0 / pos[3];
         }
-        let attrs = (0..slots.len())
-            .map(|k| {
-                let mut a = match sources[k] {
-                    Some(r) => reg(r),
-                    None if fixed.is_some() && slots[k] == diffuse() => [1.0; 4],
-                    None => [0.0, 0.0, 0.0, 1.0],
-                };
-                if clamped(draw, k) {
-                    a = a.map(|x| if x > 0.0 { x.min(1.0) } else { 0.0 });
-                }
-                a
-            })
-            .collect();
+        attrs.extend((0..slots.len()).map(|k| {
+            let mut a = match sources[k] {
+                Some(r) => reg(r),
+                None if fixed.is_some() && slots[k] == diffuse() => [1.0; 4],
+                None => [0.0, 0.0, 0.0, 1.0],
+            };
+            if clamped(draw, k) {
+                a = a.map(|x| if x > 0.0 { x.min(1.0) } else { 0.0 });
+            }
+            a
+        }));
         vertices.push(Vertex {
             pos,
             point_size: psize.map(|r| reg(r)[0]),
             fog: fog.map_or(1.0, |(r, c)| reg(r)[c]),
-            attrs,
         });
     }
     Ok(Prepared {
         vertices,
         slots,
+        attrs,
         screen_space,
     })
+}
+
+impl Prepared {
+    /// Vertex `v`'s attribute in slot `s`.
+    pub fn attr(&self, v: usize, s: usize) -> [f32; 4] {
+        self.attrs[v * self.slots.len() + s]
+    }
 }
 
 fn diffuse() -> Slot {

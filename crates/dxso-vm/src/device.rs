@@ -416,6 +416,7 @@ impl Device {
             Some(n) => Some(Arc::new(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
+                    .stack_size(crate::compile::STACK_BYTES)
                     .build()
                     .map_err(|e| VmError::Threads(e.to_string()))?,
             )),
@@ -695,7 +696,7 @@ impl Device {
             Some(g) => guarded_out.insert(g),
             None => &mut data[..],
         };
-        let mut run = || -> Result<(), VmError> {
+        let run = || -> Result<(), VmError> {
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
                 let mut m = machine();
@@ -709,9 +710,10 @@ impl Device {
                     caught(|| ctx.batches(m, first + t * task_vertices, k, chunk, &mut NoTrace))
                 })
         };
+        // On dxso's own threads, whose stacks fit compiled code's frames, whoever calls.
         match &self.pool {
             Some(pool) => pool.install(run)?,
-            None => run()?,
+            None => crate::compile::default_pool()?.install(run)?,
         }
         if let Some(g) = guarded_out {
             out.data.copy_from_slice(&g);

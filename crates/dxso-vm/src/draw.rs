@@ -60,6 +60,7 @@ impl Prepared {
             bools: &self.bools,
             max_instructions,
             sampling,
+            pixel: None,
         }
     }
 }

@@ -44,6 +44,8 @@ pub(crate) struct Uniforms<'a> {
     pub bools: &'a [bool; 16],
     pub max_instructions: u64,
     pub sampling: &'a Sampling<'a>,
+    /// Pixel shaders: the draw's textures, samplers and texture stages.
+    pub pixel: Option<&'a crate::pixel::Stages<'a>>,
 }
 
 /// The instruction-set paths of the executor: the same Rust code compiled for the baseline
@@ -244,7 +246,7 @@ impl Machine {
 
     /// A source component with its modifiers applied (a copy: for the less common kernels).
     #[inline(always)]
-    fn load(&self, s: &SrcRef, c: usize) -> Row {
+    pub(crate) fn load(&self, s: &SrcRef, c: usize) -> Row {
         let r = &self.rows[s.rows[c] as usize];
         lanes!(|l| modified(r[l], s))
     }
@@ -277,7 +279,7 @@ impl Machine {
 
     /// Store component `c` of a result.
     #[inline(always)]
-    fn put(&mut self, dst: &DstRef, c: usize, v: &Row) {
+    pub(crate) fn put(&mut self, dst: &DstRef, c: usize, v: &Row) {
         let mut sat;
         let v = if dst.sat {
             // _sat: clamp to [0, 1]; NaN becomes 0.
@@ -312,7 +314,7 @@ impl Machine {
 
     /// Store every masked component of a whole result.
     #[inline(always)]
-    fn store(&mut self, dst: &DstRef, res: &[Row; 4]) {
+    pub(crate) fn store(&mut self, dst: &DstRef, res: &[Row; 4]) {
         for c in 0..4 {
             if dst.mask >> c & 1 != 0 {
                 self.put(dst, c, &res[c]);
@@ -402,6 +404,7 @@ impl Machine {
             }
             match op {
                 Op::Alu { kind, dst, src } => self.alu(*kind, dst, src, u),
+                Op::Pixel(p) => crate::pixel::exec::run(self, p, u),
                 Op::GatherConstA0 { dst, base, comp } => {
                     // C4: outside the constant file reads (0, 0, 0, 0): such lanes read the
                     // zero register the draw appends after the file. Index arithmetic and loads
@@ -622,19 +625,21 @@ impl Machine {
         Ok(())
     }
 
-    /// Lane 0's value of `row` (traces run one vertex in lane 0).
-    pub fn lane0(&self, row: u16) -> f32 {
-        self.rows[row as usize][0]
+    /// Lane `l`'s value of `row` (vertex traces run one vertex in lane 0; pixel traces
+    /// follow one lane of a batch).
+    pub fn lane(&self, row: u16, l: usize) -> f32 {
+        self.rows[row as usize][l % LANES]
     }
-    pub fn a0_lane0(&self) -> [i32; 4] {
-        std::array::from_fn(|c| self.a0[c][0])
+    pub fn a0_lane(&self, l: usize) -> [i32; 4] {
+        std::array::from_fn(|c| self.a0[c][l % LANES])
     }
-    pub fn p0_lane0(&self) -> [bool; 4] {
-        std::array::from_fn(|c| self.p0[c][0] != 0)
+    pub fn p0_lane(&self, l: usize) -> [bool; 4] {
+        std::array::from_fn(|c| self.p0[c][l % LANES] != 0)
     }
-    pub fn active_lane0(&self) -> bool {
-        self.exec[0] != 0
+    pub fn active_lane(&self, l: usize) -> bool {
+        self.exec[l % LANES] != 0
     }
+
     pub fn al(&self) -> i32 {
         self.al
     }
@@ -725,6 +730,44 @@ impl Machine {
                 let r: Row = lanes!(|l| pow(a[l], b[l]));
                 return self.replicated(dst, &r);
             }
+            // Pixel shaders (`crate::pixel` documents the rules).
+            Alu::Cmp => {
+                return self.componentwise(dst, src, |[a, b, c]| if a >= 0.0 { b } else { c });
+            }
+            Alu::Cnd => {
+                return self.componentwise(dst, src, |[a, b, c]| if a > 0.5 { b } else { c });
+            }
+            Alu::Scale(k) => return self.componentwise(dst, src, |[a]: [f32; 1]| a * k),
+            Alu::SrcMod(m) => {
+                return self.componentwise(dst, src, |[a]: [f32; 1]| match m {
+                    PsMod::Bias => a - 0.5,
+                    PsMod::Bx2 => (a - 0.5) * 2.0,
+                    PsMod::Comp => 1.0 - a,
+                    PsMod::X2 => a * 2.0,
+                });
+            }
+            Alu::Dp2Add => {
+                let (ax, ay) = (self.load(&src[0], 0), self.load(&src[0], 1));
+                let (bx, by) = (self.load(&src[1], 0), self.load(&src[1], 1));
+                let c = self.load(&src[2], 0);
+                let r: Row = lanes!(|l| mul(ax[l], bx[l]) + mul(ay[l], by[l]) + c[l]);
+                return self.replicated(dst, &r);
+            }
+            Alu::Kill(comps) => {
+                let mut r: Row = match dst.kind {
+                    DstKind::Rows(row) => self.rows[row as usize],
+                    _ => [0.0; LANES],
+                };
+                for c in (0..4).filter(|c| comps >> c & 1 != 0) {
+                    let v = self.load(&src[0], c);
+                    for l in 0..LANES {
+                        if v[l] < 0.0 {
+                            r[l] = 1.0;
+                        }
+                    }
+                }
+                return self.put(dst, 0, &r);
+            }
             _ => {}
         }
         // The kernels that produce several different components.
@@ -801,6 +844,18 @@ impl Machine {
                     }
                 }
                 return;
+            }
+            Alu::Dsx | Alu::Dsy => {
+                for c in 0..4 {
+                    if mask >> c & 1 != 0 {
+                        let v = self.load(&src[0], c);
+                        res[c] = if kind == Alu::Dsx {
+                            crate::pixel::quad::ddx(&v)
+                        } else {
+                            crate::pixel::quad::ddy(&v)
+                        };
+                    }
+                }
             }
             Alu::TexLdl { sampler, swizzle } => {
                 let coords: [Row; 4] = std::array::from_fn(|c| self.load(&src[0], c));

@@ -1,7 +1,8 @@
 //! # dxso-vm — software vertex processing
 //!
 //! Runs validated Direct3D 9 vertex shaders (vs_1_1 .. vs_3_0) on the CPU with D3D9's
-//! semantics. A shader is lowered once into a pre-decoded [`Program`]; draws execute it over
+//! semantics, and pixel shaders (ps_1_1 .. ps_3_0) over batches of 2x2 quads for a CPU
+//! rasterizer ([`PixelState`], [`PixelRunner`]; the `pixel` module documents the rules). A shader is lowered once into a pre-decoded [`Program`]; draws execute it over
 //! batches of [`LANES`] vertices in structure-of-arrays form, with execution masks for
 //! dynamic flow control and predication, spread over threads with rayon.
 //!
@@ -62,7 +63,10 @@ pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
     StreamSource, VertexElement,
 };
-pub use pixel::{PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState};
+pub use pixel::{
+    PIXEL_SAMPLERS, PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState,
+    TEXTURE_STAGES,
+};
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
     Format, MAX_ANISOTROPY, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, PIXEL_TEXTURE_FILTER_CAPS,
@@ -84,6 +88,8 @@ pub const LANES: usize = 64;
 pub enum VmError {
     #[error("no vertex shader is set")]
     NoShader,
+    #[error("not a pixel shader: PixelState runs ps_1_1 .. ps_3_0")]
+    NotPixelShader,
     #[error(transparent)]
     Lower(LowerError),
     #[error("stream {0} is used by the declaration but not set")]

@@ -116,6 +116,36 @@ pub(crate) enum Alu {
         sampler: u8,
         swizzle: u8,
     },
+    /// Pixel shaders: `cmp` (s0 >= 0 ? s1 : s2), component-wise.
+    Cmp,
+    /// Pixel shaders: `cnd` (s0 > 0.5 ? s1 : s2), component-wise.
+    Cnd,
+    /// Pixel shaders: `dp2add` (s0.x*s1.x + s0.y*s1.y + s2.x, replicated).
+    Dp2Add,
+    /// Pixel shaders: `dsx` / `dsy`, quad differences (see `pixel::quad`).
+    Dsx,
+    Dsy,
+    /// ps_1_x destination shift (`_x2` .. `_d8`): s0 times the factor, component-wise.
+    Scale(f32),
+    /// ps_1_x source modifiers other than negation, component-wise on s0.
+    SrcMod(PsMod),
+    /// `texkill`: the destination (the kill row, mask x) becomes 1 in lanes where any of
+    /// the components of s0 in the mask (bit 0 = x) is below 0, and keeps its value
+    /// elsewhere.
+    Kill(u8),
+}
+
+/// The ps_1_x source modifiers a pre-op applies (negation stays in the operand's bits).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum PsMod {
+    /// `_bias`: x - 0.5.
+    Bias,
+    /// `_bx2`: 2 * (x - 0.5).
+    Bx2,
+    /// `1 - x`.
+    Comp,
+    /// `_x2`: 2 * x.
+    X2,
 }
 
 impl Alu {
@@ -124,6 +154,7 @@ impl Alu {
     pub(crate) fn componentwise_sources(self) -> usize {
         match self {
             Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA | Alu::Floor => 1,
+            // Pixel kinds are interpreter-only (compile::supported refuses them).
             Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
             Alu::Mad | Alu::Lrp => 3,
             _ => 0,
@@ -217,6 +248,30 @@ pub(crate) enum Op {
         target: u32,
     },
     Ret,
+    /// A pixel-shader operation that needs the draw's textures and stages or the quad
+    /// (interpreter only: the compiled tiers refuse programs that hold one).
+    Pixel(crate::pixel::PixelOp),
+}
+
+impl Op {
+    /// Whether only the interpreter runs this op (pixel shaders).
+    pub(crate) fn pixel_only(&self) -> bool {
+        match self {
+            Op::Pixel(_) => true,
+            Op::Alu { kind, .. } => matches!(
+                kind,
+                Alu::Cmp
+                    | Alu::Cnd
+                    | Alu::Dp2Add
+                    | Alu::Dsx
+                    | Alu::Dsy
+                    | Alu::Scale(_)
+                    | Alu::SrcMod(_)
+                    | Alu::Kill(_)
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// A vertex shader ready to run.
@@ -247,6 +302,8 @@ pub struct Program {
     pub defbs: Vec<(u32, bool)>,
     /// Samplers the shader declares: (register, texture type).
     pub samplers: Vec<(u8, ir::TextureType)>,
+    /// Pixel shaders: where the pixel registers live (`None` for vertex shaders).
+    pub(crate) pixel: Option<crate::pixel::PixelRows>,
 }
 
 /// One output register of a program.
@@ -359,14 +416,16 @@ impl Program {
 /// use the four before).
 const UNIFORM_SLOTS: u16 = 4;
 
-struct Lowering<'a> {
-    shader: &'a Shader,
-    ops: Vec<Op>,
-    op_source: Vec<u32>,
+pub(crate) struct Lowering<'a> {
+    pub shader: &'a Shader,
+    pub ops: Vec<Op>,
+    pub op_source: Vec<u32>,
     const_rows: Vec<(u16, u32)>,
     next_row: u16,
     scratch: u16,
     vs3: bool,
+    /// Pixel shaders: the pixel registers' rows and the lowering's pending state.
+    pub pixel: Option<crate::pixel::PixelLowering>,
 }
 
 /// Output index (0..16) of an output register.
@@ -385,7 +444,13 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
     if shader.version.is_pixel() {
         return Err(LowerError::PixelShader);
     }
-    let vs3 = shader.version.major >= 3;
+    lower_any(shader)
+}
+
+/// Lower a vertex or a pixel shader (pixel shaders only run through `pixel::PixelState`).
+pub(crate) fn lower_any(shader: &Shader) -> Result<Program, LowerError> {
+    let pixel = shader.version.is_pixel();
+    let vs3 = !pixel && shader.version.major >= 3;
     let mut l = Lowering {
         shader,
         ops: Vec::new(),
@@ -394,6 +459,7 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         next_row: CONST_BASE,
         scratch: 0,
         vs3,
+        pixel: None,
     };
     let mut program = Program {
         ops: Vec::new(),
@@ -410,6 +476,7 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
         temp_rows: 0,
         output_rows: 0,
         diffuse: None,
+        pixel: None,
     };
     // Constant rows first, so scratch rows follow them.
     let mut consts: Vec<u32> = Vec::new();
@@ -436,6 +503,12 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
     // Four slots of four rows for per-lane gathers, four more for c[aL + n] ones (which
     // hold one value in every lane: see `is_uniform_row`).
     l.next_row += 8 * 4;
+    if pixel {
+        let rows = crate::pixel::PixelRows::new(l.next_row);
+        l.next_row = rows.end();
+        program.pixel = Some(rows);
+        l.pixel = Some(crate::pixel::PixelLowering::new(shader.version, rows));
+    }
 
     // Declarations and outputs.
     let mut outputs: Vec<(u32, String, String)> = Vec::new();
@@ -482,7 +555,7 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
             _ => {}
         }
     }
-    if !vs3 {
+    if !vs3 && !pixel {
         // Every output register the shader writes, in a fixed order; and oD0 always: its
         // unwritten components are 1.0 (C11), which the rasterizer sees.
         let mut written = [false; OUTPUTS as usize];
@@ -535,6 +608,11 @@ pub(crate) fn lower(shader: &Shader) -> Result<Program, LowerError> {
             }
         }
     }
+    if pixel {
+        // Every temp (the t# results of ps_1_1 .. ps_1_3 among them) and oC0..oC3, oDepth.
+        program.temp_rows = TEMPS * 4;
+        program.output_rows = crate::pixel::OUTPUT_ROWS;
+    }
     // Outputs a program declares but never writes still read as zero (oD0 of vs_1_1 ..
     // vs_2_x as one).
     for o in &program.outputs {
@@ -557,7 +635,13 @@ impl Lowering<'_> {
     }
 
     /// Base row of a directly addressed register.
-    fn reg_row(&self, kind: RegisterKind, number: u32) -> Option<u16> {
+    pub(crate) fn reg_row(&self, kind: RegisterKind, number: u32) -> Option<u16> {
+        if let Some(p) = &self.pixel {
+            return match kind {
+                RegisterKind::Const => Some(self.const_row(number)),
+                _ => p.reg_row(kind, number),
+            };
+        }
         Some(match kind {
             RegisterKind::Temp if number < TEMPS as u32 => TEMP_BASE + number as u16 * 4,
             RegisterKind::Input if number < INPUTS as u32 => INPUT_BASE + number as u16 * 4,
@@ -567,7 +651,7 @@ impl Lowering<'_> {
     }
 
     /// A source operand; relative ones get a gather op into scratch rows `slot`.
-    fn src(
+    pub(crate) fn src(
         &mut self,
         i: usize,
         s: &ir::Src,
@@ -611,11 +695,11 @@ impl Lowering<'_> {
         })
     }
 
-    fn unsupported(&self, i: usize, what: &str) -> LowerError {
+    pub(crate) fn unsupported(&self, i: usize, what: &str) -> LowerError {
         LowerError::Unsupported(i, what.to_string())
     }
 
-    fn dst(&self, i: usize, inst: &Instruction) -> Result<DstRef, LowerError> {
+    pub(crate) fn dst(&self, i: usize, inst: &Instruction) -> Result<DstRef, LowerError> {
         let d = inst.dst.expect("arithmetic has a destination");
         let kind = match (d.reg.kind, d.relative) {
             (RegisterKind::Addr, _) => DstKind::Addr,
@@ -774,6 +858,7 @@ impl Lowering<'_> {
                         end: u32::MAX,
                     });
                 }
+                _ if self.pixel.is_some() => self.pixel_instruction(i, inst)?,
                 _ => self.arithmetic(i, inst)?,
             }
             self.op_source.resize(self.ops.len(), i as u32);
@@ -808,7 +893,7 @@ impl Lowering<'_> {
         }
     }
 
-    fn arithmetic(&mut self, i: usize, inst: &Instruction) -> Result<(), LowerError> {
+    pub(crate) fn arithmetic(&mut self, i: usize, inst: &Instruction) -> Result<(), LowerError> {
         use Opcode as O;
         let unused = SrcRef {
             rows: [0; 4],
@@ -883,16 +968,21 @@ impl Lowering<'_> {
                 sampler: inst.srcs[1].reg.number as u8,
                 swizzle: inst.srcs[1].swizzle.0,
             },
+            O::Cmp if self.pixel.is_some() => Alu::Cmp,
+            O::Cnd if self.pixel.is_some() => Alu::Cnd,
+            O::Dp2Add if self.pixel.is_some() => Alu::Dp2Add,
+            O::Dsx if self.pixel.is_some() => Alu::Dsx,
+            O::Dsy if self.pixel.is_some() => Alu::Dsy,
             other => return Err(self.unsupported(i, other.info().mnemonic)),
         };
         let dst = self.dst(i, inst)?;
         let n = match kind {
-            Alu::SinCos | Alu::Sgn | Alu::TexLdl { .. } => 1,
+            Alu::SinCos | Alu::Sgn | Alu::TexLdl { .. } | Alu::Dsx | Alu::Dsy => 1,
             _ => inst.srcs.len().min(3),
         };
         let mut src = [unused; 3];
         for (k, s) in inst.srcs.iter().take(n).enumerate() {
-            src[k] = self.src(i, s, k as u16, 0)?;
+            src[k] = self.src_modified(i, s, k as u16)?;
         }
         if inst.opcode == O::Sub {
             src[1].xor ^= SIGN;

@@ -33,6 +33,10 @@ pub struct Trace {
 pub(crate) struct Recorder<'a> {
     program: &'a Program,
     steps: Vec<TraceStep>,
+    /// The lane followed (0 for vertex traces).
+    lane: usize,
+    /// Names of constant registers (`c4` -> `LightDir`), shown after an instruction's text.
+    names: Vec<(String, String)>,
 }
 
 fn vec4(v: [f32; 4]) -> String {
@@ -44,6 +48,22 @@ impl<'a> Recorder<'a> {
         Recorder {
             program,
             steps: Vec::new(),
+            lane: 0,
+            names: Vec::new(),
+        }
+    }
+
+    /// Follow lane `lane` of a batch, naming constant registers by `names` (register,
+    /// name) in each step's text.
+    pub fn for_lane(
+        program: &'a Program,
+        lane: usize,
+        names: Vec<(String, String)>,
+    ) -> Recorder<'a> {
+        Recorder {
+            lane,
+            names,
+            ..Recorder::new(program)
         }
     }
 
@@ -61,17 +81,34 @@ impl<'a> Recorder<'a> {
         // The matrix macros run as several ops: keep one step per instruction execution.
         if let Some(last) = self.steps.last_mut()
             && last.instruction == i
-            && matches!(self.program.ops[pc], Op::Alu { .. })
-            && matches!(self.program.ops[pc - 1], Op::Alu { .. })
+            && pc > 0
+            && self.program.op_source[pc - 1] as usize == i
+            && matches!(self.program.ops[pc], Op::Alu { .. } | Op::Pixel(_))
+            && matches!(self.program.ops[pc - 1], Op::Alu { .. } | Op::Pixel(_))
         {
             last.effect = effect;
             last.active |= active;
             return;
         }
         let inst = &self.program.shader.instructions[i];
+        let mut text = dxso::text::print_instruction(inst, self.program.shader.version);
+        let named: Vec<String> = inst
+            .srcs
+            .iter()
+            .filter(|s| s.reg.kind == dxso::ir::RegisterKind::Const)
+            .filter_map(|s| {
+                let reg = register_name(s.reg.kind, s.reg.number);
+                let (_, name) = self.names.iter().find(|(r, _)| *r == reg)?;
+                Some(format!("{reg} = {name}"))
+            })
+            .collect();
+        if !named.is_empty() {
+            text.push_str(" // ");
+            text.push_str(&named.join(", "));
+        }
         self.steps.push(TraceStep {
             instruction: i,
-            text: dxso::text::print_instruction(inst, self.program.shader.version),
+            text,
             active,
             effect,
         });
@@ -85,29 +122,32 @@ impl Tracer for Recorder<'_> {
         let inst = &self.program.shader.instructions[self.program.op_source[pc] as usize];
         let effect = match op {
             Op::Alu { dst, .. } => {
-                let active = m.active_lane0()
+                let active = m.active_lane(self.lane)
                     && dst.pred.is_none_or(|p| {
-                        let p0 = m.p0_lane0();
+                        let p0 = m.p0_lane(self.lane);
                         (0..4).any(|c| dst.mask >> c & 1 != 0 && p0[p.comps[c] as usize] != p.not)
                     });
                 let effect = match dst.kind {
                     DstKind::Rows(row) => {
-                        let d = inst.dst.expect("alu has a destination");
+                        let name = inst.dst.map_or_else(
+                            || "(scratch)".to_string(),
+                            |d| register_name(d.reg.kind, d.reg.number),
+                        );
                         format!(
                             "{} = {}",
-                            register_name(d.reg.kind, d.reg.number),
-                            vec4(std::array::from_fn(|c| m.lane0(row + c as u16)))
+                            name,
+                            vec4(std::array::from_fn(|c| m.lane(row + c as u16, self.lane)))
                         )
                     }
                     DstKind::OutputByLoop(base) => {
                         format!("o{} (aL = {}) written", base + m.al(), m.al())
                     }
                     DstKind::Addr => {
-                        let a = m.a0_lane0();
+                        let a = m.a0_lane(self.lane);
                         format!("a0 = ({}, {}, {}, {})", a[0], a[1], a[2], a[3])
                     }
                     DstKind::Pred => {
-                        let p = m.p0_lane0();
+                        let p = m.p0_lane(self.lane);
                         format!("p0 = ({}, {}, {}, {})", p[0], p[1], p[2], p[3])
                     }
                 };
@@ -118,13 +158,13 @@ impl Tracer for Recorder<'_> {
             | Op::GatherConstAl { .. }
             | Op::GatherInputAl { .. }
             | Op::GatherInputA0 { .. } => return,
-            Op::IfBool { .. } | Op::IfDyn { .. } => if m.active_lane0() {
+            Op::IfBool { .. } | Op::IfDyn { .. } => if m.active_lane(self.lane) {
                 "taken"
             } else {
                 "not taken"
             }
             .to_string(),
-            Op::ElseDyn { .. } => if m.active_lane0() {
+            Op::ElseDyn { .. } => if m.active_lane(self.lane) {
                 "else taken"
             } else {
                 "else not taken"
@@ -140,14 +180,15 @@ impl Tracer for Recorder<'_> {
                     String::new()
                 }
             }
-            Op::Break { .. } => if m.active_lane0() {
+            Op::Break { .. } => if m.active_lane(self.lane) {
                 "continues"
             } else {
                 "breaks"
             }
             .to_string(),
             Op::Call { .. } | Op::CallBool { .. } | Op::CallPred { .. } | Op::Ret => String::new(),
+            Op::Pixel(p) => crate::pixel::exec::describe(m, p, inst, self.lane),
         };
-        self.push(pc, m.active_lane0(), effect);
+        self.push(pc, m.active_lane(self.lane), effect);
     }
 }

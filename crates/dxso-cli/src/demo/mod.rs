@@ -1,20 +1,21 @@
-//! `dxso demo`: a terrain grid displaced by a height map through `texldl` and lit per vertex,
-//! run by the real executor, drawn into a PNG by the small rasteriser.
+//! `dxso demo`: a terrain grid displaced by a height map through `texldl` (vs_3_0) and lit
+//! per pixel (ps_3_0), the whole draw run by dxso-draw on the CPU into a PNG.
 
-use crate::raster::Image;
 use crate::{Failure, stdout};
 use anyhow::anyhow;
 use dxso::ir::Usage;
 use dxso::validate::{Caps, validate};
+use dxso_draw::{Clear, Draw, Frame, StateValue};
 use dxso_vm::{
-    DeclType, Device, Format, Frequency, SamplerState, StreamSource, Texture, TextureAddress,
-    TextureFilter, TextureKind, VertexElement,
+    DeclType, Device, Format, Frequency, PixelState, SamplerState, StreamSource, Texture,
+    TextureAddress, TextureFilter, TextureKind, VertexElement,
 };
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 pub const SHADER: &str = include_str!("terrain.asm");
+pub const PIXEL_SHADER: &str = include_str!("terrain_ps.asm");
 
 /// Grid resolution (vertices per side) and picture size.
 const GRID: usize = 256;
@@ -160,36 +161,132 @@ pub fn device() -> anyhow::Result<(Device, usize, Vec<u32>)> {
     Ok((dev, GRID * GRID, indices))
 }
 
+/// The ground texture: a 64x64 pattern of grass-like noise with its mip chain (A8R8G8B8).
+fn ground() -> anyhow::Result<Texture> {
+    let mut levels = Vec::new();
+    let mut size = 64usize;
+    let mut texels: Vec<[f32; 3]> = (0..size * size)
+        .map(|i| {
+            let (x, y) = ((i % size) as u32, (i / size) as u32);
+            // A small integer hash: deterministic noise.
+            let mut h = x.wrapping_mul(374_761_393) ^ y.wrapping_mul(668_265_263);
+            h = (h ^ (h >> 13)).wrapping_mul(1_274_126_177);
+            let n = (h >> 24) as f32 / 255.0;
+            let stripe = ((x as f32 * 0.7 + y as f32 * 0.3).sin() * 0.5 + 0.5) * 0.15;
+            let k = 0.75 + 0.25 * n - stripe;
+            [k, k * 0.97, k * 0.9]
+        })
+        .collect();
+    loop {
+        levels.push(
+            texels
+                .iter()
+                .flat_map(|t| {
+                    let b = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+                    [b(t[2]), b(t[1]), b(t[0]), 255]
+                })
+                .collect::<Vec<u8>>(),
+        );
+        if size == 1 {
+            break;
+        }
+        let half = size / 2;
+        texels = (0..half * half)
+            .map(|i| {
+                let (x, y) = (i % half * 2, i / half * 2);
+                let at = |dx: usize, dy: usize| texels[(y + dy) * size + x + dx];
+                std::array::from_fn(|c| {
+                    (at(0, 0)[c] + at(1, 0)[c] + at(0, 1)[c] + at(1, 1)[c]) / 4.0
+                })
+            })
+            .collect();
+        size = half;
+    }
+    Ok(Texture::new(
+        TextureKind::TwoD,
+        Format::A8R8G8B8,
+        64,
+        64,
+        1,
+        &levels,
+    )?)
+}
+
+/// The demo's draw: the terrain's vertex stage and its pixel shader, two-sided.
+pub fn draw() -> anyhow::Result<(Draw, Frame)> {
+    let (mut dev, _, indices) = device()?;
+    let count = indices.len();
+    dev.set_indices(Some(indices));
+    let ps =
+        dxso::text::parse(PIXEL_SHADER).map_err(|e| anyhow!("{}", e.render("terrain_ps.asm")))?;
+    let ps = validate(&ps, &Caps::max())
+        .map_err(|d| anyhow!("terrain_ps.asm does not validate: {d:?}"))?;
+    let mut pixel = PixelState::new(&ps)?;
+    pixel.set_texture(0, Some(Arc::new(ground()?)))?;
+    pixel.set_sampler_state(
+        0,
+        SamplerState {
+            mag_filter: TextureFilter::Linear,
+            min_filter: TextureFilter::Linear,
+            mip_filter: TextureFilter::Linear,
+            ..SamplerState::default()
+        },
+    )?;
+    for c in [5, 6, 7, 9] {
+        if let Some(v) = dev.constant_f(c) {
+            pixel.set_constant_f(c, &[v])?;
+        }
+    }
+    let mut d = Draw::new(dev, count, true);
+    d.pixel = Some(pixel);
+    d.states.set("CULLMODE", &StateValue::Name("NONE".into()))?;
+    let frame = Frame {
+        width: WIDTH as u32,
+        height: HEIGHT as u32,
+        clear: Clear {
+            color: dxso_draw::d3dcolor(0xff18_1a22),
+            ..Clear::default()
+        },
+        ..Frame::default()
+    };
+    Ok((d, frame))
+}
+
 pub fn demo(out: &Path) -> Result<(), Failure> {
-    let (dev, n, indices) = device().map_err(Failure::Io)?;
-    // Warm up once, then time a few draws.
-    dev.draw(n, 1).map_err(|e| Failure::Io(e.into()))?;
-    let mut best = f64::MAX;
-    let mut outputs = None;
+    let (d, frame) = draw().map_err(Failure::Io)?;
+    // The vertex stage alone: warm up once, then the best of 5 draws.
+    let n = d.vertex_count;
+    d.vertex.draw(n, 1).map_err(|e| Failure::Io(e.into()))?;
+    let mut vertex_s = f64::MAX;
     for _ in 0..5 {
         let t = Instant::now();
-        let o = dev.draw(n, 1).map_err(|e| Failure::Io(e.into()))?;
-        best = best.min(t.elapsed().as_secs_f64());
-        outputs = Some(o);
+        d.vertex.draw(n, 1).map_err(|e| Failure::Io(e.into()))?;
+        vertex_s = vertex_s.min(t.elapsed().as_secs_f64());
     }
-    let outputs = outputs.expect("drawn");
-    let verts = crate::raster::vertices(&outputs).map_err(Failure::Io)?;
     let t = Instant::now();
-    let mut img = Image::new(WIDTH, HEIGHT, [24, 26, 34, 255]);
-    let tris = img.draw(&verts, Some(&indices));
-    let raster_s = t.elapsed().as_secs_f64();
-    img.write_png(out).map_err(Failure::Io)?;
+    let surfaces = dxso_draw::draw_frame(&frame, std::slice::from_ref(&d))
+        .map_err(|e| Failure::Io(e.into()))?;
+    let frame_s = t.elapsed().as_secs_f64();
+    let rgba = surfaces
+        .rgba8(0)
+        .ok_or_else(|| Failure::Io(anyhow!("no target")))?;
+    crate::raster::write_png(out, WIDTH, HEIGHT, &rgba).map_err(Failure::Io)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let lines = |s: &str| {
+        s.lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .count()
+    };
     stdout(&format!(
         "dxso demo: a {GRID}x{GRID} terrain grid displaced by a {TEX}x{TEX} height map (vs_3_0 texldl, three taps\n\
-         per vertex for the normal) and lit per vertex, run on the CPU by dxso's executor.\n\
-         \n  shader      built-in terrain.asm ({} instructions)\n  vertices    {n} per draw, best of 5 draws: {:.2} ms ({:.1} M vertices/s, {threads} threads)\n  picture     {} ({WIDTH}x{HEIGHT}, {tris} triangles, rasterised in {:.0} ms)\n",
-        dxso::text::parse(SHADER)
-            .map(|s| s.instructions.len())
-            .unwrap_or(0),
-        best * 1e3,
-        n as f64 / best / 1e6,
+         per vertex for the normal), lit per pixel by a ps_3_0 (a mip-mapped texture, two-sided through vFace),\n\
+         the whole draw run on the CPU by dxso: vertex stage, clipping, rasterization, pixel shader, depth test.\n\
+         \n  shaders     built-in terrain.asm + terrain_ps.asm ({} + {} lines)\n  vertices    {n} per draw (indexed), best of 5: {:.2} ms ({:.1} M vertices/s, {threads} threads)\n  picture     {} ({WIDTH}x{HEIGHT}, the whole frame drawn in {:.0} ms)\n",
+        lines(SHADER),
+        lines(PIXEL_SHADER),
+        vertex_s * 1e3,
+        n as f64 / vertex_s / 1e6,
         out.display(),
-        raster_s * 1e3,
+        frame_s * 1e3,
     ))
 }

@@ -379,6 +379,36 @@ fn bench_measures_scenes() {
     assert!(r["vertices_per_s"].as_f64().unwrap() > 0.0);
 }
 
+#[test]
+fn bench_measures_draw_scenes_by_frame() {
+    // A draw scene (it has "draws"): a whole frame a run, its pixels counted.
+    let scene = serde_json::json!({"width": 64, "height": 32, "draws": []});
+    let p = temp("bench-draw.json", scene.to_string().as_bytes());
+    let out = expect(
+        &[
+            "bench",
+            p.to_str().unwrap(),
+            "--repeat",
+            "2",
+            "--threads",
+            "1",
+            "--format",
+            "json",
+        ],
+        None,
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
+    assert_eq!(r["pixels"], 64 * 32);
+    assert_eq!(r["threads"], 1);
+    assert!(r["frame_s"].as_f64().unwrap() > 0.0);
+    assert!(r.get("vertices").is_none());
+    let out = expect(&["bench", p.to_str().unwrap(), "--repeat", "1"], None, 0);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("frame s") && text.contains("2048"), "{text}");
+}
+
 fn csv_rows(out: &std::process::Output) -> Vec<Vec<f32>> {
     assert_eq!(
         out.status.code(),

@@ -75,6 +75,7 @@ targets!(
     linker,
     ctab,
     scene,
+    draw_scene,
     dds,
     png,
     obj,

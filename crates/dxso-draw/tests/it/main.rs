@@ -2,4 +2,5 @@
 
 mod fixed_function;
 mod merger;
+mod pixel;
 mod support;

@@ -213,3 +213,51 @@ fn mrt_frames_need_targets() {
     };
     assert!(dxso_draw::draw_frame(&f, &[]).is_err());
 }
+
+#[test]
+fn bands_draw_what_one_pass_draws() {
+    // Overlapping blended triangles across many bands: the parallel draw equals the
+    // single-pass one the pixel debugger uses.
+    let mut draws = Vec::new();
+    for k in 0..6 {
+        let o = k as f32 * 9.0;
+        let v: Vec<V> = vec![
+            ([o, 3.0, 0.5, 1.0], 0x80ff_0000 ^ (k * 0x1234)),
+            ([o + 90.0, 40.0 + o, 0.5, 1.0], 0x8000_ff00),
+            ([o + 10.0, 150.0, 0.5, 0.5], 0x4000_00ff),
+        ];
+        let mut d = draw(&v, Primitive::TriangleList, true, false);
+        blend(&mut d, "SRCALPHA", "INVSRCALPHA", "ADD");
+        draws.push(d);
+    }
+    let f = frame(160, 160, 0xff20_2020, false);
+    let banded = dxso_draw::draw_frame(&f, &draws).unwrap();
+    let (single, reports) = dxso_draw::trace_pixel(&f, &draws, 40, 60).unwrap();
+    assert_eq!(banded, single);
+    assert!(!reports.is_empty());
+    assert!(reports.iter().all(|r| r.merge.written));
+}
+
+#[test]
+fn draws_beyond_the_vertex_bound_are_refused() {
+    let mut d = draw(
+        &[([0.0, 0.0, 0.5, 1.0], 0)],
+        Primitive::PointList,
+        true,
+        false,
+    );
+    d.vertex_count = dxso_draw::MAX_DRAW_VERTICES;
+    d.instance_count = 2;
+    let e = dxso_draw::draw_frame(&frame(2, 2, 0, false), &[d]).unwrap_err();
+    assert!(matches!(e, dxso_draw::DrawError::TooLarge(_)), "{e}");
+    let mut d = draw(
+        &[([0.0, 0.0, 0.5, 1.0], 0)],
+        Primitive::PointList,
+        true,
+        false,
+    );
+    d.vertex_count = 5;
+    // The stream holds one vertex: the vertex stage says so.
+    let e = dxso_draw::draw_frame(&frame(2, 2, 0, false), &[d]).unwrap_err();
+    assert!(e.to_string().contains("past the end"), "{e}");
+}

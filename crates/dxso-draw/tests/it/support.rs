@@ -143,3 +143,60 @@ pub fn element(offset: u16, ty: DeclType, usage: Usage, usage_index: u8) -> Vert
         usage_index,
     }
 }
+
+/// Parse and validate a shader (either stage).
+pub fn checked(asm: &str) -> dxso::validate::Checked {
+    let shader = dxso::text::parse(asm).unwrap_or_else(|e| panic!("{asm}: {e:?}"));
+    dxso::validate::validate(&shader, &dxso::validate::Caps::max())
+        .unwrap_or_else(|e| panic!("{asm}: {e:?}"))
+}
+
+/// A draw of FLOAT4 positions (stream 0, 16 bytes each, plus `extra` FLOAT4 per vertex as
+/// TEXCOORD0) through a vertex shader and a pixel shader.
+pub fn shaded(vs: &str, ps: &str, verts: &[([f32; 4], [f32; 4])], primitive: Primitive) -> Draw {
+    let mut bytes = Vec::new();
+    for (p, t) in verts {
+        for x in p.iter().chain(t) {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let mut device = Device::new();
+    device.set_vertex_shader(&checked(vs)).unwrap();
+    device
+        .set_declaration(vec![
+            element(0, DeclType::Float4, Usage::Position, 0),
+            element(16, DeclType::Float4, Usage::TexCoord, 0),
+        ])
+        .unwrap();
+    device
+        .set_stream(
+            0,
+            Some(StreamSource {
+                data: bytes.into(),
+                offset: 0,
+                stride: 32,
+                frequency: Frequency::Vertex,
+            }),
+        )
+        .unwrap();
+    let mut d = Draw::new(device, verts.len(), false);
+    d.primitive = primitive;
+    d.pixel = Some(dxso_vm::PixelState::new(&checked(ps)).unwrap());
+    d
+}
+
+/// A clip-space quad over the whole viewport (a triangle strip) with texture coordinates
+/// (0, 0) at the top-left to (1, 1) at the bottom-right.
+pub fn screen_quad() -> Vec<([f32; 4], [f32; 4])> {
+    vec![
+        ([-1.0, 1.0, 0.5, 1.0], [0.0, 0.0, 0.0, 1.0]),
+        ([1.0, 1.0, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+        ([-1.0, -1.0, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+        ([1.0, -1.0, 0.5, 1.0], [1.0, 1.0, 0.0, 1.0]),
+    ]
+}
+
+/// vs_3_0 passing POSITION0 and TEXCOORD0 through.
+pub const VS30: &str = "vs_3_0\ndcl_position v0\ndcl_texcoord v1\ndcl_position o0\ndcl_texcoord o1\nmov o0, v0\nmov o1, v1\n";
+/// vs_2_0 passing the position and oT0 through.
+pub const VS20: &str = "vs_2_0\ndcl_position v0\ndcl_texcoord v1\nmov oPos, v0\nmov oT0, v1\n";

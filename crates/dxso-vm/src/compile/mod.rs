@@ -228,6 +228,31 @@ fn callback(name: &'static str, io: &mut [f32], body: impl FnOnce(&mut [f32])) {
     }
 }
 
+/// The stack of every thread dxso runs compiled code on (its own pools': see
+/// `Device::set_threads` and [`default_pool`]): room for the largest frame the x86 generator
+/// makes ([`x86::MAX_FRAME`]), Cranelift's frames (smaller: no spill area per flow level) and
+/// the callbacks', many times over.
+pub(crate) const STACK_BYTES: usize = 8 << 20;
+
+const _: () = assert!(x86::MAX_FRAME as usize * 8 <= STACK_BYTES);
+
+/// The pool draws run on when the device has none of its own: built by dxso with
+/// [`STACK_BYTES`] of stack a thread, so compiled code never runs on a thread whose stack
+/// dxso did not size (a caller's thread, or a pool a caller built).
+pub(crate) fn default_pool() -> Result<&'static rayon::ThreadPool, crate::VmError> {
+    static POOL: std::sync::OnceLock<Result<rayon::ThreadPool, String>> =
+        std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(STACK_BYTES)
+            .thread_name(|i| format!("dxso-vm-{i}"))
+            .build()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| crate::VmError::Threads(e.clone()))
+}
+
 /// The callback that panicked during this thread's last batch of compiled code (cleared).
 pub(crate) fn take_callback_panic() -> Option<&'static str> {
     CALLBACK_PANIC.with(|p| p.take())
@@ -417,7 +442,7 @@ code_abi! {
 pub(crate) struct Fused {
     _maps: Vec<memmap2::Mmap>,
     pub(crate) layout: Layout,
-    pub(crate) entry: FusedEntry,
+    entry: FusedEntry,
     /// The exact code for the batches `entry` hands back (see [`Jit`]).
     exact: Option<FusedEntry>,
     odds: Odds,
@@ -461,7 +486,11 @@ unsafe impl Sync for Fused {}
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
 /// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
 /// see `cranelift::generate`), with source modifiers no other than negation and `_abs`.
-fn supported(p: &Program) -> Result<(), String> {
+pub(crate) fn supported(p: &Program) -> Result<(), String> {
+    // Pixel programs run on the interpreter only.
+    if p.pixel.is_some() || p.ops.iter().any(Op::pixel_only) {
+        return Err("pixel shader".into());
+    }
     for op in &p.ops {
         if let Op::Alu { src, .. } = op {
             for s in src {

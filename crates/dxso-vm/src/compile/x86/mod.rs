@@ -189,7 +189,7 @@ fn assemble(
 }
 
 /// The largest stack frame compiled code may have (bytes).
-const MAX_FRAME: i32 = 256 * 1024;
+pub(crate) const MAX_FRAME: i32 = 256 * 1024;
 
 /// The most ops a program may have once its subroutine calls are inlined (more: not
 /// compiled).

@@ -4,10 +4,17 @@
 //! texture coordinates → TEXCOORD0 (FLOAT2, stream 2), skin joints → BLENDINDICES0 (FLOAT4
 //! joint numbers, stream 3), skin weights → BLENDWEIGHT0 (FLOAT4, stream 4).
 
-use anyhow::{Context, anyhow, bail};
+use super::{SceneError, bail, read_file};
 use dxso::ir::Usage;
 use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
 use std::path::Path;
+
+/// A [`SceneError`] from a format string.
+macro_rules! err {
+    ($($t:tt)*) => {
+        SceneError::new(format!($($t)*))
+    };
+}
 
 /// What loading a mesh may hold at its peak: ten times the file's size (a .gltf's buffers
 /// included) plus 64 MiB, the bound `docs/limits.md` gives. A mesh whose own numbers say it
@@ -25,7 +32,12 @@ pub const OBJ_BYTES_PER_CORNER: usize = 44;
 pub const GLTF_BYTES_PER_ELEMENT: usize = 32;
 
 /// Refuse a mesh whose loading would need `need` bytes, over `budget(file_bytes)`.
-fn within_budget(path: &Path, what: &str, need: usize, file_bytes: usize) -> anyhow::Result<()> {
+fn within_budget(
+    path: &Path,
+    what: &str,
+    need: usize,
+    file_bytes: usize,
+) -> Result<(), SceneError> {
     let limit = budget(file_bytes);
     if need > limit {
         bail!(
@@ -67,7 +79,7 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    pub fn load(path: &Path) -> anyhow::Result<Mesh> {
+    pub fn load(path: &Path) -> Result<Mesh, SceneError> {
         let lower = path.to_string_lossy().to_ascii_lowercase();
         if lower.ends_with(".obj") {
             obj(path)
@@ -83,7 +95,19 @@ impl Mesh {
 
     /// Bind the mesh's attributes as streams and declaration elements; returns the index
     /// count (the draw's vertex count).
-    pub fn bind(&self, device: &mut Device) -> anyhow::Result<usize> {
+    pub fn bind(&self, device: &mut Device) -> Result<usize, SceneError> {
+        let (declaration, count) = self.bind_streams(device)?;
+        device.set_declaration(declaration)?;
+        Ok(count)
+    }
+
+    /// Bind the mesh's attributes as streams and its index buffer; returns the declaration
+    /// elements that read them (for the caller to set, or to pass through without a vertex
+    /// shader) and the index count.
+    pub fn bind_streams(
+        &self,
+        device: &mut Device,
+    ) -> Result<(Vec<VertexElement>, usize), SceneError> {
         let n = self.positions.len();
         // Stream k carries attribute k; an attribute a mesh lacks is left out.
         let attributes: [(DeclType, Usage, &str, usize, &[f32]); 5] = [
@@ -148,17 +172,16 @@ impl Mesh {
                 }),
             )?;
         }
-        device.set_declaration(decl)?;
         if let Some(&bad) = self.indices.iter().find(|&&i| i as usize >= n) {
             bail!("the mesh's index {bad} is past its {n} vertices");
         }
         device.set_indices(Some(self.indices.clone()));
-        Ok(self.indices.len())
+        Ok((decl, self.indices.len()))
     }
 }
 
-fn obj(path: &Path) -> anyhow::Result<Mesh> {
-    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+fn obj(path: &Path) -> Result<Mesh, SceneError> {
+    let text = read_file(path)?;
     let corners = obj_corners(&text);
     within_budget(
         path,
@@ -174,12 +197,12 @@ fn obj(path: &Path) -> anyhow::Result<Mesh> {
     let (models, _) = tobj::load_obj_buf(&mut std::io::Cursor::new(text), &opts, |_| {
         Err(tobj::LoadError::GenericFailure)
     })
-    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    .map_err(|e| err!("{}: {e}", path.display()))?;
     let mut mesh = Mesh::default();
     for m in models {
         let m = m.mesh;
         let base = u32::try_from(mesh.positions.len())
-            .map_err(|_| anyhow!("{}: more than 2^32 vertices", path.display()))?;
+            .map_err(|_| err!("{}: more than 2^32 vertices", path.display()))?;
         let count = m.positions.len() / 3;
         mesh.positions
             .extend(m.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
@@ -194,7 +217,7 @@ fn obj(path: &Path) -> anyhow::Result<Mesh> {
         for &i in &m.indices {
             let i = i
                 .checked_add(base)
-                .ok_or_else(|| anyhow!("{}: an index exceeds 2^32 - 1", path.display()))?;
+                .ok_or_else(|| err!("{}: an index exceeds 2^32 - 1", path.display()))?;
             mesh.indices.push(i);
         }
     }
@@ -207,7 +230,7 @@ fn obj(path: &Path) -> anyhow::Result<Mesh> {
 /// gltf-json 1.4's validation looks up a primitive's POSITION accessor before checking that
 /// it exists (an index out of bounds panics; fuzz finding): check it first. A document that
 /// does not parse is left to `gltf` to report.
-fn positions_exist(bytes: &[u8]) -> anyhow::Result<()> {
+fn positions_exist(bytes: &[u8]) -> Result<(), SceneError> {
     use gltf::json::validation::Checked;
     let json = if bytes.starts_with(b"glTF") {
         match gltf::binary::Glb::from_slice(bytes) {
@@ -240,7 +263,7 @@ fn positions_exist(bytes: &[u8]) -> anyhow::Result<()> {
 /// A .glb's 12-byte header: its declared total length must cover the header and stay within
 /// the file. gltf 1.4 subtracts the header's size from the declared length unchecked (a
 /// length under 12 overflows: a panic with overflow checks, fuzz finding), so check it first.
-fn glb_header(bytes: &[u8]) -> anyhow::Result<()> {
+fn glb_header(bytes: &[u8]) -> Result<(), SceneError> {
     let Some(length) = bytes.get(8..12) else {
         bail!("the .glb header is cut short ({} bytes)", bytes.len());
     };
@@ -257,7 +280,7 @@ fn glb_header(bytes: &[u8]) -> anyhow::Result<()> {
 /// The attributes and indices read must have the types glTF 2.0 gives their semantics (gltf
 /// 1.4's reader assumes them: another element size trips its debug assertion, or is read
 /// with the wrong stride; fuzz finding). Attributes dxso does not read are not checked.
-fn accessor_types(prim: &gltf::Primitive) -> anyhow::Result<()> {
+fn accessor_types(prim: &gltf::Primitive) -> Result<(), SceneError> {
     use gltf::Semantic;
     use gltf::accessor::{DataType as T, Dimensions as D};
     let float = [T::F32].as_slice();
@@ -291,13 +314,13 @@ fn accessor_types(prim: &gltf::Primitive) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+fn gltf_mesh(path: &Path) -> Result<Mesh, SceneError> {
+    let bytes = read_file(path)?;
     if bytes.starts_with(b"glTF") {
-        glb_header(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        glb_header(&bytes).map_err(|e| err!("{}: {e}", path.display()))?;
     }
-    positions_exist(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let g = gltf::Gltf::from_slice(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    positions_exist(&bytes).map_err(|e| err!("{}: {e}", path.display()))?;
+    let g = gltf::Gltf::from_slice(&bytes).map_err(|e| err!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut buffers = Vec::new();
     for b in g.buffers() {
@@ -305,7 +328,7 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
             gltf::buffer::Source::Bin => g
                 .blob
                 .clone()
-                .ok_or_else(|| anyhow!("{}: the .glb has no binary chunk", path.display()))?,
+                .ok_or_else(|| err!("{}: the .glb has no binary chunk", path.display()))?,
             gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
                 bail!(
                     "{}: data URIs are not read; use a .glb or an external .bin",
@@ -314,7 +337,7 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
             }
             gltf::buffer::Source::Uri(uri) => {
                 let p = dir.join(uri);
-                std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?
+                read_file(&p)?
             }
         };
         buffers.push(data);
@@ -341,13 +364,13 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 bail!("{}: only triangle primitives are read", path.display());
             }
-            accessor_types(&prim).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            accessor_types(&prim).map_err(|e| err!("{}: {e}", path.display()))?;
             let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
             let base = u32::try_from(mesh.positions.len())
-                .map_err(|_| anyhow!("{}: more than 2^32 vertices", path.display()))?;
+                .map_err(|_| err!("{}: more than 2^32 vertices", path.display()))?;
             let positions: Vec<[f32; 3]> = reader
                 .read_positions()
-                .ok_or_else(|| anyhow!("{}: a primitive has no positions", path.display()))?
+                .ok_or_else(|| err!("{}: a primitive has no positions", path.display()))?
                 .collect();
             let count = positions.len();
             mesh.positions.extend(positions);
@@ -367,7 +390,7 @@ fn gltf_mesh(path: &Path) -> anyhow::Result<Mesh> {
             // primitive's vertices is an error, not a wrap (`bind` then checks each index
             // against the vertex count).
             let past = || {
-                anyhow!(
+                err!(
                     "{}: an index of a primitive exceeds 2^32 - 1",
                     path.display()
                 )

@@ -1,0 +1,274 @@
+//! `dxso bench`: vertex scenes (and, without scenes, the built-in workloads W1-W3) by
+//! vertices per second; draw scenes (`../shared/CLI.md`) by the median time of a whole frame.
+
+use crate::run::{On, gpu_failure, load_scene};
+use crate::scene::Scene;
+use crate::{Failure, stdout};
+use dxso_draw::scene::{DrawScene, is_draw_scene};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What one benchmark measured.
+pub enum Work {
+    /// A vertex scene: vertices per draw and the median seconds of one draw.
+    Vertices { vertices: usize, median_s: f64 },
+    /// A draw scene: the frame's pixels (width x height) and the median seconds of a frame.
+    Frame { pixels: u64, frame_s: f64 },
+}
+
+/// One benchmark result.
+pub struct BenchResult {
+    pub scene: String,
+    pub work: Work,
+    pub threads: usize,
+}
+
+enum Loaded {
+    Vertex(Box<Scene>),
+    Frame(DrawScene),
+}
+
+fn load(scenes: &[PathBuf]) -> Result<Vec<(String, Loaded)>, Failure> {
+    let mut loaded = Vec::new();
+    if scenes.is_empty() {
+        for w in dxso_vm::workloads::builtin(1_000_000).map_err(|e| Failure::Io(e.into()))? {
+            let scene = Scene {
+                device: w.device,
+                vertex_count: w.vertices,
+                instance_count: 1,
+                warnings: Vec::new(),
+            };
+            loaded.push((w.name.to_string(), Loaded::Vertex(Box::new(scene))));
+        }
+        return Ok(loaded);
+    }
+    for p in scenes {
+        let name = p.display().to_string();
+        let text = std::fs::read_to_string(p).unwrap_or_default();
+        if is_draw_scene(&text) {
+            let scene =
+                DrawScene::load(p).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+            for w in &scene.warnings {
+                crate::diagnostics_out(&format!("{name}: {w}\n"));
+            }
+            loaded.push((name, Loaded::Frame(scene)));
+        } else {
+            loaded.push((name, Loaded::Vertex(Box::new(load_scene(p)?))));
+        }
+    }
+    Ok(loaded)
+}
+
+/// The median of a sample.
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+pub fn bench(
+    scenes: &[PathBuf],
+    repeat: usize,
+    threads: Option<usize>,
+    json_out: bool,
+    on: &On,
+) -> Result<(), Failure> {
+    let gpu = on.open()?;
+    let threads_used =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let loaded = load(scenes)?;
+    use std::io::IsTerminal;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new((loaded.len() * (repeat.max(1) + 1)) as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} draws {wide_msg}")
+                .expect("valid template"),
+        );
+        b
+    });
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let mut results = Vec::new();
+    for (name, scene) in loaded {
+        if let Some(b) = &bar {
+            b.set_message(name.clone());
+        }
+        let work = match scene {
+            Loaded::Vertex(scene) => vertices(&name, *scene, repeat, threads, gpu.as_ref(), &tick)?,
+            Loaded::Frame(_) if gpu.is_some() => {
+                return Err(Failure::Io(anyhow::anyhow!(
+                    "{name}: bench --gpu of a draw scene is not available yet (the GPU draw path lands with `draw --gpu`)"
+                )));
+            }
+            Loaded::Frame(scene) => frame(&name, scene, repeat, threads, &tick)?,
+        };
+        results.push(BenchResult {
+            scene: name,
+            work,
+            threads: threads_used,
+        });
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let adapter = gpu.as_ref().map(|g| g.adapter_name().to_string());
+    stdout(&if json_out {
+        results_json(&results, adapter.as_deref())
+    } else {
+        results_text(&results, adapter.as_deref())
+    })
+}
+
+/// A vertex scene's draws, on the CPU or the GPU.
+fn vertices(
+    name: &str,
+    mut scene: Scene,
+    repeat: usize,
+    threads: Option<usize>,
+    gpu: Option<&dxso_gpu::Gpu>,
+    tick: &dyn Fn(),
+) -> Result<Work, Failure> {
+    scene
+        .device
+        .set_threads(threads)
+        .map_err(|e| Failure::Io(e.into()))?;
+    let vertices = scene.vertex_count * scene.instance_count.max(1);
+    let fail = |e: dxso_vm::VmError| Failure::Input(format!("{name}: error: {e}"));
+    let mut times = Vec::with_capacity(repeat);
+    if let Some(gpu) = gpu {
+        // Translation, pipeline, constants and textures once; each timed draw fetches
+        // the vertices (dxso-vm's fetch), uploads them, dispatches and reads back.
+        let draw = gpu
+            .prepare(&scene.device, scene.vertex_count, scene.instance_count)
+            .map_err(|e| gpu_failure(name, e))?;
+        let mut out = dxso_vm::Outputs::default();
+        draw.run(&mut out).map_err(|e| gpu_failure(name, e))?;
+        for _ in 0..repeat.max(1) {
+            tick();
+            let t = Instant::now();
+            draw.run(&mut out).map_err(|e| gpu_failure(name, e))?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+    } else {
+        // The warm-up draw allocates the outputs; the timed draws write into them again.
+        let mut out = scene
+            .device
+            .draw(scene.vertex_count, scene.instance_count)
+            .map_err(fail)?;
+        for _ in 0..repeat.max(1) {
+            tick();
+            let t = Instant::now();
+            scene
+                .device
+                .draw_into(scene.vertex_count, scene.instance_count, &mut out)
+                .map_err(fail)?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    Ok(Work::Vertices {
+        vertices,
+        median_s: median(times),
+    })
+}
+
+/// A draw scene's frame (the clear and every draw) on the CPU, on `threads` threads.
+fn frame(
+    name: &str,
+    mut scene: DrawScene,
+    repeat: usize,
+    threads: Option<usize>,
+    tick: &dyn Fn(),
+) -> Result<Work, Failure> {
+    for d in &mut scene.draws {
+        d.vertex
+            .set_threads(threads)
+            .map_err(|e| Failure::Io(e.into()))?;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Failure::Io(e.into()))?;
+    let fail = |e: dxso_draw::DrawError| Failure::Input(format!("{name}: error: {e}"));
+    let once = || pool.install(|| dxso_draw::draw_frame(&scene.frame, &scene.draws));
+    once().map_err(fail)?;
+    let mut times = Vec::with_capacity(repeat);
+    for _ in 0..repeat.max(1) {
+        tick();
+        let t = Instant::now();
+        once().map_err(fail)?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok(Work::Frame {
+        pixels: scene.frame.width as u64 * scene.frame.height as u64,
+        frame_s: median(times),
+    })
+}
+
+fn results_json(results: &[BenchResult], adapter: Option<&str>) -> String {
+    let items: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let mut v = match r.work {
+                Work::Vertices { vertices, median_s } => serde_json::json!({
+                    "scene": r.scene, "vertices": vertices, "median_s": median_s,
+                    "vertices_per_s": vertices as f64 / median_s, "threads": r.threads,
+                }),
+                Work::Frame { pixels, frame_s } => serde_json::json!({
+                    "scene": r.scene, "frame_s": frame_s, "pixels": pixels, "threads": r.threads,
+                }),
+            };
+            if let Some(a) = adapter {
+                v["adapter"] = a.into();
+            }
+            v
+        })
+        .collect();
+    format!("{}\n", serde_json::json!({ "results": items }))
+}
+
+fn results_text(results: &[BenchResult], adapter: Option<&str>) -> String {
+    let mut s = String::new();
+    if results
+        .iter()
+        .any(|r| matches!(r.work, Work::Vertices { .. }))
+    {
+        s.push_str(
+            "scene                          vertices    median s    M vertices/s  threads\n",
+        );
+    }
+    for r in results {
+        if let Work::Vertices { vertices, median_s } = r.work {
+            s.push_str(&format!(
+                "{:<30} {:>9} {:>11.5} {:>15.1} {:>8}\n",
+                r.scene,
+                vertices,
+                median_s,
+                vertices as f64 / median_s / 1e6,
+                r.threads
+            ));
+        }
+    }
+    if results.iter().any(|r| matches!(r.work, Work::Frame { .. })) {
+        s.push_str(
+            "scene                          pixels      frame s     M pixels/s    threads\n",
+        );
+    }
+    for r in results {
+        if let Work::Frame { pixels, frame_s } = r.work {
+            s.push_str(&format!(
+                "{:<30} {:>9} {:>11.5} {:>15.1} {:>8}\n",
+                r.scene,
+                pixels,
+                frame_s,
+                pixels as f64 / frame_s / 1e6,
+                r.threads
+            ));
+        }
+    }
+    if let Some(a) = adapter {
+        s.push_str(&format!("adapter: {a}\n"));
+    }
+    s
+}
