@@ -30,6 +30,30 @@ mul o0, v0, c0
 mov o1, v1
 """
 
+PIXEL_SHADER = """ps_2_0
+def c0, 1, 0.5, 0, 1
+mov oC0, c0
+"""
+
+# A 32x16 frame cleared to black, a 16x16 quad at its left drawn by the editor's pixel shader.
+DRAW_SCENE = {
+    "width": 32, "height": 16, "clear": {"color": "0xff000000"},
+    "pixel_shader_asm": "ps_2_0\nmov oC0, c0\n",
+    "primitive": "TRIANGLESTRIP", "vertex_count": 4,
+    "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITIONT", "usage_index": 0}],
+    "streams": [{"stride": 16, "f32": [0, 0, 0.5, 1, 16, 0, 0.5, 1, 0, 16, 0.5, 1, 16, 16, 0.5, 1]}],
+    "states": {"CULLMODE": "NONE"},
+}
+
+READ_PIXEL = """
+const img = document.getElementById('picture');
+const c = document.createElement('canvas');
+c.width = img.naturalWidth; c.height = img.naturalHeight;
+const g = c.getContext('2d');
+g.drawImage(img, 0, 0);
+return [...g.getImageData(arguments[0], arguments[1], 1, 1).data];
+"""
+
 SCENE = {
     "vertex_count": 3,
     "declaration": [
@@ -110,6 +134,16 @@ class Browser:
 
     def click(self, css):
         call("POST", self.s(f"/element/{self.find(css)}/click"), {})
+
+    def click_at(self, css, dx, dy):
+        """A real mouse click at (dx, dy) from the element's centre (W3C actions)."""
+        origin = {ELEMENT: self.find(css)}
+        call("POST", self.s("/actions"), {"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "duration": 0, "origin": origin, "x": dx, "y": dy},
+                        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}],
+        }]})
+        call("DELETE", self.s("/actions"))
 
     def until(self, what, script, *args, timeout=30):
         end = time.time() + timeout
@@ -230,6 +264,32 @@ def run(b):
     b.until("the opened shader assembles",
             "return document.querySelector('#diagnostics li.ok') !== null")
     b.shot("opened-vso")
+
+    # A draw scene with the editor's pixel shader: the picture, its pixels at known places,
+    # and a click on a pixel shows the pixel debugger's trace.
+    b.clear("#source")
+    b.type("#source", PIXEL_SHADER)
+    b.until("the pixel shader is valid", "return document.querySelector('#diagnostics li.ok') !== null")
+    b.js("document.getElementById('scene').value = arguments[0]", json.dumps(DRAW_SCENE, indent=2))
+    b.click("#run")
+    size = b.until("the picture", "const i = document.getElementById('picture');"
+                   "return !document.getElementById('picture-box').hidden && i.complete"
+                   " && i.naturalWidth > 0 && [i.naturalWidth, i.naturalHeight];")
+    check(size == [32, 16], f"the picture is the 32x16 frame ({size})")
+    inside = b.js(READ_PIXEL, 5, 5)
+    check(inside == [255, 128, 0, 255], f"pixel (5, 5) is the shader's colour ({inside})")
+    outside = b.js(READ_PIXEL, 24, 5)
+    check(outside == [0, 0, 0, 255], f"pixel (24, 5) is the clear colour ({outside})")
+    b.shot("draw")
+    w, h = b.js("const r = document.getElementById('picture').getBoundingClientRect(); return [r.width, r.height]")
+    scale = w / 32
+    b.click_at("#picture", round((5.5 * scale) - w / 2), round((5.5 * scale) - h / 2))
+    trace = b.until("the pixel debugger's trace",
+                    "const t = document.getElementById('trace').textContent;"
+                    "return t.includes('pixel (5, 5):') && t;")
+    check("mov oC0, c0" in trace and "written" in trace,
+          "the trace shows the pixel shader's run and the output merger")
+    b.shot("pixel-trace")
 
 
 if __name__ == "__main__":

@@ -93,10 +93,21 @@ pub fn route(state: &State, method: &str, path: &str, body: &[u8]) -> Reply {
         ("POST", "ctab") => parse(body).and_then(ctab),
         ("POST", "run") => parse(body).and_then(|r| run(&state.dir, r)),
         ("POST", "trace") => parse(body).and_then(|r| trace(&state.dir, r)),
+        ("POST", "draw") => {
+            return match parse(body).and_then(|r| draw(&state.dir, r)) {
+                Ok(png) => Reply {
+                    status: 200,
+                    content_type: "image/png",
+                    body: png,
+                },
+                Err(e) => e.reply(),
+            };
+        }
+        ("POST", "pixel") => parse(body).and_then(|r| pixel(&state.dir, r)),
         (
             _,
             "initial" | "assemble" | "disassemble" | "check" | "translate" | "ctab" | "run"
-            | "trace",
+            | "trace" | "draw" | "pixel",
         ) => Err(ApiError {
             status: 405,
             message: format!("{method} /api/{path}: the method is not allowed"),
@@ -378,4 +389,31 @@ struct TraceRequest {
 /// `dxso run SCENE.json --trace N`.
 fn trace(dir: &Path, r: TraceRequest) -> Result<Value, ApiError> {
     super::scenes::trace(&scene_text(r.scene), dir, r.vertex)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DrawRequest {
+    /// A draw scene (the JSON `dxso draw` takes), as an object or as its text.
+    scene: Value,
+    #[serde(default)]
+    target: usize,
+}
+
+/// `dxso draw SCENE.json -o OUT.png [--target N]`: the picture.
+fn draw(dir: &Path, r: DrawRequest) -> Result<Vec<u8>, ApiError> {
+    super::scenes::draw(&scene_text(r.scene), dir, r.target)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PixelRequest {
+    scene: Value,
+    x: u32,
+    y: u32,
+}
+
+/// `dxso draw SCENE.json --trace-pixel X,Y`: the pixel debugger.
+fn pixel(dir: &Path, r: PixelRequest) -> Result<Value, ApiError> {
+    super::scenes::pixel(&scene_text(r.scene), dir, r.x, r.y)
 }

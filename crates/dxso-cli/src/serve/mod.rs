@@ -71,25 +71,9 @@ fn initial(file: Option<&Path>) -> Result<(serde_json::Value, PathBuf), Failure>
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if is_scene {
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        // The scene's shader, when it names a file, goes into the editor.
         let shader = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
-            .and_then(|v| {
-                v.get("shader")
-                    .and_then(|s| s.as_str())
-                    .map(|s| dir.join(s))
-            })
-            .and_then(|p| std::fs::read(p).ok())
-            .map(|b| shader_text(&b));
-        let shader = shader.or_else(|| {
-            serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| {
-                    v.get("shader_asm")
-                        .and_then(|s| s.as_str())
-                        .map(String::from)
-                })
-        });
+            .and_then(|v| scene_shader(&v, &dir));
         return Ok((
             serde_json::json!({"name": name, "shader": shader, "scene": text}),
             dir,
@@ -99,6 +83,33 @@ fn initial(file: Option<&Path>) -> Result<(serde_json::Value, PathBuf), Failure>
         serde_json::json!({"name": name, "shader": shader_text(&bytes), "scene": null}),
         dir,
     ))
+}
+
+/// The shader a scene's page opens with: a draw scene's pixel shader (the scene's own, or its
+/// first draw's), else its vertex shader; a file it names, or its inline text.
+fn scene_shader(scene: &serde_json::Value, dir: &Path) -> Option<String> {
+    let first_draw = scene
+        .get("draws")
+        .and_then(|d| d.as_array())
+        .and_then(|d| d.first());
+    let mut places = vec![scene];
+    places.extend(first_draw);
+    for (file, inline) in [
+        ("pixel_shader", "pixel_shader_asm"),
+        ("shader", "shader_asm"),
+    ] {
+        for place in &places {
+            if let Some(path) = place.get(file).and_then(|s| s.as_str())
+                && let Ok(bytes) = std::fs::read(dir.join(path))
+            {
+                return Some(shader_text(&bytes));
+            }
+            if let Some(text) = place.get(inline).and_then(|s| s.as_str()) {
+                return Some(text.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// A shader file as the editor shows it: text as it is; binary tokens as hex tokens (the

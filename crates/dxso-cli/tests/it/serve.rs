@@ -204,6 +204,26 @@ fn initial_file_and_scene_paths() {
     let (status, v) = s.post("run", &json!({"scene": scene}));
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["vertices"].as_array().map(Vec::len), Some(3));
+    drop(s);
+    // A draw scene opens with its (first draw's) pixel shader; its paths start at its folder.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/draw");
+    let s = Server::start(Some(&examples.join("textured.scene.json")));
+    let (_, body) = s.get("/api/initial");
+    let v = json_of(&body);
+    let ps = std::fs::read_to_string(examples.join("textured.ps.asm")).expect("the example");
+    assert_eq!(v["shader"], ps);
+    let scene: Value = serde_json::from_str(v["scene"].as_str().unwrap()).expect("scene");
+    let (status, png) = s.request(
+        "POST",
+        "/api/draw",
+        &[],
+        json!({"scene": scene}).to_string().as_bytes(),
+    );
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&png));
+    assert_eq!(
+        png,
+        std::fs::read(examples.join("textured.scene.png")).expect("the picture")
+    );
 }
 
 #[test]
@@ -591,4 +611,86 @@ fn load() {
         p(0.99).as_secs_f64() * 1e3,
         times[times.len() - 1].as_secs_f64() * 1e3,
     );
+}
+
+/// A 32x16 frame cleared to black, a 16x16 quad at its left in the pixel shader's colour.
+fn quad_scene() -> Value {
+    json!({
+        "width": 32, "height": 16, "clear": {"color": "0xff000000"},
+        "pixel_shader_asm": "ps_2_0\ndef c0, 1, 0.5, 0, 1\nmov oC0, c0\n",
+        "primitive": "TRIANGLESTRIP", "vertex_count": 4,
+        "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITIONT", "usage_index": 0}],
+        "streams": [{"stride": 16, "f32": [0, 0, 0.5, 1, 16, 0, 0.5, 1, 0, 16, 0.5, 1, 16, 16, 0.5, 1]}],
+        "states": {"CULLMODE": "NONE"},
+    })
+}
+
+#[test]
+fn draw_and_pixel() {
+    let s = Server::start(None);
+    let (status, png) = s.request(
+        "POST",
+        "/api/draw",
+        &[],
+        json!({"scene": quad_scene()}).to_string().as_bytes(),
+    );
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&png));
+    // The picture `dxso draw -o OUT.png` writes, byte for byte.
+    let dir = std::env::temp_dir().join(format!("dxso-serve-draw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let scene_path = dir.join("quad.json");
+    std::fs::write(&scene_path, quad_scene().to_string()).expect("write the scene");
+    let out = dir.join("quad.png");
+    dxso(&[
+        "draw",
+        scene_path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(png, std::fs::read(&out).expect("the CLI's picture"));
+    let decoded = png::Decoder::new(std::io::Cursor::new(&png))
+        .read_info()
+        .expect("a PNG");
+    assert_eq!((decoded.info().width, decoded.info().height), (32, 16));
+
+    let (status, v) = s.post("pixel", &json!({"scene": quad_scene(), "x": 5, "y": 5}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["pixel"]["targets"][0],
+        json!([1.0, 0.5019608, 0.0, 1.0]),
+        "{v}"
+    );
+    assert_eq!(v["draws"][0]["shader"]["steps"][0]["text"], "mov oC0, c0");
+    assert_eq!(v["draws"][0]["merge"]["written"], true);
+    // The text `dxso draw --trace-pixel` prints.
+    let cli = dxso(&["draw", scene_path.to_str().unwrap(), "--trace-pixel", "5,5"]);
+    assert_eq!(v["text"].as_str().unwrap(), cli);
+    let (status, v) = s.post("pixel", &json!({"scene": quad_scene(), "x": 24, "y": 5}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["draws"], json!([]));
+    assert_eq!(v["pixel"]["targets"][0], json!([0.0, 0.0, 0.0, 1.0]));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Bad input.
+    let (status, v) = s.post("pixel", &json!({"scene": quad_scene(), "x": 32, "y": 0}));
+    assert_eq!(status, 422, "{v}");
+    let (status, v) = s.post("draw", &json!({"scene": quad_scene(), "target": 1}));
+    assert_eq!(status, 422, "{v}");
+    let mut big = quad_scene();
+    big["width"] = json!(8192);
+    big["height"] = json!(8192);
+    let (status, v) = s.post("draw", &json!({"scene": big}));
+    assert_eq!(status, 422, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("at most"), "{v}");
+    let mut bad = quad_scene();
+    bad["states"] = json!({"CULLMODE": "SIDEWAYS"});
+    let (status, v) = s.post("draw", &json!({"scene": bad}));
+    assert_eq!(status, 422, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("SIDEWAYS"), "{v}");
+    let (status, v) = s.post("pixel", &json!({"scene": quad_scene(), "x": 1}));
+    assert_eq!(status, 400, "{v}");
+    // A run scene is not a draw scene, and the other way round.
+    let (status, v) = s.post("run", &json!({"scene": quad_scene()}));
+    assert_eq!(status, 422, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("/api/draw"), "{v}");
 }

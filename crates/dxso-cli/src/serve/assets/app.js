@@ -339,6 +339,19 @@ function renderCtab(ctab) {
 
 let lastScene = null;
 
+// The editor's shader kind: "ps" or "vs" (its version token, after any comments).
+function shaderKind(text) {
+  const m = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(\/\/|;).*$/gm, "").match(/^\s*(vs|ps)[._]/im);
+  return m ? m[1].toLowerCase() : "vs";
+}
+
+// A draw scene (what `dxso draw` takes) names a pixel shader, draws or targets.
+function isDrawScene(scene) {
+  return ["pixel_shader", "pixel_shader_asm", "draws", "targets"].some((k) => k in scene);
+}
+
+// The scene with the editor's shader in place of its shader of that kind: the scene's own,
+// or in a scene with "draws" the first draw that has one (else the first draw).
 function sceneForRun() {
   let scene;
   try {
@@ -347,21 +360,29 @@ function sceneForRun() {
     throw new Error(`scene JSON: ${e.message}`);
   }
   if (typeof scene !== "object" || scene === null || Array.isArray(scene)) throw new Error("scene JSON: expected an object");
-  // The shader is the editor's.
-  delete scene.shader;
-  scene.shader_asm = source.value;
+  const [file, inline] = shaderKind(source.value) === "ps" ? ["pixel_shader", "pixel_shader_asm"] : ["shader", "shader_asm"];
+  let place = scene;
+  if (Array.isArray(scene.draws) && scene.draws.length) {
+    place = scene.draws.find((d) => d && (file in d || inline in d)) || scene.draws[0];
+  }
+  delete place[file];
+  place[inline] = source.value;
   return scene;
 }
 
-async function run() {
+function clearResults() {
   $("run-error").textContent = "";
   $("run-warnings").textContent = "";
   $("trace").textContent = "";
-  const thead = $("outputs").querySelector("thead");
-  const tbody = $("outputs").querySelector("tbody");
-  thead.innerHTML = "";
-  tbody.innerHTML = "";
+  $("outputs").querySelector("thead").innerHTML = "";
+  $("outputs").querySelector("tbody").innerHTML = "";
   $("outputs-note").textContent = "";
+  $("picture-box").hidden = true;
+  $("picture-note").textContent = "";
+}
+
+async function run() {
+  clearResults();
   let scene;
   try {
     scene = sceneForRun();
@@ -369,16 +390,22 @@ async function run() {
     $("run-error").textContent = e.message;
     return;
   }
-  setStatus("running…");
-  const r = await api("run", {scene});
   savePermalink();
+  setStatus("running…");
+  lastScene = scene;
+  if (isDrawScene(scene)) {
+    await drawPicture(scene);
+    return;
+  }
+  const r = await api("run", {scene});
   if (!r.ok) {
     $("run-error").textContent = r.data.error;
     setStatus("run failed");
     return;
   }
-  lastScene = scene;
   $("run-warnings").textContent = (r.data.warnings || []).join("\n");
+  const thead = $("outputs").querySelector("thead");
+  const tbody = $("outputs").querySelector("tbody");
   const regs = Object.keys(r.data.outputs);
   const head = document.createElement("tr");
   head.innerHTML = "<th>#</th>" + regs.map((k) => `<th>${escapeHtml(k)} <span class="sub">${escapeHtml(r.data.outputs[k])}</span></th>`).join("");
@@ -401,10 +428,56 @@ async function run() {
   setStatus("ran");
 }
 
-function fmt(x) {
-  if (typeof x !== "number") return String(x);
-  return Number.isInteger(x) ? String(x) : String(Math.round(x * 1e6) / 1e6);
+// A draw scene: the picture of target 0; a click on a pixel debugs it.
+async function drawPicture(scene) {
+  let response;
+  try {
+    response = await fetch("/api/draw", {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({scene}),
+    });
+  } catch (e) {
+    $("run-error").textContent = `the server is not answering (${e.message})`;
+    return;
+  }
+  if (!response.ok) {
+    let message = `HTTP ${response.status}`;
+    try {
+      message = (await response.json()).error;
+    } catch (e) { /* not JSON */ }
+    $("run-error").textContent = message;
+    setStatus("draw failed");
+    return;
+  }
+  const img = $("picture");
+  if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(await response.blob());
+  await img.decode().catch(() => {});
+  // Small frames shown larger, pixel for pixel.
+  const scale = Math.max(1, Math.min(8, Math.floor(640 / Math.max(1, img.naturalWidth))));
+  img.style.width = `${img.naturalWidth * scale}px`;
+  $("picture-box").hidden = false;
+  $("picture-note").textContent = `${img.naturalWidth}x${img.naturalHeight}, target 0; click a pixel to debug it.`;
+  setStatus("drawn");
 }
+
+$("picture").addEventListener("click", async (e) => {
+  const img = e.currentTarget;
+  const rect = img.getBoundingClientRect();
+  const x = Math.floor((e.clientX - rect.left) * img.naturalWidth / rect.width);
+  const y = Math.floor((e.clientY - rect.top) * img.naturalHeight / rect.height);
+  if (!lastScene || x < 0 || y < 0 || x >= img.naturalWidth || y >= img.naturalHeight) return;
+  $("trace").textContent = `pixel (${x}, ${y}) …`;
+  const r = await api("pixel", {scene: lastScene, x, y});
+  if (!r.ok) {
+    $("trace").textContent = r.data.error;
+    return;
+  }
+  const p = r.data.pixel;
+  const held = p ? `targets ${p.targets.map((t) => `(${t.map(fmt).join(", ")})`).join(" ")}, z ${p.z === null ? "-" : fmt(p.z)}, stencil ${p.stencil === null ? "-" : p.stencil}` : "";
+  $("trace").textContent = `${held}\n${r.data.text}`;
+});
 
 async function traceVertex(i, row) {
   document.querySelectorAll("#outputs tr.selected").forEach((r) => r.classList.remove("selected"));
@@ -412,6 +485,12 @@ async function traceVertex(i, row) {
   const r = await api("trace", {scene: lastScene, vertex: i});
   $("trace").textContent = r.ok ? r.data.text : r.data.error;
 }
+
+function fmt(x) {
+  if (typeof x !== "number") return String(x);
+  return Number.isInteger(x) ? String(x) : String(Math.round(x * 1e6) / 1e6);
+}
+
 
 // ---------------------------------------------------------------- files and links
 
