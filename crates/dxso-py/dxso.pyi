@@ -1,6 +1,8 @@
 """dxso: Direct3D 9 shader bytecode — assemble, disassemble, validate, link, run vertex
-shaders on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
+shaders and whole draws on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
 """
+
+import os
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -137,6 +139,17 @@ def translate(
     32-bit words for "spirv") and the interface dict (constant buffers, samplers, inputs,
     outputs and their locations: the JSON of `dxso translate --interface`). Raises
     ValidationError (caps "max") or TranslationError."""
+
+def draw(scene: Union[Dict[str, Any], str, "os.PathLike[str]"]) -> List[npt.NDArray[np.float32]]:
+    """Run a draw scene (`dxso draw`'s JSON format, as a dict or a path) on the CPU: each
+    render target as an array of shape (height, width, 4)."""
+
+def trace_pixel(
+    scene: Union[Dict[str, Any], str, "os.PathLike[str]"], x: int, y: int
+) -> List[Dict[str, Any]]:
+    """The pixel debugger: for each draw that shades (x, y), a dict with `draw`, `inputs`
+    (semantic -> 4 floats), `steps` (TraceStep list), `discarded`, `merge` (lines) and
+    `written`."""
 
 class TraceStep:
     instruction: int

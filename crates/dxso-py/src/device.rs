@@ -505,20 +505,22 @@ impl Device {
         let outputs = PyArray1::from_vec(py, t.outputs).reshape(shape)?;
         Ok(Trace {
             vertex: t.vertex,
-            steps: t
-                .steps
-                .into_iter()
-                .map(|s| TraceStep {
-                    instruction: s.instruction,
-                    text: s.text,
-                    active: s.active,
-                    effect: s.effect,
-                })
-                .collect(),
+            steps: t.steps.into_iter().map(TraceStep::from).collect(),
             outputs: outputs.into_any().unbind(),
             semantics: semantics(&registers),
             error: t.error.map(|e| e.to_string()),
         })
+    }
+}
+
+impl From<dxso_vm::TraceStep> for TraceStep {
+    fn from(s: dxso_vm::TraceStep) -> TraceStep {
+        TraceStep {
+            instruction: s.instruction,
+            text: s.text,
+            active: s.active,
+            effect: s.effect,
+        }
     }
 }
 

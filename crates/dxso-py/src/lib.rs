@@ -1,5 +1,6 @@
 //! The Python package `dxso`: assemble, disassemble, validate and link Direct3D 9 shaders,
-//! run vertex shaders on the CPU with NumPy arrays in and out, and translate shaders for GPUs.
+//! run vertex shaders and whole draws on the CPU with NumPy arrays in and out, and translate
+//! shaders for GPUs.
 //!
 //! A thin door to the `dxso`, `dxso-vm` and `dxso-naga` crates (no logic of its own): see
 //! `crates/dxso-py/dxso.pyi` for the API with types, and `docs/bindings.md` for building the wheel.
@@ -8,6 +9,7 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod device;
+mod draw;
 mod errors;
 mod shader;
 mod translate;
@@ -20,6 +22,8 @@ fn dxso_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shader::validate, m)?)?;
     m.add_function(wrap_pyfunction!(shader::link, m)?)?;
     m.add_function(wrap_pyfunction!(translate::translate, m)?)?;
+    m.add_function(wrap_pyfunction!(draw::draw, m)?)?;
+    m.add_function(wrap_pyfunction!(draw::trace_pixel, m)?)?;
     m.add_class::<shader::Shader>()?;
     m.add_class::<shader::Diagnostic>()?;
     m.add_class::<shader::Element>()?;
