@@ -135,6 +135,14 @@ class Browser:
     def click(self, css):
         call("POST", self.s(f"/element/{self.find(css)}/click"), {})
 
+    def move_to(self, css, dx, dy):
+        """Move the mouse to (dx, dy) from the element's centre (W3C actions)."""
+        origin = {ELEMENT: self.find(css)}
+        call("POST", self.s("/actions"), {"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "duration": 0, "origin": origin, "x": dx, "y": dy}],
+        }]})
+
     def click_at(self, css, dx, dy):
         """A real mouse click at (dx, dy) from the element's centre (W3C actions)."""
         origin = {ELEMENT: self.find(css)}
@@ -202,6 +210,19 @@ def run(b):
     under = b.js("return [...document.querySelectorAll('#highlight .line[data-line=\"4\"] .diag')]"
                  ".map(u => u.textContent).join('');")
     check(under == "mov o0, r1", f"line 4's instruction is underlined ({under!r})")
+    # Hovering the underline shows the rule and the message.
+    box = b.js("const s = document.getElementById('source'); const r = s.getBoundingClientRect();"
+               "const cs = getComputedStyle(s); const p = document.createElement('span');"
+               "p.textContent = '0'.repeat(100); p.style.font = cs.font; document.body.appendChild(p);"
+               "const w = p.getBoundingClientRect().width / 100; p.remove();"
+               "return [r.width, r.height, parseFloat(cs.paddingLeft), parseFloat(cs.paddingTop),"
+               " w, parseFloat(cs.lineHeight)];")
+    width, height, pad_left, pad_top, char_w, line_h = box
+    b.move_to("#source", round(pad_left + 2.5 * char_w - width / 2),
+              round(pad_top + 3.5 * line_h - height / 2))
+    tip = b.until("the diagnostic's tooltip on hover",
+                  "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent;")
+    check("V040" in tip and "r1 is read before it is written" in tip, f"the tooltip ({tip!r})")
     b.shot("error")
 
     # Fixed: no diagnostics, the tokens and the WGSL.
