@@ -199,6 +199,22 @@ def run(b):
             "return document.querySelectorAll('#tokens .tok').length > 0")
     b.shot("loaded")
 
+    # The example's constants by name: the form shows the scene's Tint; setting it there
+    # changes the scene, and Run uses it.
+    tint = b.js("return document.querySelector('.ctab-value[data-name=\"Tint\"]').value")
+    check(tint == "1, 1, 1, 1", f"the form shows the scene's Tint ({tint!r})")
+    b.clear(".ctab-value[data-name='Tint']")
+    b.type(".ctab-value[data-name='Tint']", "0.5, 1, 1, 1\ue007")
+    constants = b.js("return JSON.parse(document.getElementById('scene').value).constants")
+    check(constants.get("Tint") == [0.5, 1, 1, 1], f"the scene's Tint is set ({constants})")
+    b.click("#run")
+    rows = b.until("the example's output table",
+                   "const r = [...document.querySelectorAll('#outputs tbody tr')]"
+                   ".map(tr => [...tr.children].map(td => td.textContent));"
+                   "return r.length && r;")
+    check(rows[0][2] == "0.5, 0, 0, 1", f"vertex 0's colour is tinted ({rows[0][2]})")
+    b.shot("constants")
+
     # A shader with an error on line 4: the diagnostic is listed and underlined there.
     b.clear("#source")
     b.type("#source", BROKEN)

@@ -331,6 +331,16 @@ function renderCtab(ctab) {
       td.textContent = v;
       tr.appendChild(td);
     }
+    // The constant's value in the scene, by name (`"constants": {"Tint": [...]}`), to edit.
+    const td = document.createElement("td");
+    const input = document.createElement("input");
+    input.className = "ctab-value";
+    input.dataset.name = c.name;
+    input.spellcheck = false;
+    input.value = sceneConstant(c.name);
+    input.addEventListener("change", () => setSceneConstant(c.name, input.value));
+    td.appendChild(input);
+    tr.appendChild(td);
     body.appendChild(tr);
   }
 }
@@ -360,14 +370,67 @@ function sceneForRun() {
     throw new Error(`scene JSON: ${e.message}`);
   }
   if (typeof scene !== "object" || scene === null || Array.isArray(scene)) throw new Error("scene JSON: expected an object");
-  const [file, inline] = shaderKind(source.value) === "ps" ? ["pixel_shader", "pixel_shader_asm"] : ["shader", "shader_asm"];
+  const {place, file, inline} = shaderPlace(scene);
+  if (!place || typeof place !== "object") throw new Error("scene JSON: a draw is not an object");
+  delete place[file];
+  place[inline] = source.value;
+  return scene;
+}
+
+// Where a scene keeps the editor's shader and its constants: the scene, or in a scene with
+// "draws" the first draw that has a shader of the editor's kind (else the first draw); and the
+// names of the shader and constants fields for that kind.
+function shaderPlace(scene) {
+  const ps = shaderKind(source.value) === "ps";
+  const [file, inline, constants] = ps
+    ? ["pixel_shader", "pixel_shader_asm", "pixel_constants"]
+    : ["shader", "shader_asm", "constants"];
   let place = scene;
   if (Array.isArray(scene.draws) && scene.draws.length) {
     place = scene.draws.find((d) => d && (file in d || inline in d)) || scene.draws[0];
   }
-  delete place[file];
-  place[inline] = source.value;
-  return scene;
+  return {place, file, inline, constants};
+}
+
+function parsedScene() {
+  try {
+    const scene = JSON.parse($("scene").value);
+    return typeof scene === "object" && scene !== null && !Array.isArray(scene) ? scene : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// The value a scene gives constant `name`, as the form shows it ("" when it gives none).
+function sceneConstant(name) {
+  const scene = parsedScene();
+  if (!scene) return "";
+  const {place, constants} = shaderPlace(scene);
+  const v = place && place[constants] && place[constants][name];
+  if (v === undefined) return "";
+  return Array.isArray(v) ? v.join(", ") : String(v);
+}
+
+// Set constant `name` in the scene from the form's text (numbers, or true/false; empty
+// removes it).
+function setSceneConstant(name, text) {
+  const scene = parsedScene();
+  if (!scene) {
+    $("ctab-note").textContent = "the scene is not a JSON object: fix it to set constants here";
+    return;
+  }
+  const {place, constants} = shaderPlace(scene);
+  if (!place || typeof place !== "object") return;
+  const items = text.split(/[\s,]+/).filter(Boolean).map((t) => {
+    if (t === "true" || t === "false") return t === "true";
+    const n = Number(t);
+    return Number.isNaN(n) ? t : n;
+  });
+  place[constants] = place[constants] || {};
+  if (items.length === 0) delete place[constants][name];
+  else place[constants][name] = items.length === 1 ? items[0] : items;
+  $("scene").value = JSON.stringify(scene, null, 2);
+  savePermalink();
 }
 
 function clearResults() {
@@ -584,7 +647,10 @@ function changed(now) {
 source.addEventListener("input", () => changed());
 for (const id of ["caps", "style", "lang", "float"]) $(id).addEventListener("change", () => changed(true));
 $("run").addEventListener("click", run);
-$("scene").addEventListener("change", savePermalink);
+$("scene").addEventListener("change", () => {
+  savePermalink();
+  for (const input of document.querySelectorAll(".ctab-value")) input.value = sceneConstant(input.dataset.name);
+});
 $("file").addEventListener("change", (e) => {
   if (e.target.files[0]) openFile(e.target.files[0]);
 });
