@@ -1,6 +1,5 @@
 //! `dxso check FILE... [--caps min|max|PATH.json] [--format text|json]`.
 
-use crate::input::load_shader;
 use crate::{Failure, display_name, read_input, stdout};
 use anyhow::Context;
 use dxso::validate::{Caps, Severity, diagnostics};
@@ -31,6 +30,120 @@ pub fn load_caps(spec: &str) -> anyhow::Result<Caps> {
     Ok(caps)
 }
 
+/// One shader checked: its diagnostics as text (what `check` prints to stderr) and as the
+/// JSON of its entry in `"files"`, and the counts.
+pub struct FileCheck {
+    pub text: String,
+    pub json: serde_json::Value,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+/// Check one shader (text or bytecode) read from file `name`. A text that does not assemble
+/// is invalid, with one diagnostic (rule `null`) per error, each at its line and column.
+pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
+    let loaded = match dxso::source::Source::load(bytes) {
+        Ok(l) => l,
+        Err(e) => {
+            let (text, items) = match e {
+                dxso::source::SourceError::Parse(e) => (
+                    e.render(name),
+                    e.0.iter()
+                        .map(|p| {
+                            serde_json::json!({
+                                "rule": null, "severity": "error", "message": p.message,
+                                "line": p.line, "col": p.col,
+                            })
+                        })
+                        .collect(),
+                ),
+                dxso::source::SourceError::Read(e) => (
+                    format!("{name}: error: {e}\n"),
+                    vec![serde_json::json!({
+                        "rule": null, "severity": "error", "message": e.to_string(),
+                        "word": e.offset,
+                    })],
+                ),
+            };
+            return FileCheck {
+                text,
+                json: serde_json::json!({"file": name, "valid": false, "diagnostics": items}),
+                errors: 1,
+                warnings: 0,
+            };
+        }
+    };
+    let found = diagnostics(&loaded.shader, caps);
+    let (mut file_errors, mut warnings) = (0, 0);
+    let mut text_out = String::new();
+    let mut items = Vec::new();
+    // Diagnostics of one rule past MAX_DIAGNOSTICS_PER_RULE are counted, not shown.
+    let mut per_rule: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in &found {
+        let seen = per_rule.entry(d.rule.id()).or_default();
+        *seen += 1;
+        if *seen > MAX_DIAGNOSTICS_PER_RULE {
+            match d.severity {
+                Severity::Error => file_errors += 1,
+                Severity::Warning => warnings += 1,
+            }
+            continue;
+        }
+        let sev = match d.severity {
+            Severity::Error => {
+                file_errors += 1;
+                "error"
+            }
+            Severity::Warning => {
+                warnings += 1;
+                "warning"
+            }
+        };
+        let (at, snippet) = loaded.locate(name, d.instruction);
+        text_out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
+        if let Some(s) = snippet {
+            text_out.push_str(&s);
+        }
+        let mut item = serde_json::json!({
+            "rule": d.rule.id(), "severity": sev, "message": d.message,
+            "instruction": d.instruction,
+        });
+        if let (Some(obj), serde_json::Value::Object(pos)) = (
+            item.as_object_mut(),
+            crate::input::position(&loaded, d.instruction),
+        ) {
+            obj.extend(pos);
+        }
+        items.push(item);
+    }
+    let mut not_shown = serde_json::Map::new();
+    for (rule, n) in per_rule {
+        if n > MAX_DIAGNOSTICS_PER_RULE {
+            let more = n - MAX_DIAGNOSTICS_PER_RULE;
+            text_out.push_str(&format!(
+                "{name}: note: {more} more [{rule}] diagnostics not shown \
+                 (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)\n"
+            ));
+            not_shown.insert(rule.to_string(), more.into());
+        }
+    }
+    let mut json = serde_json::json!({
+        "file": name, "version": loaded.shader.version.to_string(),
+        "valid": file_errors == 0, "diagnostics": items,
+    });
+    if !not_shown.is_empty()
+        && let Some(obj) = json.as_object_mut()
+    {
+        obj.insert("not_shown".into(), not_shown.into());
+    }
+    FileCheck {
+        text: text_out,
+        json,
+        errors: file_errors,
+        warnings,
+    }
+}
+
 pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
     let caps = load_caps(caps)?;
     let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
@@ -51,87 +164,16 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
             b.inc(1);
         }
         // Peak memory: the file's bytes are let go once the shader is loaded.
-        let loaded = match load_shader(&name, &read_input(Path::new(file))?) {
-            Ok(l) => l,
-            Err(msg) => {
-                invalid += 1;
-                errors += 1;
-                text_out.push_str(&msg);
-                json_files.push(serde_json::json!({
-                    "file": name, "valid": false,
-                    "diagnostics": [{"rule": null, "severity": "error", "message": msg.lines().next().unwrap_or("")}]
-                }));
-                continue;
-            }
-        };
-        let found = diagnostics(&loaded.shader, &caps);
-        let mut file_errors = 0;
-        let mut items = Vec::new();
-        // Diagnostics of one rule past MAX_DIAGNOSTICS_PER_RULE are counted, not shown.
-        let mut per_rule: BTreeMap<&str, usize> = BTreeMap::new();
-        for d in &found {
-            let seen = per_rule.entry(d.rule.id()).or_default();
-            *seen += 1;
-            if *seen > MAX_DIAGNOSTICS_PER_RULE {
-                match d.severity {
-                    Severity::Error => file_errors += 1,
-                    Severity::Warning => warnings += 1,
-                }
-                continue;
-            }
-            let sev = match d.severity {
-                Severity::Error => {
-                    file_errors += 1;
-                    "error"
-                }
-                Severity::Warning => {
-                    warnings += 1;
-                    "warning"
-                }
-            };
-            let (at, snippet) = loaded.locate(&name, d.instruction);
-            text_out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
-            if let Some(s) = snippet {
-                text_out.push_str(&s);
-            }
-            let mut item = serde_json::json!({
-                "rule": d.rule.id(), "severity": sev, "message": d.message,
-                "instruction": d.instruction,
-            });
-            if let (Some(obj), serde_json::Value::Object(pos)) = (
-                item.as_object_mut(),
-                crate::input::position(&loaded, d.instruction),
-            ) {
-                obj.extend(pos);
-            }
-            items.push(item);
-        }
-        let mut not_shown = serde_json::Map::new();
-        for (rule, n) in per_rule {
-            if n > MAX_DIAGNOSTICS_PER_RULE {
-                let more = n - MAX_DIAGNOSTICS_PER_RULE;
-                text_out.push_str(&format!(
-                    "{name}: note: {more} more [{rule}] diagnostics not shown \
-                     (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)\n"
-                ));
-                not_shown.insert(rule.to_string(), more.into());
-            }
-        }
-        errors += file_errors;
-        if file_errors == 0 {
+        let one = check_one(&name, &read_input(Path::new(file))?, &caps);
+        if one.errors == 0 {
             valid += 1;
         } else {
             invalid += 1;
         }
-        json_files.push(serde_json::json!({
-            "file": name, "version": loaded.shader.version.to_string(),
-            "valid": file_errors == 0, "diagnostics": items,
-        }));
-        if !not_shown.is_empty()
-            && let Some(obj) = json_files.last_mut().and_then(|f| f.as_object_mut())
-        {
-            obj.insert("not_shown".into(), not_shown.into());
-        }
+        errors += one.errors;
+        warnings += one.warnings;
+        text_out.push_str(&one.text);
+        json_files.push(one.json);
     }
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -148,7 +148,12 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
 
 /// The pixel debugger's report: for every draw that shades (x, y), its interpolated inputs,
 /// the pixel shader's trace (as `run --trace` prints it) and what the output merger did.
-fn trace_text(scene: &DrawScene, x: u32, y: u32, reports: &[dxso_draw::PixelReport]) -> String {
+pub(crate) fn trace_text(
+    scene: &DrawScene,
+    x: u32,
+    y: u32,
+    reports: &[dxso_draw::PixelReport],
+) -> String {
     let v4 = |v: [f32; 4]| format!("({}, {}, {}, {})", v[0], v[1], v[2], v[3]);
     let mut s = format!(
         "pixel ({x}, {y}): {} draw{} of {} shade it\n",
@@ -225,13 +230,16 @@ fn pixels_json(s: &Surfaces, pixels: &[(u32, u32)]) -> String {
     format!("{{\"pixels\": [{}]}}\n", items.join(", "))
 }
 
-fn write_png(s: &Surfaces, target: usize, path: &Path) -> Result<(), Failure> {
-    let rgba = s
-        .rgba8(target)
-        .ok_or_else(|| usage(format!("--target {target}: no such target")))?;
+/// Target `target` as an 8-bit RGBA PNG (a float target's values clamped to [0, 1]), written
+/// to `w`. `None`: no such target.
+pub(crate) fn encode_png(
+    s: &Surfaces,
+    target: usize,
+    w: impl std::io::Write,
+) -> Option<anyhow::Result<()>> {
+    let rgba = s.rgba8(target)?;
     let write = || -> anyhow::Result<()> {
-        let file = std::fs::File::create(path)?;
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), s.width, s.height);
+        let mut enc = png::Encoder::new(w, s.width, s.height);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         let mut w = enc.write_header()?;
@@ -239,7 +247,18 @@ fn write_png(s: &Surfaces, target: usize, path: &Path) -> Result<(), Failure> {
         w.finish()?;
         Ok(())
     };
-    write()
+    Some(write())
+}
+
+fn write_png(s: &Surfaces, target: usize, path: &Path) -> Result<(), Failure> {
+    if s.rgba8(target).is_none() {
+        return Err(usage(format!("--target {target}: no such target")));
+    }
+    let file = std::fs::File::create(path)
+        .with_context(|| format!("writing {}", path.display()))
+        .map_err(Failure::Io)?;
+    encode_png(s, target, std::io::BufWriter::new(file))
+        .unwrap_or_else(|| Err(anyhow!("--target {target}: no such target")))
         .with_context(|| format!("writing {}", path.display()))
         .map_err(Failure::Io)
 }

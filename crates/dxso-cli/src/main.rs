@@ -7,8 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use dxso::Shader;
-
+mod asm;
 mod bench;
 mod check;
 mod demo;
@@ -17,6 +16,7 @@ mod link;
 mod outputs;
 mod raster;
 mod run;
+mod serve;
 mod translate;
 
 use dxso_cli::{input, scene};
@@ -204,6 +204,20 @@ enum Command {
         #[arg(long, value_enum, default_value_t = translate::Float::Strict)]
         float: translate::Float,
     },
+    /// Serve the playground: a local web page to edit, check, translate and run shaders.
+    #[command(
+        after_help = "Examples:\n  dxso serve\n  dxso serve --open examples/transform.asm\n  dxso serve --port 0 scene.json\n\nThe JSON API and the limits: docs/playground.md."
+    )]
+    Serve {
+        /// The port on 127.0.0.1 (0: any free port; the first line printed names it).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Open the page in the default browser.
+        #[arg(long)]
+        open: bool,
+        /// A scene (.json) or a shader (text or bytecode) to open the page with.
+        file: Option<PathBuf>,
+    },
     /// Run the built-in vs_3_0 terrain shader on a built-in grid and draw it into a PNG.
     #[command(after_help = "Examples:\n  dxso demo\n  dxso demo -o /tmp/terrain.png")]
     Demo {
@@ -333,6 +347,7 @@ fn main() -> ExitCode {
             &run::On::new(gpu, adapter),
         ),
         Command::Demo { output } => demo::demo(&output),
+        Command::Serve { port, open, file } => serve::serve(port, open, file.as_deref()),
         Command::Translate {
             file,
             to,
@@ -414,43 +429,12 @@ fn display_name(file: &Path) -> String {
 fn asm(file: &Path, output: Option<&Path>, hex: bool, ctab: bool) -> Result<(), Failure> {
     let bytes = read_input(file)?;
     let name = display_name(file);
-    let tokens = {
-        let text = String::from_utf8_lossy(&bytes);
-        // Peak memory: each instruction is encoded as soon as it is parsed; the IR of the
-        // whole listing is never held, only the text and the tokens.
-        let mut tokens = vec![0];
-        let mut encoded = Ok(());
-        let mut has_table = false;
-        let mut index = 0;
-        let version = dxso::text::parse_each(&text, |version, inst, _| {
-            if encoded.is_ok() {
-                has_table |= inst.opcode == dxso::opcodes::Opcode::Comment
-                    && dxso::ctab::ctab_data(&inst.imm).is_some();
-                encoded = dxso::binary::write_instruction(&inst, version, index, &mut tokens);
-            }
-            index += 1;
-        })
+    let assembled = asm::assemble(&String::from_utf8_lossy(&bytes), ctab)
         .map_err(|e| Failure::Input(e.render(&name)))?;
-        encoded.map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
-        tokens[0] = version.token();
-        tokens.push(dxso::binary::END_TOKEN);
-        if ctab && !has_table {
-            match dxso::text::parse_header(&text, version) {
-                // Where `Shader::set_constant_table` puts it: right after the version token.
-                Ok(Some(table)) => {
-                    let mut block = Vec::new();
-                    dxso::binary::write_instruction(&table.to_comment(), version, 0, &mut block)
-                        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
-                    tokens.splice(1..1, block);
-                }
-                Ok(None) => diagnostics_out(&format!(
-                    "{name}: warning: --ctab: no '// Parameters:' header; no constant table written\n"
-                )),
-                Err(e) => return Err(Failure::Input(e.render(&name))),
-            }
-        }
-        tokens
-    };
+    for w in &assembled.warnings {
+        diagnostics_out(&format!("{name}: warning: {w}\n"));
+    }
+    let tokens = assembled.tokens;
     drop(bytes);
     // Written token by token through a buffer, not copied into bytes or text first.
     let write_tokens = |w: &mut dyn Write, hex: bool| -> std::io::Result<()> {
@@ -477,57 +461,15 @@ fn asm(file: &Path, output: Option<&Path>, hex: bool, ctab: bool) -> Result<(), 
 
 fn dis(file: &Path, style: dxso::text::Style) -> Result<(), Failure> {
     let name = display_name(file);
-    let failed = |e: dxso::binary::ReadError| Failure::Input(format!("{name}: error: {e}"));
-    if style != dxso::text::Style::Microsoft {
-        // The Unity style looks at the whole shader (which constants each instruction reads).
-        let shader = input::read_bytecode(&read_input(file)?).map_err(failed)?;
-        warn_bad_table(&name, &shader);
-        return stdout(&dxso::text::print_styled(&shader, style));
-    }
-    // Peak memory: the file's bytes are let go once they are tokens; the tokens are read
-    // twice, each instruction decoded and dropped: once to check them all (nothing is
-    // printed for a stream that fails) and find the constant table, once to print.
-    let tokens = dxso::source::bytecode_tokens(&read_input(file)?).map_err(failed)?;
-    let mut stream = dxso::binary::instructions(&tokens).map_err(failed)?;
-    let mut table = Shader {
-        version: stream.version(),
-        instructions: Vec::new(),
-    };
-    for item in &mut stream {
-        let (_, inst) = item.map_err(failed)?;
-        if table.instructions.is_empty()
-            && inst.opcode == dxso::opcodes::Opcode::Comment
-            && dxso::ctab::ctab_data(&inst.imm).is_some()
-        {
-            table.instructions.push(inst);
-        }
-    }
-    warn_bad_table(&name, &table);
-    let print = || -> std::io::Result<()> {
-        let out = std::io::BufWriter::new(std::io::stdout().lock());
-        let header = table.constant_table().ok().flatten();
-        let mut listing = dxso::text::ListingWriter::new(out, table.version, header.as_ref())?;
-        for item in dxso::binary::instructions(&tokens).into_iter().flatten() {
-            // Read once already: no error is left.
-            let Ok((_, inst)) = item else { break };
-            listing.instruction(&inst)?;
-        }
-        listing.into_inner().flush()
-    };
-    match print() {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+    let bytes = read_input(file)?;
+    let mut out = std::io::stdout().lock();
+    let mut warn = |w: String| diagnostics_out(&format!("{name}: {w}\n"));
+    match asm::disassemble(bytes, style, &mut out, &mut warn) {
+        Ok(()) => Ok(()),
+        Err(asm::DisError::Read(e)) => Err(Failure::Input(format!("{name}: error: {e}"))),
+        Err(asm::DisError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(asm::DisError::Write(e)) => {
             Err(Failure::Io(anyhow::Error::new(e).context("writing stdout")))
         }
-        _ => Ok(()),
-    }
-}
-
-/// A warning for a constant table that cannot be read (the listing is printed without its
-/// header).
-fn warn_bad_table(name: &str, shader: &Shader) {
-    if let Err(e) = shader.constant_table() {
-        diagnostics_out(&format!(
-            "{name}: warning: {e}; no header printed (the block is kept as its // @comment line)\n"
-        ));
     }
 }

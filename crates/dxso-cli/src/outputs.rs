@@ -52,12 +52,13 @@ impl<W: Write> OutputWriter<W> {
         self.w.write_all(self.text.as_bytes())
     }
 
-    /// Writes the footer and flushes.
-    pub fn finish(mut self) -> std::io::Result<()> {
+    /// Writes the footer and flushes; returns the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
         if self.format == RunFormat::Json {
             self.w.write_all(b"\n ]}\n")?;
         }
-        self.w.flush()
+        self.w.flush()?;
+        Ok(self.w)
     }
 
     fn header(&mut self, out: &Outputs) {

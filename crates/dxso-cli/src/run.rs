@@ -82,29 +82,8 @@ pub fn run(
     let scene = load_scene(path)?;
     let gpu = on.open()?;
     if let Some(v) = trace {
-        let t = scene
-            .device
-            .trace(v, scene.vertex_count, scene.instance_count)
-            .map_err(|e| scene_error(path, e.into()))?;
-        let program = scene.device.program().expect("a scene binds a shader");
-        let names = match scene.device.constant_table() {
-            Ok(Some(table)) => table.register_names(),
-            _ => Default::default(),
-        };
-        let mut s = format!("vertex {v}: {} instructions executed\n", t.steps.len());
-        s.push_str(&trace_steps(&t, &names));
-        s.push_str("outputs:\n");
-        for (k, r) in program.outputs.iter().enumerate() {
-            let o = &t.outputs[k * 4..k * 4 + 4];
-            s.push_str(&format!(
-                "  {:<4} {:<12} ({}, {}, {}, {})\n",
-                r.name, r.semantic, o[0], o[1], o[2], o[3]
-            ));
-        }
-        if let Some(e) = &t.error {
-            s.push_str(&format!("stopped: {e}\n"));
-        }
-        return stdout(&s);
+        let t = trace_vertex(&scene, v).map_err(|e| scene_error(path, e.into()))?;
+        return stdout(&t.render());
     }
     if format == RunFormat::Bin && output.is_none() {
         return Err(Failure::Io(anyhow::anyhow!("--format bin needs -o OUT")));
@@ -161,7 +140,7 @@ pub fn run(
             )
         }
     };
-    match written.and_then(|()| writer.finish().map_err(anyhow::Error::new)) {
+    match written.and_then(|()| writer.finish().map(drop).map_err(anyhow::Error::new)) {
         Ok(()) => Ok(()),
         Err(e) => match e.downcast::<dxso_vm::VmError>() {
             Ok(vm) => Err(scene_error(path, vm.into())),
@@ -190,6 +169,106 @@ fn picture(out: &Outputs, path: &Path) -> anyhow::Result<()> {
     img.write_png(path)
 }
 
+/// One instruction a traced vertex executed.
+pub struct TraceLine {
+    /// The instruction's index in the shader.
+    pub instruction: usize,
+    /// The instruction as assembly text.
+    pub text: String,
+    /// What it wrote (`r0 = (1, 2, 3, 4)`).
+    pub effect: String,
+    /// Whether the vertex's lane was active (flow control, predication).
+    pub active: bool,
+    /// The constant-table names of the constants the instruction reads
+    /// (`  [c8 = cViewProj]`, or empty).
+    pub names: String,
+}
+
+/// What `run --trace N` prints: every instruction vertex N executed, and its outputs.
+pub struct VertexTrace {
+    pub vertex: usize,
+    pub steps: Vec<TraceLine>,
+    /// Each output register: name, semantic, value.
+    pub outputs: Vec<(String, String, [f32; 4])>,
+    /// Why the shader stopped early (the instruction limit), if it did.
+    pub stopped: Option<String>,
+}
+
+/// Trace vertex `v` of the scene's draw.
+pub fn trace_vertex(scene: &Scene, v: usize) -> Result<VertexTrace, dxso_vm::VmError> {
+    let t = scene
+        .device
+        .trace(v, scene.vertex_count, scene.instance_count)?;
+    let names = match scene.device.constant_table() {
+        Ok(Some(table)) => table.register_names(),
+        _ => Default::default(),
+    };
+    let steps = t
+        .steps
+        .iter()
+        .map(|step| TraceLine {
+            instruction: step.instruction,
+            text: step.text.clone(),
+            effect: step.effect.clone(),
+            active: step.active,
+            names: constant_names(&step.text, &names),
+        })
+        .collect();
+    let outputs = match scene.device.program() {
+        Some(program) => program
+            .outputs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| {
+                let o = t.outputs.get(k * 4..k * 4 + 4)?;
+                Some((
+                    r.name.to_string(),
+                    r.semantic.to_string(),
+                    [o[0], o[1], o[2], o[3]],
+                ))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(VertexTrace {
+        vertex: v,
+        steps,
+        outputs,
+        stopped: t.error.as_ref().map(|e| e.to_string()),
+    })
+}
+
+impl VertexTrace {
+    /// The trace as `run --trace` prints it.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "vertex {}: {} instructions executed\n",
+            self.vertex,
+            self.steps.len()
+        );
+        for step in &self.steps {
+            s.push_str(&step_line(
+                step.instruction,
+                &step.text,
+                &step.effect,
+                step.active,
+                &step.names,
+            ));
+        }
+        s.push_str("outputs:\n");
+        for (name, semantic, o) in &self.outputs {
+            s.push_str(&format!(
+                "  {name:<4} {semantic:<12} ({}, {}, {}, {})\n",
+                o[0], o[1], o[2], o[3]
+            ));
+        }
+        if let Some(e) = &self.stopped {
+            s.push_str(&format!("stopped: {e}\n"));
+        }
+        s
+    }
+}
+
 /// A float that reads back to the same f32; non-finite values as strings.
 pub fn number(x: f32) -> String {
     if x.is_nan() {
@@ -214,16 +293,21 @@ pub(crate) fn trace_steps(
 ) -> String {
     let mut s = String::new();
     for step in &t.steps {
-        let mark = if step.active { ' ' } else { '-' };
-        s.push_str(&format!(
-            "{mark}{:>5}  {:<40} {}{}\n",
+        s.push_str(&step_line(
             step.instruction,
-            step.text,
-            step.effect,
-            constant_names(&step.text, names)
+            &step.text,
+            &step.effect,
+            step.active,
+            &constant_names(&step.text, names),
         ));
     }
     s
+}
+
+/// One executed instruction as a trace prints it.
+fn step_line(instruction: usize, text: &str, effect: &str, active: bool, names: &str) -> String {
+    let mark = if active { ' ' } else { '-' };
+    format!("{mark}{instruction:>5}  {text:<40} {effect}{names}\n")
 }
 
 /// `  [c8 = cViewProj, c25 = lights[1].pos]`: the constant-table names of the constant

@@ -25,36 +25,23 @@ pub enum Float {
     Ieee,
 }
 
-pub fn translate(
-    file: &Path,
-    to: To,
-    output: Option<&Path>,
-    interface: Option<&Path>,
+/// Validate the shader (text or bytecode) read from file `name` and translate it. A shader
+/// that fails validation is refused with the validator's diagnostics, as `translate` prints
+/// them.
+pub fn translation(
+    name: &str,
+    bytes: Vec<u8>,
     float: Float,
-) -> Result<(), Failure> {
-    let target = match to {
-        To::Wgsl => dxso_naga::Target::Wgsl,
-        To::Spirv => dxso_naga::Target::SpirV,
-        To::Glsl => dxso_naga::Target::Glsl,
-        To::Msl => dxso_naga::Target::Msl,
-        To::Hlsl => dxso_naga::Target::Hlsl,
-    };
-    // Binary SPIR-V never goes to a terminal.
-    if target == dxso_naga::Target::SpirV && output.is_none() && std::io::stdout().is_terminal() {
-        return Err(Failure::Io(anyhow::anyhow!(
-            "--to spirv writes binary: give -o OUT or pipe stdout"
-        )));
-    }
-    return_freed_memory_promptly();
-    let name = display_name(file);
-    let loaded = load_shader(&name, &read_input(file)?).map_err(Failure::Input)?;
+) -> Result<dxso_naga::Translation, Failure> {
+    let loaded = load_shader(name, &bytes).map_err(Failure::Input)?;
+    drop(bytes);
     // One validation; its diagnostics are what a refusal prints.
     let checked = match dxso::validate::validate(&loaded.shader, &Caps::max()) {
         Ok(c) => c,
         Err(found) => {
             let mut text = String::new();
             for d in found.iter().filter(|d| d.severity == Severity::Error) {
-                let (at, snippet) = loaded.locate(&name, d.instruction);
+                let (at, snippet) = loaded.locate(name, d.instruction);
                 text.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
                 if let Some(s) = snippet {
                     text.push_str(&s);
@@ -74,9 +61,38 @@ pub fn translate(
             Float::Ieee => dxso_naga::FloatMode::Ieee,
         },
     };
-    let t = dxso_naga::translate(&checked, &options)
-        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
-    drop(checked);
+    dxso_naga::translate(&checked, &options)
+        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))
+}
+
+/// The target language of `--to`.
+pub fn target(to: To) -> dxso_naga::Target {
+    match to {
+        To::Wgsl => dxso_naga::Target::Wgsl,
+        To::Spirv => dxso_naga::Target::SpirV,
+        To::Glsl => dxso_naga::Target::Glsl,
+        To::Msl => dxso_naga::Target::Msl,
+        To::Hlsl => dxso_naga::Target::Hlsl,
+    }
+}
+
+pub fn translate(
+    file: &Path,
+    to: To,
+    output: Option<&Path>,
+    interface: Option<&Path>,
+    float: Float,
+) -> Result<(), Failure> {
+    let target = target(to);
+    // Binary SPIR-V never goes to a terminal.
+    if target == dxso_naga::Target::SpirV && output.is_none() && std::io::stdout().is_terminal() {
+        return Err(Failure::Io(anyhow::anyhow!(
+            "--to spirv writes binary: give -o OUT or pipe stdout"
+        )));
+    }
+    return_freed_memory_promptly();
+    let name = display_name(file);
+    let t = translation(&name, read_input(file)?, float)?;
     // The output goes out as the back end writes it: never held whole.
     let written = |e: dxso_naga::Error, to: &str| match e {
         dxso_naga::Error::Output {

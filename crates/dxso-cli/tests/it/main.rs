@@ -8,5 +8,6 @@ mod gpu;
 mod hostile;
 mod peak_memory;
 mod readme;
+mod serve;
 mod translate;
 mod translate_limits;
