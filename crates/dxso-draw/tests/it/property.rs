@@ -23,7 +23,7 @@ enum Expr {
 impl Expr {
     fn asm(self) -> &'static str {
         match self {
-            Expr::Mad => "mad r0, v0, c0, c1",
+            Expr::Mad => "mov r2, c1\nmad r0, v0, c0, r2",
             Expr::MaxSub => "max r1, v0, c0\nadd r0, r1, -c1",
             Expr::AbsMul => "add r1, v0, -c0\nmul r0, r1_abs, c1",
             Expr::Frc => "mul r1, v0, c0\nfrc r0, r1",
@@ -54,7 +54,12 @@ fn top_left(a: (f64, f64), b: (f64, f64)) -> bool {
 }
 
 fn expr() -> impl Strategy<Value = Expr> {
-    prop_oneof![Just(Expr::Mad), Just(Expr::MaxSub), Just(Expr::AbsMul), Just(Expr::Frc)]
+    prop_oneof![
+        Just(Expr::Mad),
+        Just(Expr::MaxSub),
+        Just(Expr::AbsMul),
+        Just(Expr::Frc)
+    ]
 }
 
 /// A screen coordinate on the 1/256 grid, a little beyond the 16x16 target.
@@ -67,9 +72,9 @@ proptest! {
 
     #[test]
     fn draws_equal_a_slow_per_pixel_evaluation(
-        p in [(coord(), coord()); 3],
-        w in [1u32..8; 3],
-        t in [-4i32..4; 3],
+        p in proptest::array::uniform3((coord(), coord())),
+        w in proptest::array::uniform3(prop_oneof![Just(1u32), Just(2), Just(4), Just(8), Just(3)]),
+        t in proptest::array::uniform3(-4i32..4),
         e in expr(),
         c0 in -8i32..8,
         c1 in -8i32..8,
