@@ -478,39 +478,32 @@ pub(crate) fn lower_any(shader: &Shader) -> Result<Program, LowerError> {
         diffuse: None,
         pixel: None,
     };
-    // Constant rows first, so scratch rows follow them.
-    let mut consts: Vec<u32> = Vec::new();
-    for inst in &shader.instructions {
-        for (k, s) in inst.srcs.iter().enumerate() {
-            if s.reg.kind == RegisterKind::Const && s.relative.is_none() {
-                let span = match inst.opcode {
-                    Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
-                    Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
-                    Opcode::M3x2 if k == 1 => 2,
-                    _ => 1,
-                };
-                consts.extend(s.reg.number..s.reg.number + span);
-            }
-        }
+    l.place_rows(&mut program);
+    let mut outputs = declarations(&mut program, shader);
+    if !vs3 && !pixel {
+        outputs.extend(written_outputs(&mut program, shader));
     }
-    consts.sort_unstable();
-    consts.dedup();
-    for c in consts {
-        l.const_rows.push((l.next_row, c));
-        l.next_row += 4;
-    }
-    l.scratch = l.next_row;
-    // Four slots of four rows for per-lane gathers, four more for c[aL + n] ones (which
-    // hold one value in every lane: see `is_uniform_row`).
-    l.next_row += 8 * 4;
-    if pixel {
-        let rows = crate::pixel::PixelRows::new(l.next_row);
-        l.next_row = rows.end();
-        program.pixel = Some(rows);
-        l.pixel = Some(crate::pixel::PixelLowering::new(shader.version, rows));
-    }
+    outputs.sort_by_key(|o| o.0);
+    program.outputs = outputs
+        .into_iter()
+        .map(|(i, name, semantic)| OutputRegister {
+            name,
+            semantic,
+            row: OUTPUT_BASE + i as u16 * 4,
+        })
+        .collect();
+    l.code()?;
+    cleared_rows(&mut program, &l.ops);
+    program.op_source = l.op_source;
+    program.ops = l.ops;
+    program.const_rows = l.const_rows;
+    program.rows = l.next_row as usize;
+    Ok(program)
+}
 
-    // Declarations and outputs.
+/// The `def`s, declared inputs, samplers and (vs_3_0) outputs of a shader; the outputs as
+/// (index, name, semantics).
+fn declarations(program: &mut Program, shader: &Shader) -> Vec<(u32, String, String)> {
     let mut outputs: Vec<(u32, String, String)> = Vec::new();
     for inst in &shader.instructions {
         let (Some(d), Some(decl)) = (inst.dst, inst.decl) else {
@@ -555,46 +548,43 @@ pub(crate) fn lower_any(shader: &Shader) -> Result<Program, LowerError> {
             _ => {}
         }
     }
-    if !vs3 && !pixel {
-        // Every output register the shader writes, in a fixed order; and oD0 always: its
-        // unwritten components are 1.0 (C11), which the rasterizer sees.
-        let mut written = [false; OUTPUTS as usize];
-        written[ATTROUT_INDEX as usize] = true;
-        program.diffuse = Some(OUTPUT_BASE + ATTROUT_INDEX as u16 * 4);
-        for inst in &shader.instructions {
-            if let Some(d) = inst.dst
-                && let Some(i) = output_index(d.reg.kind, d.reg.number, false)
-            {
-                written[i as usize] = true;
-            }
-        }
-        for (i, w) in written.iter().enumerate() {
-            if !w {
-                continue;
-            }
-            let i = i as u32;
-            let (name, sem) = match i {
-                0 => ("oPos".to_string(), "POSITION0".to_string()),
-                1 => ("oFog".into(), "FOG0".into()),
-                2 => ("oPts".into(), "PSIZE0".into()),
-                3 | 4 => (format!("oD{}", i - 3), format!("COLOR{}", i - 3)),
-                _ => (format!("oT{}", i - 5), format!("TEXCOORD{}", i - 5)),
-            };
-            outputs.push((i, name, sem));
+    outputs
+}
+
+/// vs_1_1 .. vs_2_x: every output register the shader writes, in a fixed order; and oD0
+/// always: its unwritten components are 1.0 (C11), which the rasterizer sees.
+fn written_outputs(program: &mut Program, shader: &Shader) -> Vec<(u32, String, String)> {
+    let mut written = [false; OUTPUTS as usize];
+    written[ATTROUT_INDEX as usize] = true;
+    program.diffuse = Some(OUTPUT_BASE + ATTROUT_INDEX as u16 * 4);
+    for inst in &shader.instructions {
+        if let Some(d) = inst.dst
+            && let Some(i) = output_index(d.reg.kind, d.reg.number, false)
+        {
+            written[i as usize] = true;
         }
     }
-    outputs.sort_by_key(|o| o.0);
-    program.outputs = outputs
-        .into_iter()
-        .map(|(i, name, semantic)| OutputRegister {
-            name,
-            semantic,
-            row: OUTPUT_BASE + i as u16 * 4,
-        })
-        .collect();
+    let mut outputs = Vec::new();
+    for (i, w) in written.iter().enumerate() {
+        if !w {
+            continue;
+        }
+        let i = i as u32;
+        let (name, sem) = match i {
+            0 => ("oPos".to_string(), "POSITION0".to_string()),
+            1 => ("oFog".into(), "FOG0".into()),
+            2 => ("oPts".into(), "PSIZE0".into()),
+            3 | 4 => (format!("oD{}", i - 3), format!("COLOR{}", i - 3)),
+            _ => (format!("oT{}", i - 5), format!("TEXCOORD{}", i - 5)),
+        };
+        outputs.push((i, name, sem));
+    }
+    outputs
+}
 
-    l.code()?;
-    for op in &l.ops {
+/// The temp and output rows each batch clears: those the ops write (C11, C14).
+fn cleared_rows(program: &mut Program, ops: &[Op]) {
+    for op in ops {
         if let Op::Alu { dst, .. } = op {
             match dst.kind {
                 DstKind::Rows(r) if r < INPUT_BASE => {
@@ -608,7 +598,7 @@ pub(crate) fn lower_any(shader: &Shader) -> Result<Program, LowerError> {
             }
         }
     }
-    if pixel {
+    if program.pixel.is_some() {
         // Every temp (the t# results of ps_1_1 .. ps_1_3 among them) and oC0..oC3, oDepth.
         program.temp_rows = TEMPS * 4;
         program.output_rows = crate::pixel::OUTPUT_ROWS;
@@ -618,14 +608,44 @@ pub(crate) fn lower_any(shader: &Shader) -> Result<Program, LowerError> {
     for o in &program.outputs {
         program.output_rows = program.output_rows.max(o.row - OUTPUT_BASE + 4);
     }
-    program.op_source = l.op_source;
-    program.ops = l.ops;
-    program.const_rows = l.const_rows;
-    program.rows = l.next_row as usize;
-    Ok(program)
 }
 
 impl Lowering<'_> {
+    /// Constant rows first (every directly read constant, a matrix macro's rows included), so
+    /// scratch rows follow them; then the gather scratch and, for pixel shaders, their rows.
+    fn place_rows(&mut self, program: &mut Program) {
+        let mut consts: Vec<u32> = Vec::new();
+        for inst in &self.shader.instructions {
+            for (k, s) in inst.srcs.iter().enumerate() {
+                if s.reg.kind == RegisterKind::Const && s.relative.is_none() {
+                    let span = match inst.opcode {
+                        Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
+                        Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
+                        Opcode::M3x2 if k == 1 => 2,
+                        _ => 1,
+                    };
+                    consts.extend(s.reg.number..s.reg.number + span);
+                }
+            }
+        }
+        consts.sort_unstable();
+        consts.dedup();
+        for c in consts {
+            self.const_rows.push((self.next_row, c));
+            self.next_row += 4;
+        }
+        self.scratch = self.next_row;
+        // Four slots of four rows for per-lane gathers, four more for c[aL + n] ones (which
+        // hold one value in every lane: see `is_uniform_row`).
+        self.next_row += 8 * 4;
+        if self.shader.version.is_pixel() {
+            let rows = crate::pixel::PixelRows::new(self.next_row);
+            self.next_row = rows.end();
+            program.pixel = Some(rows);
+            self.pixel = Some(crate::pixel::PixelLowering::new(self.shader.version, rows));
+        }
+    }
+
     fn const_row(&self, c: u32) -> u16 {
         self.const_rows
             .iter()
