@@ -261,3 +261,157 @@ fn draws_beyond_the_vertex_bound_are_refused() {
     let e = dxso_draw::draw_frame(&frame(2, 2, 0, false), &[d]).unwrap_err();
     assert!(e.to_string().contains("past the end"), "{e}");
 }
+
+/// Every comparison function, as ZFUNC, ALPHAFUNC and STENCILFUNC, against hand-computed
+/// outcomes: the incoming value 0.5 (depth), 0x80 (alpha) or the reference 5 (stencil) against
+/// a stored value below, equal to and above it.
+#[test]
+fn every_comparison_function() {
+    let funcs = [
+        ("NEVER", [false, false, false]),
+        ("LESS", [false, false, true]),
+        ("EQUAL", [false, true, false]),
+        ("LESSEQUAL", [false, true, true]),
+        ("GREATER", [true, false, false]),
+        ("NOTEQUAL", [true, false, true]),
+        ("GREATEREQUAL", [true, true, false]),
+        ("ALWAYS", [true, true, true]),
+    ];
+    let drawn = |s: &dxso_draw::Surfaces| rgba8(s, 0, 0)[1] == 255;
+    for (func, want) in funcs {
+        for (k, below_equal_above) in want.into_iter().enumerate() {
+            // Depth: the stored depth is 0.25, 0.5 or 0.75 (D32F: exact).
+            let mut f = frame(2, 2, 0, true);
+            f.depth_stencil = Some(DepthFormat::D32FLockable);
+            f.clear.z = [0.25, 0.5, 0.75][k];
+            let mut d = quad(0.5, 0xff00_ff00, true);
+            states(&mut d, &[("ZFUNC", name(func))]);
+            assert_eq!(
+                drawn(&render(&f, &[d])),
+                below_equal_above,
+                "ZFUNC {func} {k}"
+            );
+            // Alpha: the reference is 0x7f, 0x80 or 0x81 against alpha 0x80.
+            let mut d = quad(0.5, 0x8000_ff00, false);
+            states(
+                &mut d,
+                &[
+                    ("ALPHATESTENABLE", StateValue::Bool(true)),
+                    ("ALPHAFUNC", name(func)),
+                    ("ALPHAREF", StateValue::Number([0x7f, 0x80, 0x81][k] as f64)),
+                ],
+            );
+            let s = render(&frame(2, 2, 0, false), &[d]);
+            assert_eq!(drawn(&s), below_equal_above, "ALPHAFUNC {func} {k}");
+            // Stencil: reference 5 against a stored 4, 5 or 6 (ref on the left).
+            let mut f = frame(2, 2, 0, true);
+            f.clear.stencil = [4, 5, 6][k];
+            let mut d = quad(0.5, 0xff00_ff00, true);
+            states(
+                &mut d,
+                &[
+                    ("STENCILENABLE", StateValue::Bool(true)),
+                    ("STENCILFUNC", name(func)),
+                    ("STENCILREF", StateValue::Number(5.0)),
+                    ("ZENABLE", StateValue::Bool(false)),
+                ],
+            );
+            assert_eq!(
+                drawn(&render(&f, &[d])),
+                below_equal_above,
+                "STENCILFUNC {func} {k}"
+            );
+        }
+    }
+}
+
+/// Every blend factor as the source factor (destination factor ZERO, op ADD), source
+/// (0.4, 0.2, 0.6, 0.8) over destination (0.2, 0.6, 1.0, 0.4) into a float target.
+#[test]
+fn every_blend_factor() {
+    let (src, dst) = ([0.4f32, 0.2, 0.6, 0.8], [0.2f32, 0.6, 1.0, 0.4]);
+    // BLENDFACTOR 0xff3f7fbf: (63, 127, 191, 255) / 255 as RGBA.
+    let bf = dxso_draw::d3dcolor(0xff3f_7fbf);
+    let cases: [(&str, [f32; 4]); 15] = [
+        ("ZERO", [0.0; 4]),
+        ("ONE", [1.0; 4]),
+        ("SRCCOLOR", src),
+        ("INVSRCCOLOR", src.map(|x| 1.0 - x)),
+        ("SRCALPHA", [src[3]; 4]),
+        ("INVSRCALPHA", [1.0 - src[3]; 4]),
+        ("DESTALPHA", [dst[3]; 4]),
+        ("INVDESTALPHA", [1.0 - dst[3]; 4]),
+        ("DESTCOLOR", dst),
+        ("INVDESTCOLOR", dst.map(|x| 1.0 - x)),
+        // min(As, 1 - Ad) for colour, 1 for alpha.
+        ("SRCALPHASAT", [0.6, 0.6, 0.6, 1.0]),
+        // BOTHSRCALPHA: source As, destination 1 - As (the destination factor is overridden).
+        ("BOTHSRCALPHA", [src[3]; 4]),
+        ("BOTHINVSRCALPHA", [1.0 - src[3]; 4]),
+        ("BLENDFACTOR", bf),
+        ("INVBLENDFACTOR", bf.map(|x| 1.0 - x)),
+    ];
+    for (name_, f) in cases {
+        let mut fr = frame(2, 2, 0, false);
+        fr.targets = vec![TargetFormat::A32B32G32R32F];
+        fr.clear.color = dst;
+        // The source colour from a pixel shader, exact in a float target.
+        let mut d = crate::support::shaded(
+            crate::support::VS30,
+            "ps_3_0\ndcl_texcoord v0\ndef c0, 0.4, 0.2, 0.6, 0.8\nmov oC0, c0\n",
+            &crate::support::screen_quad(),
+            Primitive::TriangleStrip,
+        );
+        blend(&mut d, name_, "ZERO", "ADD");
+        d.states
+            .set("BLENDFACTOR", &StateValue::Name("0xff3f7fbf".into()))
+            .unwrap();
+        let s = render(&fr, &[d]);
+        let got = s.pixel(0, 0).unwrap().targets[0];
+        let mut want: [f32; 4] = std::array::from_fn(|c| src[c] * f[c]);
+        if name_ == "BOTHSRCALPHA" || name_ == "BOTHINVSRCALPHA" {
+            let (sa, da) = if name_ == "BOTHSRCALPHA" {
+                (src[3], 1.0 - src[3])
+            } else {
+                (1.0 - src[3], src[3])
+            };
+            want = std::array::from_fn(|c| src[c] * sa + dst[c] * da);
+        }
+        for c in 0..4 {
+            assert!(
+                (got[c] - want[c]).abs() < 1e-6,
+                "{name_}: {got:?} vs {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn exp_and_exp2_table_fog() {
+    // Depth 0.5, FOGDENSITY 2: EXP gives e^-1, EXP2 e^-1 as well ((2 * 0.5)^2 = 1); density 3:
+    // EXP e^-1.5, EXP2 e^-2.25. Red fogged towards black in a float target.
+    for (mode, density, factor) in [
+        ("EXP", 2.0f64, (-1.0f32).exp()),
+        ("EXP2", 2.0, (-1.0f32).exp()),
+        ("EXP", 3.0, (-1.5f32).exp()),
+        ("EXP2", 3.0, (-2.25f32).exp()),
+    ] {
+        let mut d = quad(0.5, 0xffff_0000, false);
+        states(
+            &mut d,
+            &[
+                ("FOGENABLE", StateValue::Bool(true)),
+                ("FOGTABLEMODE", name(mode)),
+                ("FOGDENSITY", StateValue::Number(density)),
+                ("FOGCOLOR", name("0xff000000")),
+            ],
+        );
+        let mut f = frame(2, 2, 0, false);
+        f.targets = vec![TargetFormat::A32B32G32R32F];
+        let got = render(&f, &[d]).pixel(0, 0).unwrap().targets[0][0];
+        assert!(
+            (got - factor).abs() < 1e-6,
+            "{mode} {density}: {got} vs {factor}"
+        );
+    }
+}

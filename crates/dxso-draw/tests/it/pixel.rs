@@ -167,3 +167,41 @@ fn perspective_correct_texture_coordinates() {
     );
     assert_eq!(rgba8(&s, 4, 4), [51, 0, 0, 255]);
 }
+
+#[test]
+fn point_sprites_spread_texture_coordinates_across_the_point() {
+    // A 4-pixel point at (4, 4) covers centres 2..=5; with POINTSPRITEENABLE t0 runs from
+    // (0, 0) at the point's top-left corner: u = (x - 2) / 4.
+    let decl = vec![
+        element(0, dxso_vm::DeclType::Float4, dxso::ir::Usage::PositionT, 0),
+        element(16, dxso_vm::DeclType::Float2, dxso::ir::Usage::TexCoord, 0),
+    ];
+    let bytes: Vec<u8> = [4.0f32, 4.0, 0.5, 1.0, 0.9, 0.9]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let run = |sprite: bool| {
+        let mut d = draw_raw(decl.clone(), bytes.clone(), 24, 1, Primitive::PointList);
+        d.pixel = Some(
+            dxso_vm::PixelState::new(&checked("ps_2_0\ndcl t0.xy\nmov r0, t0\nmov oC0, r0\n"))
+                .unwrap(),
+        );
+        states(
+            &mut d,
+            &[
+                ("POINTSIZE", StateValue::Number(4.0)),
+                ("POINTSPRITEENABLE", StateValue::Bool(sprite)),
+            ],
+        );
+        let mut f = frame(8, 8, 0, false);
+        f.targets = vec![TargetFormat::A32B32G32R32F];
+        render(&f, &[d])
+    };
+    let s = run(true);
+    for (x, u) in [(2, 0.0), (3, 0.25), (4, 0.5), (5, 0.75)] {
+        let t = s.pixel(x, 3).unwrap().targets[0];
+        assert_eq!((t[0], t[1]), (u, 0.25), "x {x}");
+    }
+    // Without sprites every pixel reads the vertex's own coordinate.
+    assert_eq!(run(false).pixel(5, 5).unwrap().targets[0][..2], [0.9, 0.9]);
+}
