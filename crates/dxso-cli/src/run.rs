@@ -35,6 +35,18 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
     Ok(scene)
 }
 
+/// A streamed GPU run's error: the GPU's, or the writer's.
+enum GpuOr {
+    Gpu(dxso_gpu::Error),
+    Sink(anyhow::Error),
+}
+
+impl From<dxso_gpu::Error> for GpuOr {
+    fn from(e: dxso_gpu::Error) -> GpuOr {
+        GpuOr::Gpu(e)
+    }
+}
+
 /// Where draws run: the CPU (dxso-vm) or a GPU (dxso-gpu).
 pub struct On {
     /// `Some(adapter name to look for)` for the GPU.
@@ -103,9 +115,17 @@ pub fn run(
             );
         }
     };
+    let mut first = true;
+    let mut part = |out: &Outputs| -> anyhow::Result<()> {
+        if std::mem::take(&mut first) {
+            warn(out);
+        }
+        writer.part(out).map_err(anyhow::Error::new)
+    };
+    let mut out = Outputs::default();
     let written = match (&gpu, png_out) {
-        // A picture needs every vertex, and the GPU path draws whole: one part.
-        (Some(_), _) | (None, Some(_)) => {
+        // A picture needs every vertex: one part.
+        (_, Some(png_path)) => {
             let out = match &gpu {
                 Some(gpu) => gpu
                     .draw(&scene.device, scene.vertex_count, scene.instance_count)
@@ -115,30 +135,28 @@ pub fn run(
                     .draw(scene.vertex_count, scene.instance_count)
                     .map_err(|e| scene_error(path, e.into()))?,
             };
-            if let Some(png_path) = png_out {
-                picture(&out, png_path).map_err(|e| scene_error(path, e))?;
-                eprintln!("{name}: picture written to {}", png_path.display());
+            picture(&out, png_path).map_err(|e| scene_error(path, e))?;
+            eprintln!("{name}: picture written to {}", png_path.display());
+            part(&out)
+        }
+        // Both engines stream: parts of PART_VERTICES, each written before the next is drawn.
+        (Some(gpu), None) => {
+            let draw = gpu
+                .prepare(&scene.device, scene.vertex_count, scene.instance_count)
+                .map_err(|e| gpu_failure(&name, e))?;
+            match draw.run_parts(PART_VERTICES, &mut out, |o| part(o).map_err(GpuOr::Sink)) {
+                Err(GpuOr::Gpu(e)) => return Err(gpu_failure(&name, e)),
+                Err(GpuOr::Sink(e)) => Err(e),
+                Ok(()) => Ok(()),
             }
-            warn(&out);
-            writer.part(&out).map_err(anyhow::Error::new)
         }
-        // The CPU streams: parts of PART_VERTICES, each written before the next is drawn.
-        (None, None) => {
-            let mut out = Outputs::default();
-            let mut first = true;
-            scene.device.draw_parts(
-                scene.vertex_count,
-                scene.instance_count,
-                PART_VERTICES,
-                &mut out,
-                |part| -> anyhow::Result<()> {
-                    if std::mem::take(&mut first) {
-                        warn(part);
-                    }
-                    writer.part(part).map_err(anyhow::Error::new)
-                },
-            )
-        }
+        (None, None) => scene.device.draw_parts(
+            scene.vertex_count,
+            scene.instance_count,
+            PART_VERTICES,
+            &mut out,
+            part,
+        ),
     };
     match written.and_then(|()| writer.finish().map(drop).map_err(anyhow::Error::new)) {
         Ok(()) => Ok(()),

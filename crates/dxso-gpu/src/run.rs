@@ -81,7 +81,9 @@ impl<'a> Draw<'a> {
     ) -> Result<Draw<'a>, Error> {
         let checked = vm.vertex_shader().ok_or(dxso_vm::VmError::NoShader)?;
         let program = vm.program().ok_or(dxso_vm::VmError::NoShader)?;
-        vm.output_floats(vertex_count, instance_count)?; // the CPU's size check, first
+        // The CPU's size check, first: below 2^48 vertices (a whole run also checks the
+        // outputs' bound, `run`; a streamed one holds a part at a time, `run_parts`).
+        dxso_vm::draw_vertices(vertex_count, instance_count)?;
         let t = dxso_naga::translate(checked, &dxso_naga::Options { float: gpu.float })?;
         let iface = &t.interface;
 
@@ -228,9 +230,44 @@ impl<'a> Draw<'a> {
     /// and read the outputs back into `out` (its memory reused), in dxso-vm's register
     /// order.
     pub fn run(&self, out: &mut Outputs) -> Result<(), Error> {
+        // Held whole: the outputs' bound, as the CPU's draw has it.
+        self.vm
+            .output_floats(self.vertex_count, self.instance_count)?;
+        let total = dxso_vm::draw_vertices(self.vertex_count, self.instance_count)?;
+        self.run_range(0..total, out)
+    }
+
+    /// [`Draw::run`] part by part: the draw's vertices `part` at a time (the last part
+    /// shorter), each fetched, run and read back into `out`, then handed to `sink` before the
+    /// next is fetched, so that what is held at once is one part whatever the vertex count.
+    pub fn run_parts<E: From<Error>>(
+        &self,
+        part: usize,
+        out: &mut Outputs,
+        mut sink: impl FnMut(&Outputs) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let total =
+            dxso_vm::draw_vertices(self.vertex_count, self.instance_count).map_err(Error::from)?;
+        let part = part.max(1);
+        let mut start = 0;
+        loop {
+            let n = part.min(total - start);
+            self.run_range(start..start + n, out)?;
+            sink(out)?;
+            start += n;
+            if start >= total {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Run the draw's vertices `range` into `out` (sized for them).
+    fn run_range(&self, range: std::ops::Range<usize>, out: &mut Outputs) -> Result<(), Error> {
         let gpu = self.gpu;
         let program = self.vm.program().ok_or(dxso_vm::VmError::NoShader)?;
-        let fetched = self.vm.fetch(self.vertex_count, self.instance_count)?;
+        let fetched = self
+            .vm
+            .fetch_range(self.vertex_count, self.instance_count, range)?;
         let total = fetched.vertices;
         let regs = program.outputs.len();
         let floats = total * regs * 4;

@@ -725,7 +725,7 @@ impl Device {
 
 /// The vertices a draw runs (`vertex_count` × `instance_count`, at least one instance), below
 /// 2^48 so that no product of it with a register count or a record size wraps.
-fn draw_vertices(vertex_count: usize, instance_count: usize) -> Result<usize, VmError> {
+pub fn draw_vertices(vertex_count: usize, instance_count: usize) -> Result<usize, VmError> {
     vertex_count
         .checked_mul(instance_count.max(1))
         .filter(|&t| t < 1 << 48)

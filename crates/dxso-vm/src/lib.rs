@@ -57,7 +57,7 @@ mod trace;
 pub mod workloads;
 
 pub use compile::{CodeGenerator, Tier};
-pub use device::{Device, Inputs, MAX_OUTPUT_BYTES, Outputs};
+pub use device::{Device, Inputs, MAX_OUTPUT_BYTES, Outputs, draw_vertices};
 pub use exec::Isa;
 pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,

@@ -15,7 +15,7 @@ fn path(rel: &str) -> String {
 }
 
 /// Whether a GPU adapter exists (a skip when not; a failure under `CI=true`).
-fn have_adapter() -> bool {
+pub(crate) fn have_adapter() -> bool {
     if !dxso_gpu::adapters().is_empty() {
         return true;
     }

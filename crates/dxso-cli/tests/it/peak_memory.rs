@@ -304,6 +304,24 @@ fn run_streams_its_outputs() {
             written >> 20
         );
     }
+    // The GPU path streams too: without it, the fetched inputs and the outputs (256 MiB
+    // each) would be held whole, over the bound with lavapipe's own memory beside them.
+    if crate::gpu::have_adapter() {
+        let peak = own_peak_bytes(
+            &[
+                Path::new("run"),
+                &scene,
+                Path::new("--gpu"),
+                Path::new("--format"),
+                Path::new("bin"),
+                Path::new("-o"),
+                &out,
+            ],
+            0,
+        );
+        assert_eq!(std::fs::metadata(&out).unwrap().len(), 16 << 24);
+        assert!(peak < 384 << 20, "run --gpu: peak {} MiB", peak >> 20);
+    }
     let _ = std::fs::remove_file(&out);
     let _ = std::fs::remove_file(&scene);
 }

@@ -51,11 +51,32 @@ impl Device {
     /// applied and each element decoded by the same code [`Device::draw`] runs, with the same
     /// checks (a stream read past its end is the same error).
     pub fn fetch(&self, vertex_count: usize, instance_count: usize) -> Result<Inputs, VmError> {
+        let total = vertex_count
+            .checked_mul(instance_count.max(1))
+            .ok_or(VmError::TooLarge(usize::MAX))?;
+        self.fetch_range(vertex_count, instance_count, 0..total)
+    }
+
+    /// [`Device::fetch`] of the draw vertices `range` only (draw order, instance by
+    /// instance): what a caller that streams a large draw part by part holds at once.
+    pub fn fetch_range(
+        &self,
+        vertex_count: usize,
+        instance_count: usize,
+        range: std::ops::Range<usize>,
+    ) -> Result<Inputs, VmError> {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
         let total = vertex_count
             .checked_mul(instances)
             .ok_or(VmError::TooLarge(usize::MAX))?;
+        if range.start > range.end || range.end > total {
+            return Err(VmError::Indices(format!(
+                "vertices {range:?} are not in a draw of {total} vertices"
+            )));
+        }
+        let first = range.start;
+        let total = range.len();
         let regs = program.inputs.len();
         let floats = total
             .checked_mul(regs * 4)
@@ -80,6 +101,7 @@ impl Device {
         let unbound: Vec<usize> = prep.unbound.iter().map(|u| slot(u.0)).collect();
         if regs > 0 {
             for (v, out) in data.chunks_exact_mut(regs * 4).enumerate() {
+                let v = first + v;
                 let (k, instance) = (v % vertex_count, v / vertex_count);
                 let vix = self.indices.as_ref().map_or(k, |ix| ix[k] as usize);
                 for &(s, b) in &bound {
