@@ -79,6 +79,14 @@
 //! Cranelift's `JITModule` does the same at `finalize_definitions` (its pages become
 //! read-execute), and the module is only read afterwards.
 //!
+//! The stack: compiled code runs only on threads dxso built, with [`STACK_BYTES`] (8 MiB) of
+//! stack each — the pool a device's `set_threads` makes, or [`default_pool`] — whoever calls
+//! the draw (a caller's thread, or a pool with small stacks, as a test holds); the x86
+//! generator refuses a program whose frame would pass [`x86::MAX_FRAME`] (256 KiB), checked
+//! against the stack at compile time. The calling convention is declared, not assumed: every
+//! entry and callback type is `extern "sysv64"` on x86-64 (`code_abi!`), the convention the
+//! generated code uses on every OS, and Cranelift's signatures are made with `SystemV`.
+//!
 //! Panics: generated code has no unwind tables, and the callbacks are `extern "C"` (a panic
 //! leaving one would abort). Each callback's body runs under `catch_unwind`; a panic there
 //! gives zeros to the code, is recorded for the thread, and the draw returns

@@ -49,7 +49,7 @@
 //!   when the stage's [`StageState::projected`] is set: dxso's choice of the last
 //!   coordinate, since the count of TEXTURETRANSFORMFLAGS is not in [`StageState`]). A
 //!   division by 0 multiplies by `FLT_MAX` (C5). The implicit level of detail is
-//!   per pixel: rho = max(|d(uv[w])/dx|, |d(uv[w])/dy|) of the coordinates scaled by the
+//!   per pixel: rho = max(|d(uv\[w\])/dx|, |d(uv\[w\])/dy|) of the coordinates scaled by the
 //!   level-0 size (w for volumes only; cube maps: the direction divided by its major axis,
 //!   times half the face size), LOD = log2(rho) (`pixel-pipeline.md`: the usual choice;
 //!   the D3D9 pages give no formula); [`crate::sample`] then adds MIPMAPLODBIAS, picks MAG
