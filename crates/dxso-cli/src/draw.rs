@@ -238,16 +238,7 @@ pub(crate) fn encode_png(
     w: impl std::io::Write,
 ) -> Option<anyhow::Result<()>> {
     let rgba = s.rgba8(target)?;
-    let write = || -> anyhow::Result<()> {
-        let mut enc = png::Encoder::new(w, s.width, s.height);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut w = enc.write_header()?;
-        w.write_image_data(&rgba)?;
-        w.finish()?;
-        Ok(())
-    };
-    Some(write())
+    Some(crate::raster::encode_png(w, s.width, s.height, &rgba))
 }
 
 fn write_png(s: &Surfaces, target: usize, path: &Path) -> Result<(), Failure> {

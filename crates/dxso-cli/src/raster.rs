@@ -146,15 +146,31 @@ impl Image {
     }
 }
 
-/// Write 8-bit RGBA rows as a PNG.
+/// Write 8-bit RGBA rows as a PNG file.
 pub fn write_png(path: &Path, width: usize, height: usize, rgba: &[u8]) -> anyhow::Result<()> {
     let file =
         std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width as u32, height as u32);
+    encode_png(
+        std::io::BufWriter::new(file),
+        width as u32,
+        height as u32,
+        rgba,
+    )
+}
+
+/// Encode 8-bit RGBA rows as a PNG into `w`: the one PNG writer of the command line.
+pub fn encode_png(
+    w: impl std::io::Write,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> anyhow::Result<()> {
+    let mut enc = png::Encoder::new(w, width, height);
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
     let mut w = enc.write_header().context("PNG header")?;
     w.write_image_data(rgba).context("PNG data")?;
+    w.finish().context("PNG end")?;
     Ok(())
 }
 
