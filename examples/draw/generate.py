@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the example draw scenes of this folder (run it here: python3 generate.py)."""
+"""Writes the example draw scenes of this folder (run it here: python3 generate.py); the
+shaders they name are the .asm files beside it."""
 import json, math
 def dump(name, obj):
     open(name, 'w').write(json.dumps(obj, indent=1) + "\n")
@@ -12,14 +13,6 @@ def checker(n, a, b):
     return out
 
 # 1. textured quads: ps_2_0 texld, POINT vs LINEAR, POSITIONT.
-open('textured.ps.asm','w').write("""// The texture at t0, tinted by the pixel constant c0.
-ps_2_0
-dcl t0.xy
-dcl_2d s0
-texld r0, t0, s0
-mul r0, r0, c0
-mov oC0, r0
-""")
 def quad_t(x0, y0, x1, y1):
     v = []
     for (x, y, u, w) in [(x0,y0,0,0),(x1,y0,1,0),(x0,y1,0,1),(x1,y1,1,1)]:
@@ -38,27 +31,6 @@ for (x0, filt, tint) in [(8, "POINT", [1, 1, 1, 1]), (136, "LINEAR", [1, 0.8, 0.
 dump('textured.scene.json', {"width": 256, "height": 128, "clear": {"color": "0xff202428"}, "draws": draws})
 
 # 2. two-sided: vFace picks the colour; the strip's triangles alternate winding on screen.
-open('two_sided.vs.asm','w').write("""// Clip-space positions and a colour passed through.
-vs_3_0
-dcl_position v0
-dcl_color v1
-dcl_position o0
-dcl_color o1
-mov o0, v0
-mov o1, v1
-""")
-open('two_sided.ps.asm','w').write("""// Front faces keep their colour; back faces are tinted blue, through vFace.
-ps_3_0
-def c0, 0, 0.3, 0.5, 1
-dcl vFace
-dcl_color v0
-mov r0, v0
-if_lt vFace, c0.x
-lrp r0.xyz, c0.z, v0, c0.xyzw
-add r0.z, r0.z, c0.z
-endif
-mov oC0, r0
-""")
 pts = []
 for i in range(6):
     a = i / 5.0 * math.pi
@@ -74,31 +46,6 @@ dump('two_sided.scene.json', {"width": 256, "height": 128, "clear": {"color": "0
     "streams": [{"stride": 32, "f32": pts}], "states": {"CULLMODE": "NONE", "ZENABLE": False}})
 
 # 3. fog: a ground plane in perspective, vertex fog from oFog (vs_2_0) and table fog (fixed).
-open('fog.vs.asm','w').write("""// A perspective ground plane: c0..c3 view-projection rows; oFog from the view depth,
-// linear between c4.x (start) and c4.y (end).
-vs_2_0
-def c5, 1, 0, 0, 0
-dcl_position v0
-dcl_texcoord v1
-m4x4 r0, v0, c0
-mov oPos, r0
-add r1.x, c4.y, -r0.w
-mul oFog, r1.x, c4.z
-mov oT0, v1
-""")
-open('fog.ps.asm','w').write("""// A stripe pattern from the texture coordinate.
-ps_2_0
-def c0, 0.9, 0.5, 0.2, 1
-def c1, 0.3, 0.6, 0.3, 1
-def c2, 8, 0.5, 0, 0
-dcl t0.xy
-mul r0.x, t0.y, c2.x
-frc r0.x, r0.x
-add r0.x, r0.x, -c2.y
-mov r2, c1
-cmp r1, r0.x, c0, r2
-mov oC0, r1
-""")
 # view-projection: camera at height 1 looking along +z, fov 60, aspect 2.
 f = 1 / math.tan(math.radians(30)); aspect = 2.0; near, far = 0.1, 50.0
 q = far / (far - near)
@@ -153,13 +100,6 @@ for i, (st, col) in enumerate(setups):
 dump('blending.scene.json', {"width": 256, "height": 128, "depth_stencil": None, "draws": draws})
 
 # 5. bump mapping: ps_1_1 texbem perturbs an environment texture's coordinates by a V8U8 map.
-open('bump.ps.asm','w').write("""// ps_1_1 environment bump mapping: t0 reads the V8U8 bump map, texbem offsets t1's
-// coordinates by it through stage 1's BUMPENVMAT, and the result is the pixel's colour.
-ps_1_1
-tex t0
-texbem t1, t0
-mov r0, t1
-""")
 n = 16
 bump = []
 for y in range(n):
@@ -184,56 +124,6 @@ dump('bump.scene.json', {"width": 256, "height": 128, "clear": {"color": "0xff00
     "stages": [{}, {"BUMPENVMAT00": 0.08, "BUMPENVMAT01": 0.0, "BUMPENVMAT10": 0.0, "BUMPENVMAT11": 0.08}]})
 
 # 6. lit terrain: a displaced grid, normals from derivatives of the position, vFace.
-open('terrain.vs.asm','w').write("""// A grid displaced by a height function of (x, z) computed in the shader:
-//   y = c4.x * sin(c4.y * x) * cos(c4.z * z); c0..c3 view-projection rows.
-//   o1 = world position (for the pixel shader's derivatives), o2 = (height, 0, 0, 1)
-vs_3_0
-def c5, 0, 1, 0.5, 0.15915494
-def c6, 6.2831853, -3.1415927, 0, 0
-dcl_position v0
-dcl_position o0
-dcl_texcoord0 o1
-dcl_texcoord1 o2
-mul r0.x, v0.x, c4.y
-mad r0.x, r0.x, c5.w, c5.z
-frc r0.x, r0.x
-mad r0.x, r0.x, c6.x, c6.y
-sincos r1.y, r0.x
-mul r0.z, v0.z, c4.z
-mad r0.z, r0.z, c5.w, c5.z
-frc r0.z, r0.z
-mad r0.z, r0.z, c6.x, c6.y
-sincos r2.x, r0.z
-mul r3.x, r1.y, r2.x
-mov r4, v0
-mul r4.y, r3.x, c4.x
-m4x4 o0, r4, c0
-mov o1, r4
-mad o2, r3.x, c5.z, c5.z
-""")
-open('terrain.ps.asm','w').write("""// Per-pixel lighting with the normal from the derivatives of the world position (dsx/dsy
-// across the 2x2 quad), lit on both sides through vFace, coloured by height.
-ps_3_0
-def c0, 0.35, 0.8, -0.45, 0
-def c1, 0.25, 0.45, 0.2, 1
-def c2, 0.85, 0.8, 0.7, 1
-def c3, 0.15, 0.15, 0.2, 0
-dcl_texcoord0 v0.xyz
-dcl_texcoord1 v1.x
-dcl vFace
-dsx r0.xyz, v0
-dsy r1.xyz, v0
-crs r2.xyz, r0, r1
-nrm r3.xyz, r2
-if_lt vFace, c0.w
-mov r3.xyz, -r3
-endif
-dp3_sat r4.x, r3, c0
-mov r6, c1
-lrp r5, v1.x, c2, r6
-mad r5.xyz, r5, r4.x, c3
-mov oC0, r5
-""")
 grid = 24
 verts = []
 for j in range(grid):
