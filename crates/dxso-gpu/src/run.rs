@@ -81,9 +81,7 @@ impl<'a> Draw<'a> {
     ) -> Result<Draw<'a>, Error> {
         let checked = vm.vertex_shader().ok_or(dxso_vm::VmError::NoShader)?;
         let program = vm.program().ok_or(dxso_vm::VmError::NoShader)?;
-        // The CPU's size check, first: below 2^48 vertices (a whole run also checks the
-        // outputs' bound, `run`; a streamed one holds a part at a time, `run_parts`).
-        dxso_vm::draw_vertices(vertex_count, instance_count)?;
+        dxso_vm::draw_vertices(vertex_count, instance_count)?; // the CPU's check (see `run`)
         let t = dxso_naga::translate(checked, &dxso_naga::Options { float: gpu.float })?;
         let iface = &t.interface;
 
