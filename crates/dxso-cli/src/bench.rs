@@ -229,40 +229,40 @@ fn results_json(results: &[BenchResult], adapter: Option<&str>) -> String {
 }
 
 fn results_text(results: &[BenchResult], adapter: Option<&str>) -> String {
-    let mut s = String::new();
-    if results
-        .iter()
-        .any(|r| matches!(r.work, Work::Vertices { .. }))
-    {
-        s.push_str(
+    // One table per kind of work: (header, and for a result of that kind its count, seconds).
+    type Row = fn(&Work) -> Option<(u64, f64)>;
+    let kinds: [(&str, Row); 2] = [
+        (
             "scene                          vertices    median s    M vertices/s  threads\n",
-        );
-    }
-    for r in results {
-        if let Work::Vertices { vertices, median_s } = r.work {
-            s.push_str(&format!(
-                "{:<30} {:>9} {:>11.5} {:>15.1} {:>8}\n",
-                r.scene,
-                vertices,
-                median_s,
-                vertices as f64 / median_s / 1e6,
-                r.threads
-            ));
-        }
-    }
-    if results.iter().any(|r| matches!(r.work, Work::Frame { .. })) {
-        s.push_str(
+            |w| match *w {
+                Work::Vertices { vertices, median_s } => Some((vertices as u64, median_s)),
+                _ => None,
+            },
+        ),
+        (
             "scene                          pixels      frame s     M pixels/s    threads\n",
-        );
-    }
-    for r in results {
-        if let Work::Frame { pixels, frame_s } = r.work {
+            |w| match *w {
+                Work::Frame { pixels, frame_s } => Some((pixels, frame_s)),
+                _ => None,
+            },
+        ),
+    ];
+    let mut s = String::new();
+    for (header, row) in kinds {
+        let rows: Vec<_> = results
+            .iter()
+            .filter_map(|r| row(&r.work).map(|x| (r, x)))
+            .collect();
+        if !rows.is_empty() {
+            s.push_str(header);
+        }
+        for (r, (count, secs)) in rows {
             s.push_str(&format!(
                 "{:<30} {:>9} {:>11.5} {:>15.1} {:>8}\n",
                 r.scene,
-                pixels,
-                frame_s,
-                pixels as f64 / frame_s / 1e6,
+                count,
+                secs,
+                count as f64 / secs / 1e6,
                 r.threads
             ));
         }
