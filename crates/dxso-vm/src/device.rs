@@ -417,6 +417,7 @@ impl Device {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .stack_size(crate::compile::STACK_BYTES)
+                    .thread_name(|i| format!("dxso-vm-{i}"))
                     .build()
                     .map_err(|e| VmError::Threads(e.to_string()))?,
             )),
@@ -697,6 +698,11 @@ impl Device {
             None => &mut data[..],
         };
         let run = || -> Result<(), VmError> {
+            #[cfg(test)]
+            crate::compile::DRAW_THREADS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(std::thread::current().name().map(String::from));
             if regs == 0 {
                 // Nothing to write; still run the shader for its errors.
                 let mut m = machine();

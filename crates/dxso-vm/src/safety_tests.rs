@@ -110,3 +110,44 @@ fn a_panic_in_a_rayon_worker_is_an_error() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+/// Compiled code runs only on dxso's threads (stacks it sized): a draw called from a caller's
+/// thread with a small stack, or from inside a caller's pool, runs on threads named
+/// `dxso-vm-*` (the default pool and `set_threads` pools are named so).
+#[test]
+fn draws_run_on_dxsos_own_threads_whoever_calls() {
+    let mut w = crate::workloads::builtin(256).unwrap();
+    let names = || {
+        let mut v = crate::compile::DRAW_THREADS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        std::mem::take(&mut *v)
+    };
+    let all_dxso = |v: &[Option<String>]| {
+        !v.is_empty()
+            && v.iter()
+                .all(|n| n.as_deref().is_some_and(|n| n.starts_with("dxso-vm-")))
+    };
+    let dev = &w[0].device;
+    names();
+    let caller_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .stack_size(64 << 10)
+        .build()
+        .unwrap();
+    caller_pool.install(|| dev.draw(256, 1)).unwrap();
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("caller".into())
+            .stack_size(256 << 10)
+            .spawn_scoped(s, || dev.draw(256, 1))
+            .unwrap();
+    });
+    assert!(
+        all_dxso(&names()),
+        "a draw ran on a thread dxso did not make"
+    );
+    w[0].device.set_threads(Some(1)).unwrap();
+    w[0].device.draw(256, 1).unwrap();
+    assert!(all_dxso(&names()));
+}

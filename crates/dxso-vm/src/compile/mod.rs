@@ -261,6 +261,11 @@ pub(crate) fn default_pool() -> Result<&'static rayon::ThreadPool, crate::VmErro
     .map_err(|e| crate::VmError::Threads(e.clone()))
 }
 
+/// Test builds: the names of the threads draws ran on (see `Device::draw_into`).
+#[cfg(test)]
+pub(crate) static DRAW_THREADS: std::sync::Mutex<Vec<Option<String>>> =
+    std::sync::Mutex::new(Vec::new());
+
 /// The callback that panicked during this thread's last batch of compiled code (cleared).
 pub(crate) fn take_callback_panic() -> Option<&'static str> {
     CALLBACK_PANIC.with(|p| p.take())

@@ -113,19 +113,3 @@ fn textures_too_large_say_so_and_name_the_limit() {
         Err(TextureError::TooLarge { .. })
     ));
 }
-
-#[test]
-fn draws_from_a_small_stack_run_on_dxsos_threads() {
-    // A caller's pool whose threads have 64 KiB of stack: compiled code's frames (up to
-    // 256 KiB) never run there; the draw moves to dxso's own threads (8 MiB each).
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .stack_size(64 << 10)
-        .build()
-        .unwrap();
-    for w in dxso_vm::workloads::builtin(4096).unwrap() {
-        let expected = w.device.draw(w.vertices, 1).unwrap();
-        let got = pool.install(|| w.device.draw(w.vertices, 1)).unwrap();
-        assert_eq!(got, expected, "{}", w.name);
-    }
-}
