@@ -14,6 +14,8 @@
 
 // The modules name the root as `super::`, not `crate::`, so that fuzz/fuzz_targets/capi.rs
 // can compile these sources as a module of its own (this crate has no rlib to depend on).
+#[cfg(any(test, fuzzing))]
+pub mod calls;
 mod device;
 mod shader;
 mod signature;
