@@ -237,6 +237,35 @@ pub const PNG_DECODER_BYTES: usize = MAX_TEXTURE_TEXELS * 8;
 /// A PNG as one A8B8G8R8 (8-bit) or A16B16G16R16 (16-bit) level; grey images are expanded.
 /// The declared size is checked against the texture limits before anything is allocated.
 pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
+    let (format, w, h, level) = png_level(bytes)?;
+    Ok(Texture::new(TextureKind::TwoD, format, w, h, 1, &[level])?)
+}
+
+/// A PNG as the inline texture a scene writes (`{"type": "2d", "format": "A8B8G8R8",
+/// "width": W, "height": H, "levels": [[R, G, B, A, ...]]}`, 16-bit PNGs as
+/// `A16B16G16R16`): the texture that `{"file": "x.png"}` loads, for a scene that carries its
+/// texture in itself (the playground puts a PNG from the browser into its scene this way).
+pub fn png_to_json(bytes: &[u8]) -> Result<Value, SceneError> {
+    let (format, w, h, level) = png_level(bytes)?;
+    let numbers: Vec<Value> = if format == Format::A16B16G16R16 {
+        level
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]).into())
+            .collect()
+    } else {
+        level.iter().map(|&b| b.into()).collect()
+    };
+    Ok(serde_json::json!({
+        "type": "2d",
+        "format": format.name(),
+        "width": w,
+        "height": h,
+        "levels": [numbers],
+    }))
+}
+
+/// A PNG's one level in memory order, its format and size.
+fn png_level(bytes: &[u8]) -> Result<(Format, usize, usize, Vec<u8>), SceneError> {
     let png_error = |e: png::DecodingError| SceneError::new(format!("PNG: {e}"));
     let limits = png::Limits {
         bytes: PNG_DECODER_BYTES,
@@ -296,7 +325,7 @@ pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
     } else {
         Format::A8B8G8R8
     };
-    Ok(Texture::new(TextureKind::TwoD, format, w, h, 1, &[out])?)
+    Ok((format, w, h, out))
 }
 
 /// A DDS with its mip chain (2D, cube or volume) in one of the formats the stage samples.
