@@ -271,12 +271,20 @@ impl Describer<'_> {
                 if n == 1 { "s" } else { "" }
             ),
         );
+        let ctab = crate::ctab::ctab_data(payload).map(ctab_words);
         for k in 0..n {
-            let text = match (&tag, k) {
-                (Some(t), 0) => format!("comment DWORD 1 of {n}: the tag \"{t}\""),
-                _ => format!("comment DWORD {} of {n}", k + 1),
+            let what = match (&tag, &ctab, k) {
+                (Some(t), _, 0) => format!(": the tag \"{t}\""),
+                (_, Some(words), k) => k
+                    .checked_sub(1)
+                    .and_then(|j| words.get(j))
+                    .map_or(String::new(), |w| format!(": {w}")),
+                _ => String::new(),
             };
-            self.push(TokenRole::CommentData, text);
+            self.push(
+                TokenRole::CommentData,
+                format!("comment DWORD {} of {n}{what}", k + 1),
+            );
         }
     }
 
@@ -416,6 +424,78 @@ fn source(x: &Src) -> String {
         s.push_str(&format!(", relative address {}", index_register(r)));
     }
     s
+}
+
+/// What each DWORD of CTAB data (the words after the tag) holds: the header's fields
+/// (`D3DXSHADER_CONSTANTTABLE`), each constant's record (`D3DXSHADER_CONSTANTINFO`, named by
+/// the constant's name where [`ConstantTable::read`](crate::ctab::ConstantTable::read) reads
+/// the table), and the rest as the text its bytes spell, where they do.
+fn ctab_words(data: &[u32]) -> Vec<String> {
+    let mut words: Vec<String> = data.iter().map(|&w| spelled(w)).collect();
+    let header = [
+        "Size, the header's bytes",
+        "Creator, the byte offset of the creator's name",
+        "Version",
+        "Constants, how many",
+        "ConstantInfo, the byte offset of the constants' records",
+        "Flags",
+        "Target, the byte offset of the target's name",
+    ];
+    for (k, name) in header.iter().enumerate() {
+        if let Some(&v) = data.get(k) {
+            words[k] = if k == 2 {
+                format!("CTAB {name}: 0x{v:08x}")
+            } else {
+                format!("CTAB {name}: {v}")
+            };
+        }
+    }
+    let names: Vec<String> = crate::ctab::ConstantTable::read(data)
+        .map(|t| t.constants.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    let count = data.get(3).copied().unwrap_or(0) as usize;
+    let first = data.get(4).map_or(usize::MAX, |&b| b as usize / 4);
+    for i in 0..count.min(data.len()) {
+        let name = names
+            .get(i)
+            .map_or(format!("constant {i}"), |n| format!("constant {n}"));
+        for f in 0..5 {
+            let Some(at) = first.checked_add(5 * i + f).filter(|&at| at < data.len()) else {
+                break;
+            };
+            let v = data[at];
+            let (lo, hi) = (v & 0xFFFF, v >> 16);
+            words[at] = match f {
+                0 => format!("{name}: Name, the byte offset {v} of its name"),
+                1 => format!(
+                    "{name}: RegisterSet {}, RegisterIndex {hi}",
+                    crate::ctab::RegisterSet::from_u16(lo as u16)
+                        .map_or_else(|| lo.to_string(), |r| r.name().to_string())
+                ),
+                2 => format!("{name}: RegisterCount {lo}"),
+                3 => format!("{name}: TypeInfo, the byte offset {v} of its type"),
+                _ if v == 0 => format!("{name}: DefaultValue, none"),
+                _ => format!("{name}: DefaultValue, the byte offset {v} of its value"),
+            };
+        }
+    }
+    words
+}
+
+/// A DWORD of CTAB data that is not a field: the text its bytes spell, where they are
+/// printable ASCII or NUL (`text "Tint"`), else `data`.
+fn spelled(w: u32) -> String {
+    let bytes = w.to_le_bytes();
+    let printable = |b: &u8| b.is_ascii_graphic() || *b == b' ';
+    if bytes.iter().any(printable) && bytes.iter().all(|b| printable(b) || *b == 0) {
+        let text: String = bytes
+            .iter()
+            .map(|&b| if b == 0 { '·' } else { b as char })
+            .collect();
+        format!("text \"{text}\" (· a NUL)")
+    } else {
+        "data".into()
+    }
 }
 
 /// A comment's tag: its first DWORD as four ASCII letters or digits (`CTAB`).
@@ -566,7 +646,59 @@ mod tests {
         );
         assert_eq!(m[2].text, "comment DWORD 1 of 2: the tag \"CTAB\"");
         assert_eq!(m[3].role, TokenRole::CommentData);
-        assert_eq!(m[3].text, "comment DWORD 2 of 2");
+        assert_eq!(
+            m[3].text,
+            "comment DWORD 2 of 2: CTAB Size, the header's bytes: 4294967295"
+        );
+        // A real table, built from a listing's header as `asm --ctab` builds it: the header's
+        // fields and the constant's record by name.
+        let listing = "// Parameters:\n//\n//   float4 Tint;\n//\n// Registers:\n//\n\
+                       //   Name Reg   Size\n//   ---- ----- ----\n//   Tint c4       1\n//\n\
+                       vs_2_0\nmov oPos, c4\n";
+        let mut shader = crate::text::parse(listing).unwrap();
+        let table = crate::text::parse_header(listing, shader.version)
+            .unwrap()
+            .unwrap();
+        shader.set_constant_table(&table);
+        let tokens = crate::binary::write(&shader).unwrap();
+        let t = texts(&tokens);
+        assert_eq!(
+            t[3],
+            format!(
+                "comment DWORD 2 of {}: CTAB Size, the header's bytes: 28",
+                tokens[1] >> 16
+            )
+        );
+        assert!(t[5].ends_with(": CTAB Version: 0xfffe0200"), "{}", t[5]);
+        assert!(t[6].ends_with(": CTAB Constants, how many: 1"), "{}", t[6]);
+        let record = tokens[7] as usize / 4 + 3;
+        assert!(
+            t[record].contains(": constant Tint: Name, the byte offset "),
+            "{}",
+            t[record]
+        );
+        assert!(
+            t[record + 1].ends_with(": constant Tint: RegisterSet FLOAT4, RegisterIndex 4"),
+            "{}",
+            t[record + 1]
+        );
+        assert!(
+            t[record + 2].ends_with(": constant Tint: RegisterCount 1"),
+            "{}",
+            t[record + 2]
+        );
+        assert!(
+            t.iter().any(|w| w.ends_with("text \"Tint\" (· a NUL)")),
+            "{t:?}"
+        );
+        // Its words changed in turn: a meaning a token, and no panic.
+        for k in 2..tokens.len() {
+            for x in [0x0000_00FF, 0x00FF_0000, 0xFF00_0000, u32::MAX] {
+                let mut changed = tokens.clone();
+                changed[k] ^= x;
+                assert_eq!(describe(&changed).len(), changed.len());
+            }
+        }
     }
 
     #[test]
