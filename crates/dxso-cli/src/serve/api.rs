@@ -408,10 +408,16 @@ fn trace(dir: &Path, r: TraceRequest) -> Result<Value, ApiError> {
     super::scenes::trace(&scene_text(r.scene), dir, r.vertex, r.draw)
 }
 
+/// The most texels of a PNG `/api/texture` takes: as inline JSON (four numbers a texel, up to
+/// four characters each) the texture must fit a scene in a request ([`MAX_BODY`]).
+///
+/// [`MAX_BODY`]: super::http::MAX_BODY
+pub const MAX_TEXTURE_TEXELS: usize = super::http::MAX_BODY / 16;
+
 /// `POST /api/texture` with a PNG as the body (not JSON): the inline texture a scene takes,
 /// the one `{"file": "x.png"}` would load (`dxso_draw::scene::textures::png_to_json`).
 fn texture(body: &[u8]) -> Result<Value, ApiError> {
-    dxso_draw::scene::textures::png_to_json(body).map_err(|e| {
+    dxso_draw::scene::textures::png_to_json(body, MAX_TEXTURE_TEXELS).map_err(|e| {
         if e.is_internal() {
             ApiError::internal(e.to_string())
         } else {

@@ -840,6 +840,21 @@ fn a_png_becomes_an_inline_texture() {
         "{}",
         String::from_utf8_lossy(&body)
     );
+    // A PNG larger than a scene in a request can hold inline (1024x1024, 8 KiB of PNG): 422.
+    let mut big = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut big, 1024, 1024);
+        e.set_color(png::ColorType::Grayscale);
+        let mut w = e.write_header().expect("a header");
+        w.write_image_data(&vec![0u8; 1024 * 1024])
+            .expect("the pixels");
+    }
+    let (status, body) = s.request("POST", "/api/texture", &[], &big);
+    assert_eq!(status, 422);
+    assert_eq!(
+        json_of(&body)["error"],
+        "PNG: 1024x1024 is more than the 262144 texels allowed here"
+    );
     let (status, _) = s.get("/api/texture");
     assert_eq!(status, 405);
 }

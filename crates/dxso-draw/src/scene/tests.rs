@@ -635,7 +635,11 @@ fn a_png_as_an_inline_texture_is_the_texture_its_file_loads() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/heightmap");
     // height.png: 4x4 grey, 8-bit, rows 0 17 34 51 / 68 85 102 119 / ...
     let png = std::fs::read(dir.join("height.png")).unwrap();
-    let t = textures::png_to_json(&png).unwrap();
+    let t = textures::png_to_json(&png, 16).unwrap();
+    assert_eq!(
+        textures::png_to_json(&png, 15).unwrap_err().to_string(),
+        "PNG: 4x4 is more than the 15 texels allowed here"
+    );
     assert_eq!(
         (&t["type"], &t["format"], &t["width"], &t["height"]),
         (
@@ -668,7 +672,7 @@ fn a_png_as_an_inline_texture_is_the_texture_its_file_loads() {
     }
     // Not a PNG: an error, not a panic.
     assert!(
-        textures::png_to_json(b"not a png")
+        textures::png_to_json(b"not a png", 16)
             .unwrap_err()
             .to_string()
             .starts_with("PNG")

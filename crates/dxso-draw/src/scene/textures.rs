@@ -237,7 +237,7 @@ pub const PNG_DECODER_BYTES: usize = MAX_TEXTURE_TEXELS * 8;
 /// A PNG as one A8B8G8R8 (8-bit) or A16B16G16R16 (16-bit) level; grey images are expanded.
 /// The declared size is checked against the texture limits before anything is allocated.
 pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
-    let (format, w, h, level) = png_level(bytes)?;
+    let (format, w, h, level) = png_level(bytes, MAX_TEXTURE_TEXELS)?;
     Ok(Texture::new(TextureKind::TwoD, format, w, h, 1, &[level])?)
 }
 
@@ -245,8 +245,10 @@ pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
 /// "width": W, "height": H, "levels": [[R, G, B, A, ...]]}`, 16-bit PNGs as
 /// `A16B16G16R16`): the texture that `{"file": "x.png"}` loads, for a scene that carries its
 /// texture in itself (the playground puts a PNG from the browser into its scene this way).
-pub fn png_to_json(bytes: &[u8]) -> Result<Value, SceneError> {
-    let (format, w, h, level) = png_level(bytes)?;
+/// A PNG of more than `max_texels` texels is refused before it is decoded (inline, each texel
+/// is four numbers of JSON).
+pub fn png_to_json(bytes: &[u8], max_texels: usize) -> Result<Value, SceneError> {
+    let (format, w, h, level) = png_level(bytes, max_texels)?;
     let numbers: Vec<Value> = if format == Format::A16B16G16R16 {
         level
             .chunks_exact(2)
@@ -264,8 +266,12 @@ pub fn png_to_json(bytes: &[u8]) -> Result<Value, SceneError> {
     }))
 }
 
-/// A PNG's one level in memory order, its format and size.
-fn png_level(bytes: &[u8]) -> Result<(Format, usize, usize, Vec<u8>), SceneError> {
+/// A PNG's one level in memory order, its format and size; more than `max_texels` texels is an
+/// error before anything is decoded.
+fn png_level(
+    bytes: &[u8],
+    max_texels: usize,
+) -> Result<(Format, usize, usize, Vec<u8>), SceneError> {
     let png_error = |e: png::DecodingError| SceneError::new(format!("PNG: {e}"));
     let limits = png::Limits {
         bytes: PNG_DECODER_BYTES,
@@ -279,6 +285,9 @@ fn png_level(bytes: &[u8]) -> Result<(Format, usize, usize, Vec<u8>), SceneError
     })?;
     let (w, h) = reader.info().size();
     Texture::check_size(TextureKind::TwoD, w as usize, h as usize, 1, 1).context("PNG")?;
+    if (w as usize).saturating_mul(h as usize) > max_texels {
+        bail!("PNG: {w}x{h} is more than the {max_texels} texels allowed here");
+    }
     let size = reader
         .output_buffer_size()
         .filter(|&n| n <= PNG_DECODER_BYTES)
