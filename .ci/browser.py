@@ -1,7 +1,8 @@
 """The playground's browser test (.ci/browser starts the server and chromedriver).
 
 Drives headless Chromium with the W3C WebDriver protocol over HTTP (urllib and json only):
-python3 .ci/browser.py PAGE_URL DRIVER_URL SCREENSHOT_DIR SHADER.vso
+python3 .ci/browser.py PAGE_URL DRIVER_URL SCREENSHOT_DIR SHADER.vso [README_SHOT.png]
+With README_SHOT, the last step's screenshot (the terrain example open) is also written there.
 """
 
 import base64
@@ -13,6 +14,8 @@ import urllib.error
 import urllib.request
 
 PAGE, DRIVER, SHOTS, VSO = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3], sys.argv[4]
+README_SHOT = sys.argv[5] if len(sys.argv) > 5 else None
+HEIGHT_PNG = os.path.abspath("examples/heightmap/height.png")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 BROKEN = """vs_3_0
@@ -173,6 +176,16 @@ class Browser:
             f.write(png)
         print(f"  screenshot {path}")
 
+    def small_shot(self, path, scale):
+        """The viewport at `scale` (Chromium's Page.captureScreenshot through chromedriver's
+        CDP door): the README's picture, smaller than a screenshot at full size."""
+        w, h = self.js("return [window.innerWidth, window.innerHeight]")
+        shot = call("POST", self.s("/goog/cdp/execute"), {"cmd": "Page.captureScreenshot", "params": {
+            "format": "png", "clip": {"x": 0, "y": 0, "width": w, "height": h, "scale": scale}}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        print(f"  screenshot {path} (at {scale})")
+
     def quit(self):
         call("DELETE", self.s(""))
 
@@ -259,6 +272,18 @@ def run(b):
     check("mul o0, v0, c0" in dis, "the disassembly lists the shader")
     b.shot("fixed")
 
+    # Hovering a token shows its meaning (dxso::binary::describe, from /api/assemble): word 14
+    # is mul's destination token.
+    b.move_to("#tokens .tok[data-word='14']", 0, 0)
+    meaning = b.until("the hovered token's meaning",
+                      "const t = document.getElementById('token-meaning').textContent;"
+                      "return t.startsWith('word 14') && t;")
+    check("destination: o0 (OUTPUT 0), write mask xyzw" in meaning and "in: mul o0, v0, c0" in meaning,
+          f"word 14's meaning ({meaning!r})")
+    version = b.js("return document.querySelector(\"#tokens .tok[data-word='0']\").title")
+    check(version == "word 0: version token: vs_3_0 (a vertex shader, model 3.0)", f"the version token's title ({version!r})")
+    b.shot("token-meaning")
+
     # A scene: Run, then the output table.
     b.js("document.getElementById('scene').value = arguments[0]", json.dumps(SCENE, indent=2))
     b.click("#run")
@@ -327,6 +352,70 @@ def run(b):
     check("mov oC0, c0" in trace and "written" in trace,
           "the trace shows the pixel shader's run and the output merger")
     b.shot("pixel-trace")
+
+    # The draw's vertex stage: its output vertices (the quad passes through), a row's trace.
+    rows = b.until("the draw's output table",
+                   "const r = [...document.querySelectorAll('#outputs tbody tr')]"
+                   ".map(tr => [...tr.children].map(td => td.textContent));"
+                   "return r.length && r;")
+    check(len(rows) == 4 and rows[1][1] == "16, 0, 0.5, 1", f"the draw's vertex 1 ({rows[1] if len(rows) > 1 else rows})")
+    b.click("#outputs tbody tr[data-vertex='1']")
+    trace = b.until("the trace of the draw's vertex 1",
+                    "const t = document.getElementById('trace').textContent;"
+                    "return t.startsWith('vertex 1:') && t;")
+    check("(16, 0, 0.5, 1)" in trace, "the draw's vertex trace shows its output")
+    b.shot("draw-vertices")
+
+    # The mesh picker: the textured example's quad (x and y from 7.5 to 119.5) replaces the
+    # scene's, so pixel (24, 12), black before, is drawn.
+    check(b.js(READ_PIXEL, 24, 12) == [0, 0, 0, 255], "pixel (24, 12) is the clear colour first")
+    b.until("the examples are listed", "return document.querySelector(\"#mesh option[value='textured']\") !== null")
+    b.click("#mesh option[value='textured']")
+    b.until("the mesh in the scene",
+            "const s = JSON.parse(document.getElementById('scene').value);"
+            "return s.streams && s.streams[0].stride === 24;")
+    b.click("#run")
+    b.until("the picture with the mesh",
+            "const i = document.getElementById('picture');"
+            "return !document.getElementById('picture-box').hidden && i.complete && i.naturalWidth === 32"
+            " && document.querySelectorAll('#outputs tbody tr').length === 4"
+            " && document.querySelector('#outputs tbody tr td:nth-child(2)').textContent.startsWith('7.5');")
+    pixel = b.js(READ_PIXEL, 24, 12)
+    check(pixel == [255, 128, 0, 255], f"pixel (24, 12) is drawn with the example's mesh ({pixel})")
+    b.shot("mesh")
+
+    # A PNG from a file becomes the scene's inline texture (the library's PNG reader).
+    call("POST", b.s(f"/element/{b.find('#texture-file')}/value"), {"text": HEIGHT_PNG})
+    tex = b.until("the texture in the scene",
+                  "const s = JSON.parse(document.getElementById('scene').value);"
+                  "return s.pixel_textures && s.pixel_textures.s0;")
+    check(tex["format"] == "A8B8G8R8" and tex["width"] == 4 and tex["levels"][0][4:8] == [17, 17, 17, 255],
+          f"height.png is pixel_textures.s0 ({tex['format']} {tex['width']}x{tex['height']})")
+    b.shot("texture")
+
+    # The example picker: the terrain example's scene, its pixel shader in the editor, drawn.
+    b.click("#example option[value='terrain']")
+    b.until("the terrain's pixel shader in the editor",
+            "return document.getElementById('source').value.includes('ps_')"
+            " && JSON.parse(document.getElementById('scene').value).vertex_count === 3174;")
+    b.until("the terrain's shader is valid", "return document.querySelector('#diagnostics li.ok') !== null")
+    b.click("#run")
+    size = b.until("the terrain's picture", "const i = document.getElementById('picture');"
+                   "return !document.getElementById('picture-box').hidden && i.complete"
+                   " && i.naturalWidth === 256 && [i.naturalWidth, i.naturalHeight];")
+    check(size == [256, 128], f"the terrain is 256x128 ({size})")
+    centre = b.js(READ_PIXEL, 128, 64)
+    check(centre != [0x18, 0x1a, 0x22, 255], f"the terrain covers the centre ({centre})")
+    b.until("the terrain's vertex table", "return document.querySelectorAll('#outputs tbody tr').length === 3174")
+    b.js("window.scrollTo(0, 0)")
+    b.move_to("#tokens .tok[data-word='3']", 0, 0)
+    meaning = b.until("a def literal's meaning",
+                      "const t = document.getElementById('token-meaning').textContent;"
+                      "return t.startsWith('word 3') && t;")
+    check(meaning.startswith("word 3: literal: c0.x = 0.349999994 (float)"), f"word 3's meaning ({meaning!r})")
+    b.shot("example")
+    if README_SHOT:
+        b.small_shot(README_SHOT, 0.7)
 
 
 if __name__ == "__main__":

@@ -214,10 +214,19 @@ pub struct VertexTrace {
 
 /// Trace vertex `v` of the scene's draw.
 pub fn trace_vertex(scene: &Scene, v: usize) -> Result<VertexTrace, dxso_vm::VmError> {
-    let t = scene
-        .device
-        .trace(v, scene.vertex_count, scene.instance_count)?;
-    let names = match scene.device.constant_table() {
+    trace_device(&scene.device, scene.vertex_count, scene.instance_count, v)
+}
+
+/// Trace vertex `v` of a draw of `vertex_count` × `instance_count` vertices on `device` (a
+/// run scene's, or a draw scene's vertex stage).
+pub fn trace_device(
+    device: &dxso_vm::Device,
+    vertex_count: usize,
+    instance_count: usize,
+    v: usize,
+) -> Result<VertexTrace, dxso_vm::VmError> {
+    let t = device.trace(v, vertex_count, instance_count)?;
+    let names = match device.constant_table() {
         Ok(Some(table)) => table.register_names(),
         _ => Default::default(),
     };
@@ -232,7 +241,7 @@ pub fn trace_vertex(scene: &Scene, v: usize) -> Result<VertexTrace, dxso_vm::VmE
             names: constant_names(&step.text, &names),
         })
         .collect();
-    let outputs = match scene.device.program() {
+    let outputs = match device.program() {
         Some(program) => program
             .outputs
             .iter()

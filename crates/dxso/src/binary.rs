@@ -2,11 +2,15 @@
 //!
 //! [`read`] decodes a token stream into a [`Shader`]; [`write`](fn@write) encodes it back. For every
 //! stream `read` accepts, `write(read(t)) == t` up to the end token; for every shader `write`
-//! accepts, `read(write(s)) == s`.
+//! accepts, `read(write(s)) == s`. [`describe`] says in words what each token of a stream
+//! means.
 
 use crate::ir::*;
 use crate::opcodes::{Layout, Opcode};
 use thiserror::Error;
+
+mod describe;
+pub use describe::{TokenMeaning, TokenRole, describe};
 
 /// The end token (`D3DVS_END()`).
 pub const END_TOKEN: u32 = 0x0000_FFFF;

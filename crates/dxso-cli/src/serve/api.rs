@@ -86,6 +86,8 @@ fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
 pub fn route(state: &State, method: &str, path: &str, body: &[u8]) -> Reply {
     let result = match (method, path) {
         ("GET", "initial") => Ok(state.initial.clone()),
+        ("GET", "examples") => Ok(super::examples::list()),
+        ("POST", "texture") => texture(body),
         ("POST", "assemble") => parse(body).and_then(assemble),
         ("POST", "disassemble") => parse(body).and_then(disassemble),
         ("POST", "check") => parse(body).and_then(check),
@@ -106,8 +108,8 @@ pub fn route(state: &State, method: &str, path: &str, body: &[u8]) -> Reply {
         ("POST", "pixel") => parse(body).and_then(|r| pixel(&state.dir, r)),
         (
             _,
-            "initial" | "assemble" | "disassemble" | "check" | "translate" | "ctab" | "run"
-            | "trace" | "draw" | "pixel",
+            "initial" | "examples" | "assemble" | "disassemble" | "check" | "translate" | "ctab"
+            | "run" | "trace" | "draw" | "pixel" | "texture",
         ) => Err(ApiError {
             status: 405,
             message: format!("{method} /api/{path}: the method is not allowed"),
@@ -143,6 +145,7 @@ fn assemble(r: AssembleRequest) -> Result<Value, ApiError> {
         Ok(a) => Ok(json!({
             "tokens": a.tokens.iter().map(|t| format!("{t:08x}")).collect::<Vec<_>>(),
             "instructions": instructions(&a.tokens),
+            "meanings": meanings(&a.tokens),
             "warnings": a.warnings,
         })),
         Err(e) => {
@@ -166,6 +169,15 @@ fn assemble(r: AssembleRequest) -> Result<Value, ApiError> {
             })
         }
     }
+}
+
+/// What each token means (`dxso::binary::describe`), one entry per token:
+/// `{"role", "instruction", "text"}`.
+fn meanings(tokens: &[u32]) -> Vec<Value> {
+    dxso::binary::describe(tokens)
+        .into_iter()
+        .map(|m| json!({"role": m.role.name(), "instruction": m.instruction, "text": m.text}))
+        .collect()
 }
 
 /// Where each instruction's tokens are: `{"word", "words", "text"}` (its first token's
@@ -364,6 +376,9 @@ fn ctab(r: SourceRequest) -> Result<Value, ApiError> {
 struct RunRequest {
     /// The scene: a JSON object, or its text.
     scene: Value,
+    /// For a draw scene: the draw whose vertex stage runs.
+    #[serde(default)]
+    draw: Option<usize>,
 }
 
 /// The scene as text: given as an object or as a string.
@@ -374,9 +389,9 @@ fn scene_text(scene: Value) -> String {
     }
 }
 
-/// `dxso run SCENE.json`.
+/// `dxso run SCENE.json`; with `draw`, the vertex stage of that draw of a draw scene.
 fn run(dir: &Path, r: RunRequest) -> Result<Value, ApiError> {
-    super::scenes::run(&scene_text(r.scene), dir)
+    super::scenes::run(&scene_text(r.scene), dir, r.draw)
 }
 
 #[derive(Deserialize)]
@@ -384,11 +399,31 @@ fn run(dir: &Path, r: RunRequest) -> Result<Value, ApiError> {
 struct TraceRequest {
     scene: Value,
     vertex: usize,
+    #[serde(default)]
+    draw: Option<usize>,
 }
 
-/// `dxso run SCENE.json --trace N`.
+/// `dxso run SCENE.json --trace N`; with `draw`, a vertex of that draw of a draw scene.
 fn trace(dir: &Path, r: TraceRequest) -> Result<Value, ApiError> {
-    super::scenes::trace(&scene_text(r.scene), dir, r.vertex)
+    super::scenes::trace(&scene_text(r.scene), dir, r.vertex, r.draw)
+}
+
+/// The most texels of a PNG `/api/texture` takes: as inline JSON (four numbers a texel, up to
+/// four characters each) the texture must fit a scene in a request ([`MAX_BODY`]).
+///
+/// [`MAX_BODY`]: super::http::MAX_BODY
+pub const MAX_TEXTURE_TEXELS: usize = super::http::MAX_BODY / 16;
+
+/// `POST /api/texture` with a PNG as the body (not JSON): the inline texture a scene takes,
+/// the one `{"file": "x.png"}` would load (`dxso_draw::scene::textures::png_to_json`).
+fn texture(body: &[u8]) -> Result<Value, ApiError> {
+    dxso_draw::scene::textures::png_to_json(body, MAX_TEXTURE_TEXELS).map_err(|e| {
+        if e.is_internal() {
+            ApiError::internal(e.to_string())
+        } else {
+            ApiError::input(e.to_string())
+        }
+    })
 }
 
 #[derive(Deserialize)]

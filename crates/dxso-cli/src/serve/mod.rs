@@ -5,10 +5,12 @@
 //!   checks, panics caught);
 //! - `api`: the JSON endpoints, each a thin door to what a command calls;
 //! - `scenes`: every call into scenes and draws;
+//! - `examples`: the scenes under `examples/`, built in, for the page's pickers;
 //! - `assets`: the page (HTML, JS, CSS) built into the binary.
 
 mod api;
 mod assets;
+mod examples;
 mod http;
 mod scenes;
 

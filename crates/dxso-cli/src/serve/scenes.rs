@@ -17,13 +17,17 @@ pub const MAX_VERTICES: usize = 1 << 16;
 fn load(scene: &str, dir: &Path) -> Result<Scene, ApiError> {
     if is_draw_scene(scene) {
         return Err(ApiError::input(
-            "a draw scene (it names a pixel shader, draws or targets): /api/draw draws it, /api/pixel debugs a pixel",
+            "a draw scene (it names a pixel shader, draws or targets): /api/draw draws it, /api/pixel debugs a pixel; give \"draw\": N to run draw N's vertex stage",
         ));
     }
     let scene = Scene::from_json(scene, dir).map_err(|e| ApiError::input(format!("{e:#}")))?;
-    let vertices = scene
-        .vertex_count
-        .saturating_mul(scene.instance_count.max(1));
+    check_vertices(scene.vertex_count, scene.instance_count)?;
+    Ok(scene)
+}
+
+/// Refuse a draw of more than [`MAX_VERTICES`] vertices.
+fn check_vertices(vertex_count: usize, instance_count: usize) -> Result<(), ApiError> {
+    let vertices = vertex_count.saturating_mul(instance_count.max(1));
     if vertices > MAX_VERTICES {
         return Err(ApiError::input(format!(
             "the scene draws {} vertices; the playground runs at most {MAX_VERTICES} (dxso run takes any number)",
@@ -34,15 +38,59 @@ fn load(scene: &str, dir: &Path) -> Result<Scene, ApiError> {
             }
         )));
     }
-    Ok(scene)
+    Ok(())
 }
 
-/// `/api/run`: the scene's output vertices as `dxso run` prints them, plus `"warnings"`.
-pub fn run(scene: &str, dir: &Path) -> Result<Value, ApiError> {
-    let scene = load(scene, dir)?;
-    let out = scene
+/// The vertex stage a `run` or `trace` request runs: a run scene's device, or (with `draw`)
+/// the vertex stage of draw `draw` of a draw scene; its vertex and instance counts and the
+/// loader's warnings.
+struct Stage {
+    device: dxso_vm::Device,
+    vertex_count: usize,
+    instance_count: usize,
+    warnings: Vec<String>,
+}
+
+fn stage(scene: &str, dir: &Path, draw: Option<usize>) -> Result<Stage, ApiError> {
+    let Some(n) = draw else {
+        let s = load(scene, dir)?;
+        return Ok(Stage {
+            device: s.device,
+            vertex_count: s.vertex_count,
+            instance_count: s.instance_count,
+            warnings: s.warnings,
+        });
+    };
+    if !is_draw_scene(scene) {
+        return Err(ApiError::input(format!(
+            "draw {n}: a run scene has no draws (leave \"draw\" out)"
+        )));
+    }
+    let mut s = load_draw(scene, dir)?;
+    let count = s.draws.len();
+    if n >= count {
+        return Err(ApiError::input(format!(
+            "draw {n}: the scene has {count} draw{}",
+            if count == 1 { "" } else { "s" }
+        )));
+    }
+    let d = s.draws.swap_remove(n);
+    check_vertices(d.vertex_count, d.instance_count)?;
+    Ok(Stage {
+        device: d.vertex,
+        vertex_count: d.vertex_count,
+        instance_count: d.instance_count,
+        warnings: s.warnings,
+    })
+}
+
+/// `/api/run`: the scene's output vertices as `dxso run` prints them, plus `"warnings"`; with
+/// `draw`, those of a draw scene's draw `draw`.
+pub fn run(scene: &str, dir: &Path, draw: Option<usize>) -> Result<Value, ApiError> {
+    let stage = stage(scene, dir, draw)?;
+    let out = stage
         .device
-        .draw(scene.vertex_count, scene.instance_count)
+        .draw(stage.vertex_count, stage.instance_count)
         .map_err(|e| ApiError::input(e.to_string()))?;
     let mut writer = OutputWriter::new(RunFormat::Json, Vec::new());
     writer
@@ -53,7 +101,7 @@ pub fn run(scene: &str, dir: &Path) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::internal(e.to_string()))?;
     let mut doc: Value =
         serde_json::from_slice(&text).map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut warnings = scene.warnings.clone();
+    let mut warnings = stage.warnings;
     for u in &out.unbound_inputs {
         warnings.push(format!(
             "warning: {u} is declared by the shader but no declaration element feeds it; it reads (0, 0, 0, 1)"
@@ -61,6 +109,9 @@ pub fn run(scene: &str, dir: &Path) -> Result<Value, ApiError> {
     }
     if let Some(obj) = doc.as_object_mut() {
         obj.insert("warnings".into(), json!(warnings));
+        if let Some(n) = draw {
+            obj.insert("draw".into(), json!(n));
+        }
     }
     Ok(doc)
 }
@@ -70,11 +121,23 @@ pub fn run(scene: &str, dir: &Path) -> Result<Value, ApiError> {
 /// shader is checked with allow 2^24).
 pub const MAX_TRACED_INSTRUCTIONS: u64 = 0xFFFF;
 
-/// `/api/trace`: what `dxso run --trace N` prints, as JSON and as its text.
-pub fn trace(scene: &str, dir: &Path, vertex: usize) -> Result<Value, ApiError> {
-    let mut scene = load(scene, dir)?;
-    scene.device.set_max_instructions(MAX_TRACED_INSTRUCTIONS);
-    let t = crate::run::trace_vertex(&scene, vertex).map_err(|e| ApiError::input(e.to_string()))?;
+/// `/api/trace`: what `dxso run --trace N` prints, as JSON and as its text; with `draw`, a
+/// vertex of a draw scene's draw `draw`.
+pub fn trace(
+    scene: &str,
+    dir: &Path,
+    vertex: usize,
+    draw: Option<usize>,
+) -> Result<Value, ApiError> {
+    let mut stage = stage(scene, dir, draw)?;
+    stage.device.set_max_instructions(MAX_TRACED_INSTRUCTIONS);
+    let t = crate::run::trace_device(
+        &stage.device,
+        stage.vertex_count,
+        stage.instance_count,
+        vertex,
+    )
+    .map_err(|e| ApiError::input(e.to_string()))?;
     Ok(json!({
         "vertex": t.vertex,
         "steps": t.steps.iter().map(|s| json!({

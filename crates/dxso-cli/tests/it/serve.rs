@@ -241,6 +241,31 @@ fn assemble() {
         Some(&json!("0000ffff"))
     );
     assert_eq!(v["instructions"][1]["text"], "mov oPos, v0");
+    // Each token's meaning (dxso::binary::describe), parallel to the tokens.
+    assert_eq!(v["meanings"].as_array().map(Vec::len), Some(8), "{v}");
+    assert_eq!(v["tokens"][5], "c00f0000");
+    assert_eq!(
+        v["meanings"][5],
+        json!({"role": "destination", "instruction": 1,
+               "text": "destination: oPos (RASTOUT 0), write mask xyzw"})
+    );
+    assert_eq!(
+        v["meanings"][0]["text"],
+        "version token: vs_2_0 (a vertex shader, model 2.0)"
+    );
+    assert_eq!(
+        v["meanings"][4]["text"],
+        "instruction: mov (opcode 1), 2 parameter tokens"
+    );
+    assert_eq!(
+        v["meanings"][6]["text"],
+        "source: v0 (INPUT 0), swizzle xyzw"
+    );
+    assert_eq!(v["meanings"][2]["text"], "dcl usage: position, index 0");
+    assert_eq!(
+        v["meanings"][7],
+        json!({"role": "end", "instruction": null, "text": "end token"})
+    );
     // The same tokens as `dxso asm --hex`.
     let (_, v) = s.post("assemble", &json!({"source": read("scale.asm")}));
     assert_eq!(v["tokens"], json!(expected));
@@ -250,6 +275,21 @@ fn assemble() {
         v["tokens"][1].as_str().map(|t| t.ends_with("fffe")),
         Some(true),
         "{v}"
+    );
+    assert_eq!(v["meanings"][1]["role"], "comment");
+    assert!(
+        v["meanings"][1]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("(CTAB: the constant table)"),
+        "{v}"
+    );
+    assert_eq!(
+        v["meanings"][2]["text"],
+        format!(
+            "comment DWORD 1 of {}: the tag \"CTAB\"",
+            u32::from_str_radix(&v["tokens"][1].as_str().unwrap()[..4], 16).unwrap()
+        )
     );
 
     let (status, v) = s.post(
@@ -693,4 +733,176 @@ fn draw_and_pixel() {
     let (status, v) = s.post("run", &json!({"scene": quad_scene()}));
     assert_eq!(status, 422, "{v}");
     assert!(v["error"].as_str().unwrap().contains("/api/draw"), "{v}");
+}
+
+#[test]
+fn examples_built_in() {
+    let s = Server::start(None);
+    let (status, body) = s.get("/api/examples");
+    assert_eq!(status, 200);
+    let v = json_of(&body);
+    let list = v["examples"].as_array().expect("a list");
+    let names: Vec<&str> = list.iter().filter_map(|e| e["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "textured",
+            "terrain",
+            "two_sided",
+            "fog",
+            "bump",
+            "blending",
+            "heightmap"
+        ]
+    );
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for e in list {
+        let name = e["name"].as_str().unwrap();
+        // Each scene has its shaders inline: it draws, wherever the server runs, the picture
+        // committed beside it (what `dxso draw` drew), byte for byte.
+        if e["kind"] == "draw" {
+            let (status, png) = s.request(
+                "POST",
+                "/api/draw",
+                &[],
+                json!({"scene": e["scene"]}).to_string().as_bytes(),
+            );
+            assert_eq!(status, 200, "{name}: {}", String::from_utf8_lossy(&png));
+            let file = examples.join(format!("draw/{name}.scene.png"));
+            assert!(png == std::fs::read(&file).unwrap(), "{name}: not {file:?}");
+        }
+    }
+    // The terrain: its pixel shader opens in the editor; its mesh is the scene's geometry.
+    let terrain = &list[1];
+    let ps = std::fs::read_to_string(examples.join("draw/terrain.ps.asm")).unwrap();
+    assert_eq!(terrain["shader"], ps);
+    assert_eq!(
+        terrain["scene"]["shader_asm"]
+            .as_str()
+            .map(|t| t.contains("vs_")),
+        Some(true)
+    );
+    let mesh = &terrain["mesh"];
+    assert_eq!(mesh["primitive"], "TRIANGLELIST");
+    assert_eq!(mesh["vertex_count"], 3174);
+    assert_eq!(mesh["indices"].as_array().map(Vec::len), Some(3174));
+    assert_eq!(mesh["declaration"][0]["usage"], "POSITION");
+    assert_eq!(mesh["streams"][0]["stride"], 16);
+    // The heightmap is a run scene: it runs as `dxso run` runs its file.
+    let heightmap = &list[6];
+    assert_eq!(heightmap["kind"], "run");
+    let (status, v) = s.post("run", &json!({"scene": heightmap["scene"]}));
+    assert_eq!(status, 200, "{v}");
+    let cli: Value = serde_json::from_str(&dxso(&[
+        "run",
+        examples.join("heightmap/scene.json").to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(v["vertices"], cli["vertices"]);
+    let (status, _) = s.post("examples", &json!({}));
+    assert_eq!(status, 405);
+}
+
+#[test]
+fn a_png_becomes_an_inline_texture() {
+    let s = Server::start(None);
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/heightmap");
+    let png = std::fs::read(examples.join("height.png")).unwrap();
+    let (status, body) = s.request("POST", "/api/texture", &[], &png);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let t = json_of(&body);
+    assert_eq!(
+        (&t["format"], &t["width"], &t["height"]),
+        (&json!("A8B8G8R8"), &json!(4), &json!(4))
+    );
+    // height.png's second texel is grey 17: R, G, B, then an opaque A.
+    assert_eq!(t["levels"][0].as_array().unwrap()[4..8], [17, 17, 17, 255]);
+    // In place of the file, the scene runs as `dxso run` runs the one naming the file.
+    let mut scene: Value =
+        serde_json::from_str(&std::fs::read_to_string(examples.join("scene-png.json")).unwrap())
+            .unwrap();
+    scene["shader_asm"] = json!(std::fs::read_to_string(examples.join("displace.asm")).unwrap());
+    scene.as_object_mut().unwrap().remove("shader");
+    scene["textures"]["s0"] = t;
+    let (status, v) = s.post("run", &json!({"scene": scene}));
+    assert_eq!(status, 200, "{v}");
+    let cli: Value = serde_json::from_str(&dxso(&[
+        "run",
+        examples.join("scene-png.json").to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(v["vertices"], cli["vertices"]);
+    // Not a PNG: 422 with the reader's message.
+    let (status, body) = s.request("POST", "/api/texture", &[], b"GIF89a");
+    assert_eq!(status, 422);
+    assert!(
+        json_of(&body)["error"].as_str().unwrap().starts_with("PNG"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    // A PNG larger than a scene in a request can hold inline (1024x1024, 8 KiB of PNG): 422.
+    let mut big = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut big, 1024, 1024);
+        e.set_color(png::ColorType::Grayscale);
+        let mut w = e.write_header().expect("a header");
+        w.write_image_data(&vec![0u8; 1024 * 1024])
+            .expect("the pixels");
+    }
+    let (status, body) = s.request("POST", "/api/texture", &[], &big);
+    assert_eq!(status, 422);
+    assert_eq!(
+        json_of(&body)["error"],
+        "PNG: 1024x1024 is more than the 262144 texels allowed here"
+    );
+    let (status, _) = s.get("/api/texture");
+    assert_eq!(status, 405);
+}
+
+#[test]
+fn a_draw_scenes_vertex_stage() {
+    let s = Server::start(None);
+    // The quad has no vertex shader: its POSITIONT vertices pass through.
+    let (status, v) = s.post("run", &json!({"scene": quad_scene(), "draw": 0}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["draw"], 0);
+    assert_eq!(v["vertices"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["outputs"], json!({"o0": "POSITION0"}));
+    assert_eq!(v["vertices"][1]["o0"], json!([16.0, 0.0, 0.5, 1.0]));
+    // A draw with a vertex shader: the two_sided example's, against its trace.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/draw");
+    let scene = std::fs::read_to_string(examples.join("two_sided.scene.json")).unwrap();
+    let mut scene: Value = serde_json::from_str(&scene).unwrap();
+    scene["shader_asm"] =
+        json!(std::fs::read_to_string(examples.join("two_sided.vs.asm")).unwrap());
+    scene["pixel_shader_asm"] =
+        json!(std::fs::read_to_string(examples.join("two_sided.ps.asm")).unwrap());
+    let obj = scene.as_object_mut().unwrap();
+    obj.remove("shader");
+    obj.remove("pixel_shader");
+    let (status, v) = s.post("run", &json!({"scene": scene, "draw": 0}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["vertices"].as_array().map(Vec::len), Some(12));
+    let (status, t) = s.post("trace", &json!({"scene": scene, "vertex": 2, "draw": 0}));
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(t["steps"][0]["text"], "mov o0, v0");
+    assert_eq!(
+        t["outputs"][1],
+        json!({"register": "o1", "semantic": "COLOR0", "value": [0.9, 0.5, 0.3, 1.0]})
+    );
+    // The trace's outputs are the table's row.
+    let reg = t["outputs"][0]["register"].as_str().unwrap();
+    assert_eq!(t["outputs"][0]["value"], v["vertices"][2][reg]);
+    assert_eq!(v["vertices"][2]["o0"], json!([-0.51, 0.48541018, 0.5, 1.0]));
+    // Bad input.
+    let (status, v) = s.post("run", &json!({"scene": quad_scene(), "draw": 1}));
+    assert_eq!(status, 422, "{v}");
+    assert_eq!(v["error"], "draw 1: the scene has 1 draw");
+    let (status, v) = s.post("run", &json!({"scene": scale_scene(), "draw": 0}));
+    assert_eq!(status, 422, "{v}");
+    let (status, v) = s.post(
+        "trace",
+        &json!({"scene": quad_scene(), "vertex": 4, "draw": 0}),
+    );
+    assert_eq!(status, 422, "{v}");
 }

@@ -629,3 +629,52 @@ fn hostile_values_in_every_field_are_errors_not_panics() {
         }
     }
 }
+
+#[test]
+fn a_png_as_an_inline_texture_is_the_texture_its_file_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/heightmap");
+    // height.png: 4x4 grey, 8-bit, rows 0 17 34 51 / 68 85 102 119 / ...
+    let png = std::fs::read(dir.join("height.png")).unwrap();
+    let t = textures::png_to_json(&png, 16).unwrap();
+    assert_eq!(
+        textures::png_to_json(&png, 15).unwrap_err().to_string(),
+        "PNG: 4x4 is more than the 15 texels allowed here"
+    );
+    assert_eq!(
+        (&t["type"], &t["format"], &t["width"], &t["height"]),
+        (
+            &serde_json::json!("2d"),
+            &serde_json::json!("A8B8G8R8"),
+            &serde_json::json!(4),
+            &serde_json::json!(4)
+        )
+    );
+    let level = t["levels"][0].as_array().unwrap();
+    assert_eq!(level.len(), 64);
+    // Grey expanded to R, G, B and an opaque A, in memory order (A8B8G8R8: R first).
+    assert_eq!(
+        level[4..12],
+        serde_json::json!([17, 17, 17, 255, 34, 34, 34, 255])
+            .as_array()
+            .unwrap()[..]
+    );
+    assert_eq!(level[63], 255);
+    // The scene with the texture inline draws what the scene naming the file draws.
+    let text = std::fs::read_to_string(dir.join("scene-png.json")).unwrap();
+    let mut inline: serde_json::Value = serde_json::from_str(&text).unwrap();
+    inline["textures"]["s0"] = t;
+    let by_file = Scene::from_json(&text, &dir).unwrap();
+    let by_value = Scene::from_json(&inline.to_string(), &dir).unwrap();
+    let a = by_file.device.draw(16, 1).unwrap();
+    let b = by_value.device.draw(16, 1).unwrap();
+    for v in 0..16 {
+        assert_eq!(a.vertex(v), b.vertex(v), "vertex {v}");
+    }
+    // Not a PNG: an error, not a panic.
+    assert!(
+        textures::png_to_json(b"not a png", 16)
+            .unwrap_err()
+            .to_string()
+            .starts_with("PNG")
+    );
+}

@@ -237,6 +237,41 @@ pub const PNG_DECODER_BYTES: usize = MAX_TEXTURE_TEXELS * 8;
 /// A PNG as one A8B8G8R8 (8-bit) or A16B16G16R16 (16-bit) level; grey images are expanded.
 /// The declared size is checked against the texture limits before anything is allocated.
 pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
+    let (format, w, h, level) = png_level(bytes, MAX_TEXTURE_TEXELS)?;
+    Ok(Texture::new(TextureKind::TwoD, format, w, h, 1, &[level])?)
+}
+
+/// A PNG as the inline texture a scene writes (`{"type": "2d", "format": "A8B8G8R8",
+/// "width": W, "height": H, "levels": [[R, G, B, A, ...]]}`, 16-bit PNGs as
+/// `A16B16G16R16`): the texture that `{"file": "x.png"}` loads, for a scene that carries its
+/// texture in itself (the playground puts a PNG from the browser into its scene this way).
+/// A PNG of more than `max_texels` texels is refused before it is decoded (inline, each texel
+/// is four numbers of JSON).
+pub fn png_to_json(bytes: &[u8], max_texels: usize) -> Result<Value, SceneError> {
+    let (format, w, h, level) = png_level(bytes, max_texels)?;
+    let numbers: Vec<Value> = if format == Format::A16B16G16R16 {
+        level
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]).into())
+            .collect()
+    } else {
+        level.iter().map(|&b| b.into()).collect()
+    };
+    Ok(serde_json::json!({
+        "type": "2d",
+        "format": format.name(),
+        "width": w,
+        "height": h,
+        "levels": [numbers],
+    }))
+}
+
+/// A PNG's one level in memory order, its format and size; more than `max_texels` texels is an
+/// error before anything is decoded.
+fn png_level(
+    bytes: &[u8],
+    max_texels: usize,
+) -> Result<(Format, usize, usize, Vec<u8>), SceneError> {
     let png_error = |e: png::DecodingError| SceneError::new(format!("PNG: {e}"));
     let limits = png::Limits {
         bytes: PNG_DECODER_BYTES,
@@ -250,6 +285,9 @@ pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
     })?;
     let (w, h) = reader.info().size();
     Texture::check_size(TextureKind::TwoD, w as usize, h as usize, 1, 1).context("PNG")?;
+    if (w as usize).saturating_mul(h as usize) > max_texels {
+        bail!("PNG: {w}x{h} is more than the {max_texels} texels allowed here");
+    }
     let size = reader
         .output_buffer_size()
         .filter(|&n| n <= PNG_DECODER_BYTES)
@@ -296,7 +334,7 @@ pub fn load_png(bytes: &[u8]) -> Result<Texture, SceneError> {
     } else {
         Format::A8B8G8R8
     };
-    Ok(Texture::new(TextureKind::TwoD, format, w, h, 1, &[out])?)
+    Ok((format, w, h, out))
 }
 
 /// A DDS with its mip chain (2D, cube or volume) in one of the formats the stage samples.

@@ -281,3 +281,46 @@ fn unity_listings_print_as_they_are() {
     let expected: Vec<&str> = UNITY_EXCEPTIONS.iter().map(|e| e.0).collect();
     assert_eq!(names, expected, "Unity listings that print differently");
 }
+
+/// `binary::describe` on every corpus shader: one meaning a token, none unread, each
+/// instruction's first token an instruction or comment token, the last the end token (so no
+/// instruction is described with a token too many or too few).
+#[test]
+fn corpus_tokens_are_described() {
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
+        return;
+    };
+    let mut described = 0usize;
+    for path in dxso_testdata::asm_files(&dir) {
+        let Ok(shader) = text::parse(&dxso_testdata::read_text(&path)) else {
+            continue;
+        };
+        let tokens = binary::write(&shader).expect("assembled shaders encode");
+        let (_, offsets) = binary::read_with_offsets(&tokens).expect("own tokens decode");
+        let m = binary::describe(&tokens);
+        let name = path.display();
+        assert_eq!(m.len(), tokens.len(), "{name}");
+        assert!(
+            m.iter().all(|m| m.role != binary::TokenRole::Unread),
+            "{name}"
+        );
+        for (k, &o) in offsets.iter().enumerate() {
+            assert!(
+                matches!(
+                    m[o].role,
+                    binary::TokenRole::Instruction | binary::TokenRole::Comment
+                ),
+                "{name}: word {o}: {:?}",
+                m[o]
+            );
+            assert_eq!(m[o].instruction, Some(k), "{name}: word {o}");
+        }
+        assert_eq!(
+            m.last().map(|m| m.role),
+            Some(binary::TokenRole::End),
+            "{name}"
+        );
+        described += 1;
+    }
+    assert!(described > 3700, "{described} shaders described");
+}

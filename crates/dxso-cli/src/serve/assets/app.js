@@ -278,34 +278,37 @@ async function refresh() {
   savePermalink();
 }
 
+// The tokens, each with its meaning from the server (`meanings`, dxso::binary::describe):
+// shown on hover below the tokens (and as the token's title), its instruction's tokens lit.
 function renderTokens(asm) {
   const box = $("tokens");
   box.innerHTML = "";
+  $("token-meaning").textContent = "";
   $("tokens-error").textContent = asm.ok ? "" : "the shader does not assemble (see the diagnostics)";
   if (!asm.ok) return;
-  const tokens = asm.data.tokens;
-  const meaning = new Array(tokens.length).fill(null);
-  meaning[0] = {text: "version token", cls: "version"};
-  meaning[tokens.length - 1] = {text: "end token (0000ffff)", cls: "end"};
-  asm.data.instructions.forEach((inst, n) => {
-    for (let k = 0; k < inst.words; k++) {
-      const what = k === 0 ? "instruction token" : `token ${k + 1} of ${inst.words}`;
-      meaning[inst.word + k] = {text: `${what}: ${inst.text}`, cls: k === 0 ? "first" : "", inst: n};
-    }
-  });
-  tokens.forEach((t, i) => {
+  const meanings = asm.data.meanings || [];
+  const lines = asm.data.instructions || [];
+  asm.data.tokens.forEach((t, i) => {
+    const m = meanings[i] || {role: "", text: "", instruction: null};
     const span = document.createElement("span");
-    const m = meaning[i] || {text: "", cls: ""};
-    span.className = `tok ${m.cls}`;
+    span.className = `tok role-${m.role}`;
     span.textContent = t;
-    span.title = `word ${i}: ${m.text}`;
-    if (m.inst !== undefined) {
-      span.dataset.inst = m.inst;
-      span.addEventListener("mouseenter", () => box.querySelectorAll(`[data-inst="${m.inst}"]`).forEach((s) => s.classList.add("hot")));
-      span.addEventListener("mouseleave", () => box.querySelectorAll(".hot").forEach((s) => s.classList.remove("hot")));
-    }
+    span.dataset.word = i;
+    const line = m.instruction !== null && lines[m.instruction] ? lines[m.instruction].text : "";
+    const text = `word ${i}: ${m.text}${line ? `\n  in: ${line}` : ""}`;
+    span.title = text;
+    if (m.instruction !== null) span.dataset.inst = m.instruction;
+    span.addEventListener("mouseenter", () => {
+      $("token-meaning").textContent = text;
+      if (m.instruction !== null) box.querySelectorAll(`[data-inst="${m.instruction}"]`).forEach((s) => s.classList.add("hot"));
+      span.classList.add("here");
+    });
+    span.addEventListener("mouseleave", () => {
+      box.querySelectorAll(".hot, .here").forEach((s) => s.classList.remove("hot", "here"));
+    });
     box.appendChild(span);
   });
+  $("token-meaning").textContent = "hover a token for its meaning";
 }
 
 function renderCtab(ctab) {
@@ -392,6 +395,18 @@ function shaderPlace(scene) {
   return {place, file, inline, constants};
 }
 
+// A scene as the scene pane shows it: indented JSON, each array of numbers on one line.
+function sceneText(scene) {
+  return JSON.stringify(scene, null, 2)
+    .replace(/\[[\d\s,.eE+-]*\]/g, (m) => m.replace(/\s+/g, " ").replace("[ ", "[").replace(" ]", "]"));
+}
+
+// The draw the editor's shader goes into (0 for a scene without "draws").
+function drawIndex(scene) {
+  const {place} = shaderPlace(scene);
+  return Array.isArray(scene.draws) ? Math.max(0, scene.draws.indexOf(place)) : 0;
+}
+
 function parsedScene() {
   try {
     const scene = JSON.parse($("scene").value);
@@ -429,7 +444,94 @@ function setSceneConstant(name, text) {
   place[constants] = place[constants] || {};
   if (items.length === 0) delete place[constants][name];
   else place[constants][name] = items.length === 1 ? items[0] : items;
-  $("scene").value = JSON.stringify(scene, null, 2);
+  $("scene").value = sceneText(scene);
+  savePermalink();
+}
+
+// ---------------------------------------------------------------- the scene form
+
+let examples = [];
+
+// The examples under examples/ (built into the server): the Example and Mesh pickers.
+async function loadExamples() {
+  const r = await api("examples");
+  if (!r.ok) return;
+  examples = r.data.examples;
+  for (const e of examples) {
+    const opt = new Option(`${e.name} (${e.kind} scene)`, e.name);
+    $("example").appendChild(opt);
+    const m = e.mesh;
+    const count = m.indices ? `${m.indices.length} indices` : `${m.vertex_count} vertices`;
+    $("mesh").appendChild(new Option(`${e.name}: ${(m.primitive || "TRIANGLELIST").toLowerCase()}, ${count}`, e.name));
+  }
+}
+
+// Open an example: its scene in the scene pane, its shader in the editor.
+async function openExample(name) {
+  const e = examples.find((x) => x.name === name);
+  if (!e) return;
+  $("scene").value = sceneText(e.scene);
+  if (typeof e.shader === "string") await setShader(e.shader);
+  $("form-note").textContent = `opened the ${e.name} example`;
+  savePermalink();
+}
+
+// Put an example's mesh into the scene, where the editor's shader goes (a draw scene's draw,
+// or the scene): its primitive, vertex count, indices, declaration and streams replace the
+// scene's ("mesh" too).
+function useMesh(name) {
+  const e = examples.find((x) => x.name === name);
+  const scene = parsedScene();
+  if (!e || !scene) {
+    $("form-note").textContent = "the scene is not a JSON object: fix it to use a mesh";
+    return;
+  }
+  const {place} = shaderPlace(scene);
+  if (!place || typeof place !== "object") return;
+  for (const k of ["mesh", "primitive", "vertex_count", "indices", "declaration", "streams"]) delete place[k];
+  Object.assign(place, JSON.parse(JSON.stringify(e.mesh)));
+  $("scene").value = sceneText(scene);
+  $("form-note").textContent = `the ${e.name} example's mesh is in the scene`;
+  savePermalink();
+}
+
+// The sampler slots a texture can go to: s0..s15 (a vs uses s0..s3).
+function fillTextureSlots() {
+  for (let n = 0; n < 16; n++) $("texture-slot").appendChild(new Option(`s${n}`, `s${n}`));
+}
+
+// A PNG from a file into the scene as an inline texture: the server reads the PNG
+// (/api/texture, the library's PNG reader) and answers the texture's JSON.
+async function loadTexture(file) {
+  const note = $("form-note");
+  if (file.size > 4 << 20) {
+    note.textContent = `${file.name}: larger than the playground's 4 MiB limit`;
+    return;
+  }
+  let response;
+  try {
+    response = await fetch("/api/texture", {method: "POST", headers: {"Content-Type": "image/png"}, body: await file.arrayBuffer()});
+  } catch (e) {
+    note.textContent = `the server is not answering (${e.message})`;
+    return;
+  }
+  const data = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
+  if (!response.ok) {
+    note.textContent = `${file.name}: ${data.error}`;
+    return;
+  }
+  const scene = parsedScene();
+  if (!scene) {
+    note.textContent = "the scene is not a JSON object: fix it to add a texture";
+    return;
+  }
+  const {place} = shaderPlace(scene);
+  const field = shaderKind(source.value) === "ps" ? "pixel_textures" : "textures";
+  const slot = $("texture-slot").value;
+  place[field] = place[field] || {};
+  place[field][slot] = data;
+  $("scene").value = sceneText(scene);
+  note.textContent = `${file.name}: ${data.width}x${data.height} ${data.format} in ${field}.${slot}`;
   savePermalink();
 }
 
@@ -444,6 +546,8 @@ function clearResults() {
   $("picture-note").textContent = "";
 }
 
+let lastDraw = null;
+
 async function run() {
   clearResults();
   let scene;
@@ -456,24 +560,30 @@ async function run() {
   savePermalink();
   setStatus("running…");
   lastScene = scene;
-  if (isDrawScene(scene)) {
-    await drawPicture(scene);
-    return;
-  }
-  const r = await api("run", {scene});
+  // A draw scene: its picture, and the output vertices of its first draw's vertex stage.
+  lastDraw = isDrawScene(scene) ? drawIndex(scene) : null;
+  if (lastDraw !== null && !(await drawPicture(scene))) return;
+  const r = await api("run", lastDraw === null ? {scene} : {scene, draw: lastDraw});
   if (!r.ok) {
     $("run-error").textContent = r.data.error;
     setStatus("run failed");
     return;
   }
-  $("run-warnings").textContent = (r.data.warnings || []).join("\n");
+  renderOutputs(r.data);
+  setStatus(lastDraw === null ? "ran" : "drawn");
+}
+
+// The output vertices as a table (a row per vertex, a column per output register); a click
+// on a row traces that vertex.
+function renderOutputs(data) {
+  $("run-warnings").textContent = (data.warnings || []).join("\n");
   const thead = $("outputs").querySelector("thead");
   const tbody = $("outputs").querySelector("tbody");
-  const regs = Object.keys(r.data.outputs);
+  const regs = Object.keys(data.outputs);
   const head = document.createElement("tr");
-  head.innerHTML = "<th>#</th>" + regs.map((k) => `<th>${escapeHtml(k)} <span class="sub">${escapeHtml(r.data.outputs[k])}</span></th>`).join("");
+  head.innerHTML = "<th>#</th>" + regs.map((k) => `<th>${escapeHtml(k)} <span class="sub">${escapeHtml(data.outputs[k])}</span></th>`).join("");
   thead.appendChild(head);
-  r.data.vertices.forEach((v, i) => {
+  data.vertices.forEach((v, i) => {
     const tr = document.createElement("tr");
     tr.dataset.vertex = i;
     const td = document.createElement("td");
@@ -487,8 +597,8 @@ async function run() {
     tr.addEventListener("click", () => traceVertex(i, tr));
     tbody.appendChild(tr);
   });
-  $("outputs-note").textContent = `${r.data.vertices.length} vertices; click a row for its trace.`;
-  setStatus("ran");
+  const which = lastDraw === null ? "" : ` of draw ${lastDraw}'s vertex stage`;
+  $("outputs-note").textContent = `${data.vertices.length} output vertices${which}; click a row for its trace.`;
 }
 
 // A draw scene: the picture of target 0; a click on a pixel debugs it.
@@ -502,7 +612,7 @@ async function drawPicture(scene) {
     });
   } catch (e) {
     $("run-error").textContent = `the server is not answering (${e.message})`;
-    return;
+    return false;
   }
   if (!response.ok) {
     let message = `HTTP ${response.status}`;
@@ -511,7 +621,7 @@ async function drawPicture(scene) {
     } catch (e) { /* not JSON */ }
     $("run-error").textContent = message;
     setStatus("draw failed");
-    return;
+    return false;
   }
   const img = $("picture");
   if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
@@ -522,7 +632,7 @@ async function drawPicture(scene) {
   img.style.width = `${img.naturalWidth * scale}px`;
   $("picture-box").hidden = false;
   $("picture-note").textContent = `${img.naturalWidth}x${img.naturalHeight}, target 0; click a pixel to debug it.`;
-  setStatus("drawn");
+  return true;
 }
 
 $("picture").addEventListener("click", async (e) => {
@@ -545,7 +655,7 @@ $("picture").addEventListener("click", async (e) => {
 async function traceVertex(i, row) {
   document.querySelectorAll("#outputs tr.selected").forEach((r) => r.classList.remove("selected"));
   row.classList.add("selected");
-  const r = await api("trace", {scene: lastScene, vertex: i});
+  const r = await api("trace", lastDraw === null ? {scene: lastScene, vertex: i} : {scene: lastScene, vertex: i, draw: lastDraw});
   $("trace").textContent = r.ok ? r.data.text : r.data.error;
 }
 
@@ -647,6 +757,18 @@ function changed(now) {
 source.addEventListener("input", () => changed());
 for (const id of ["caps", "style", "lang", "float"]) $(id).addEventListener("change", () => changed(true));
 $("run").addEventListener("click", run);
+$("example").addEventListener("change", async (e) => {
+  await openExample(e.target.value);
+  e.target.value = "";
+});
+$("mesh").addEventListener("change", (e) => {
+  useMesh(e.target.value);
+  e.target.value = "";
+});
+$("texture-file").addEventListener("change", async (e) => {
+  if (e.target.files[0]) await loadTexture(e.target.files[0]);
+  e.target.value = "";
+});
 $("scene").addEventListener("change", () => {
   savePermalink();
   for (const input of document.querySelectorAll(".ctab-value")) input.value = sceneConstant(input.dataset.name);
@@ -676,6 +798,8 @@ document.addEventListener("drop", (e) => {
 });
 
 async function start() {
+  fillTextureSlots();
+  loadExamples();
   const link = readPermalink();
   if (link) {
     $("scene").value = typeof link.scene === "string" ? link.scene : DEFAULT_SCENE;
