@@ -362,7 +362,9 @@ impl Lowering<'_> {
         let dst_number = inst.dst.map_or(0, |d| d.reg.number);
         // ps_1_1 .. ps_1_3: the interpolated coordinates of stage `n` (x, y, z, w).
         let coords = |n: u32| identity(input_row(2 + n));
-        let unused = identity(rows.zero);
+        // Zero in every component: the rows after `zero` are `one` and scratch.
+        let zeros = rows_ref([rows.zero; 4]);
+        let unused = zeros;
         let sample = |dst: DstRef, coord: SrcRef, sampler: u32, mode: SampleMode| {
             Op::Pixel(PixelOp::Sample {
                 dst,
@@ -379,12 +381,11 @@ impl Lowering<'_> {
             // The alpha of the temporaries does not persist across the phase (`phase---ps`):
             // dxso makes it 0, as dxso-naga's translation does.
             O::Phase => {
-                let z = identity(rows.zero);
                 for r in 0..6 {
                     self.ops.push(Op::Alu {
                         kind: Alu::Mov,
                         dst: mask_dst(TEMP_BASE + r * 4, 0x8),
-                        src: [z, z, z],
+                        src: [zeros, zeros, zeros],
                     });
                 }
             }

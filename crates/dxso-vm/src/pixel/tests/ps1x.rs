@@ -463,6 +463,19 @@ fn ps_1_4_phase_zeroes_the_alpha_of_temporaries() {
     );
     let b = run(&st, |_| {});
     assert_eq!(color(&b, 0, 0), [0.25, 0.5, 0.75, 0.0]);
+    // The same after phase 1 used source modifiers, whose scratch rows sit beside the zero
+    // row the phase copies from (the alpha once read the second modified component: 0.6).
+    let st = state(
+        "ps_1_4\n\
+         def c0, 0.25, 0.5, 0.75, 1\n\
+         texcrd r2.xyz, t0\n\
+         add r3, r2_bx2, r2_bx2\n\
+         mov r1, c0\n\
+         phase\n\
+         mov r0, r1\n",
+    );
+    let b = run(&st, |b| set(&st, b, "t0", [0.9, 0.8, 0.7, 1.0]));
+    assert_eq!(color(&b, 0, 0), [0.25, 0.5, 0.75, 0.0]);
 }
 
 #[test]
