@@ -172,18 +172,7 @@ unsafe fn caps(spec: *const c_char) -> Result<Caps, Failure> {
     let spec = unsafe { CStr::from_ptr(spec) }
         .to_str()
         .map_err(|e| Failure::argument(format!("caps is not UTF-8: {e}")))?;
-    let caps = match spec {
-        "max" => Caps::max(),
-        "min" => Caps::min(),
-        json => {
-            serde_json::from_str::<Caps>(json).map_err(|e| Failure::input(format!("caps: {e}")))?
-        }
-    };
-    let problems = caps.problems();
-    if !problems.is_empty() {
-        return Err(Failure::input(format!("caps: {}", problems.join("; "))));
-    }
-    Ok(caps)
+    Caps::from_spec(spec).map_err(|e| Failure::input(format!("caps: {e}")))
 }
 
 /// Validate `len` bytes at `data` — assembly text, binary tokens or a hex listing — against

@@ -12,22 +12,17 @@ use std::path::{Path, PathBuf};
 /// nesting past a limit, say).
 pub const MAX_DIAGNOSTICS_PER_RULE: usize = 10;
 
-/// `min`, `max` or a JSON caps file.
+/// `min`, `max` or a JSON caps file (`Caps::from_spec` / `Caps::from_json`).
 pub fn load_caps(spec: &str) -> anyhow::Result<Caps> {
     let caps = match spec {
-        "max" => Caps::max(),
-        "min" => Caps::min(),
+        "max" | "min" => Caps::from_spec(spec),
         path => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading caps file {path}"))?;
-            serde_json::from_str::<Caps>(&text).with_context(|| format!("caps file {path}"))?
+            Caps::from_json(&text)
         }
     };
-    let problems = caps.problems();
-    if !problems.is_empty() {
-        anyhow::bail!("caps {spec}: {}", problems.join("; "));
-    }
-    Ok(caps)
+    caps.map_err(|e| anyhow::anyhow!("caps {spec}: {e}"))
 }
 
 /// One shader checked: its diagnostics as text (what `check` prints to stderr) and as the

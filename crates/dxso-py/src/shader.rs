@@ -363,39 +363,21 @@ pub fn parse_caps(caps: Option<&Bound<'_, PyAny>>) -> PyResult<Caps> {
     let Some(caps) = caps else {
         return Ok(Caps::max());
     };
-    let (spec, caps) = if let Ok(s) = caps.extract::<String>() {
-        let c = match s.as_str() {
-            "max" => Caps::max(),
-            "min" => Caps::min(),
-            _ => {
-                return Err(errors::Error::new_err(format!(
-                    "caps {s:?}: expected \"max\", \"min\" or a dict of D3DCAPS9 fields"
-                )));
-            }
-        };
-        (s, c)
+    let caps = if let Ok(s) = caps.extract::<String>() {
+        Caps::from_spec(&s)
     } else if caps.is_instance_of::<PyDict>() {
         let json: String = caps
             .py()
             .import("json")?
             .call_method1("dumps", (caps,))?
             .extract()?;
-        let c = serde_json::from_str::<Caps>(&json)
-            .map_err(|e| errors::Error::new_err(format!("caps: {e}")))?;
-        ("dict".to_string(), c)
+        Caps::from_json(&json)
     } else {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "caps is \"max\", \"min\" or a dict",
         ));
     };
-    let problems = caps.problems();
-    if !problems.is_empty() {
-        return Err(errors::Error::new_err(format!(
-            "caps {spec}: {}",
-            problems.join("; ")
-        )));
-    }
-    Ok(caps)
+    caps.map_err(|e| errors::Error::new_err(format!("caps: {e}")))
 }
 
 fn severity(s: Severity) -> &'static str {

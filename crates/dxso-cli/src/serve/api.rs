@@ -254,15 +254,9 @@ struct CheckRequest {
 /// `dxso check --format json [--caps min|max]`: the file's entry, and the text `check`
 /// prints.
 fn check(r: CheckRequest) -> Result<Value, ApiError> {
-    let caps = match r.caps.as_deref() {
-        None | Some("max") => dxso::validate::Caps::max(),
-        Some("min") => dxso::validate::Caps::min(),
-        Some(other) => {
-            return Err(ApiError::request(format!(
-                "caps {other:?}: expected \"min\" or \"max\""
-            )));
-        }
-    };
+    let spec = r.caps.as_deref().unwrap_or("max");
+    let caps = dxso::validate::Caps::from_spec(spec)
+        .map_err(|e| ApiError::request(format!("caps: {e}")))?;
     let one = crate::check::check_one(NAME, r.source.as_bytes(), &caps);
     let mut v = one.json;
     if let Some(obj) = v.as_object_mut() {

@@ -182,10 +182,77 @@ impl Caps {
         out
     }
 
+    /// A device as every face names one: `"max"`, `"min"`, or a JSON object of D3DCAPS9 fields
+    /// (what a `--caps FILE.json` holds), checked with [`Caps::problems`].
+    #[cfg(feature = "serde")]
+    pub fn from_spec(spec: &str) -> Result<Caps, CapsError> {
+        match spec.trim() {
+            "max" => Ok(Caps::max()),
+            "min" => Ok(Caps::min()),
+            json if json.starts_with('{') => Caps::from_json(json),
+            _ => Err(CapsError::Unknown),
+        }
+    }
+
+    /// A JSON object of D3DCAPS9 fields (unknown fields refused), checked with
+    /// [`Caps::problems`].
+    #[cfg(feature = "serde")]
+    pub fn from_json(json: &str) -> Result<Caps, CapsError> {
+        let caps: Caps = serde_json::from_str(json).map_err(|e| CapsError::Json(e.to_string()))?;
+        let problems = caps.problems();
+        if problems.is_empty() {
+            Ok(caps)
+        } else {
+            Err(CapsError::OutOfRange(problems))
+        }
+    }
+
     pub fn vs_predication(&self) -> bool {
         self.vs20.caps & VS20CAPS_PREDICATION != 0
     }
     pub fn ps_predication(&self) -> bool {
         self.ps20.caps & PS20CAPS_PREDICATION != 0
+    }
+}
+
+/// Why a caps spec was refused ([`Caps::from_spec`], [`Caps::from_json`]); the faces print
+/// it after `caps` and what named the caps (a file, a string, a dict).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CapsError {
+    /// Neither `max`, `min` nor a JSON object.
+    #[error("expected \"max\", \"min\" or a JSON object of D3DCAPS9 fields")]
+    Unknown,
+    /// Not JSON, or not the D3DCAPS9 fields (serde_json's message).
+    #[error("{0}")]
+    Json(String),
+    /// Fields outside what D3D9 defines for them ([`Caps::problems`]).
+    #[error("{}", .0.join("; "))]
+    OutOfRange(Vec<String>),
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_by_name_and_as_json() {
+        assert_eq!(Caps::from_spec("max"), Ok(Caps::max()));
+        assert_eq!(Caps::from_spec(" min\n"), Ok(Caps::min()));
+        let json = r#"{"MaxVertexShaderConst": 512}"#;
+        let caps = Caps::from_spec(json).unwrap();
+        assert_eq!(caps.max_vertex_shader_const, 512);
+        assert_eq!(caps, Caps::from_json(json).unwrap());
+        assert_eq!(
+            Caps::from_spec("mid").unwrap_err().to_string(),
+            r#"expected "max", "min" or a JSON object of D3DCAPS9 fields"#
+        );
+        assert_eq!(
+            Caps::from_spec(r#"{"MaxVertexShaderConst": 5}"#)
+                .unwrap_err()
+                .to_string(),
+            "MaxVertexShaderConst = 5 is outside 256..8192"
+        );
+        let unknown = Caps::from_json(r#"{"MaxVertexShaderConsts": 256}"#).unwrap_err();
+        assert!(matches!(&unknown, CapsError::Json(m) if m.contains("MaxVertexShaderConsts")));
     }
 }
