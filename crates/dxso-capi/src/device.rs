@@ -8,7 +8,7 @@
 use super::shader::{NAME, source_message};
 use super::{DxsoBool, DxsoStatus, Failure, guard, put, slice, writable};
 use dxso_format::source::Source;
-use dxso_format::validate::{Caps, Severity};
+use dxso_format::validate::Caps;
 use dxso_vm::{DeclType, Device, Frequency, Outputs, StreamSource, VertexElement};
 use std::ffi::{CString, c_char};
 use std::sync::{Mutex, MutexGuard};
@@ -151,16 +151,8 @@ pub unsafe extern "C" fn dxso_device_set_shader(
                 source.shader.version
             )));
         }
-        let checked =
-            dxso_format::validate::validate(&source.shader, &Caps::max()).map_err(|diags| {
-                let mut message = String::new();
-                for e in diags.iter().filter(|e| e.severity == Severity::Error) {
-                    let (at, _) = source.locate(NAME, e.instruction);
-                    message.push_str(&format!("{at}: error[{}]: {}\n", e.rule.id(), e.message));
-                }
-                message.push_str(&format!("{NAME}: the shader does not validate"));
-                Failure::input(message)
-            })?;
+        let checked = dxso_format::validate::validate(&source.shader, &Caps::max())
+            .map_err(|d| Failure::input(source.rejection(NAME, &d, false)))?;
         d.inner
             .set_vertex_shader(&checked)
             .map_err(Failure::input)?;

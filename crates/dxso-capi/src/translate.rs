@@ -3,7 +3,7 @@
 use super::shader::{NAME, source_message};
 use super::{DxsoBuffer, DxsoStatus, Failure, c_string, guard, put, slice, writable};
 use dxso_format::source::Source;
-use dxso_format::validate::{Caps, Severity};
+use dxso_format::validate::Caps;
 use dxso_naga::{FloatMode, Options, Output, Target};
 use std::ffi::c_char;
 
@@ -99,16 +99,8 @@ pub unsafe extern "C" fn dxso_translate(
         // SAFETY: the caller's contract.
         let data = unsafe { slice(data, len, "data") }?;
         let source = Source::load(data).map_err(|e| Failure::input(source_message(&e)))?;
-        let checked =
-            dxso_format::validate::validate(&source.shader, &Caps::max()).map_err(|d| {
-                let mut message = String::new();
-                for d in d.iter().filter(|d| d.severity == Severity::Error) {
-                    let (at, _) = source.locate(NAME, d.instruction);
-                    message.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
-                }
-                message.push_str(&format!("{NAME}: the shader does not validate"));
-                Failure::input(message)
-            })?;
+        let checked = dxso_format::validate::validate(&source.shader, &Caps::max())
+            .map_err(|d| Failure::input(source.rejection(NAME, &d, false)))?;
         let fail = |e: dxso_naga::Error| Failure::input(format!("{NAME}: error: {e}"));
         let t = dxso_naga::translate(&checked, &Options { float }).map_err(fail)?;
         let bytes = match dxso_naga::write(&t, target).map_err(fail)? {

@@ -10,23 +10,9 @@ fn load(path: &Path) -> Result<(String, Loaded), Failure> {
     let name = display_name(path);
     let bytes = read_input(path)?;
     let loaded = load_shader(&name, &bytes).map_err(Failure::Input)?;
-    let errors: Vec<String> = diagnostics(&loaded.shader, &Caps::max())
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| {
-            format!(
-                "{}: error[{}]: {}",
-                loaded.locate(&name, d.instruction).0,
-                d.rule.id(),
-                d.message
-            )
-        })
-        .collect();
-    if !errors.is_empty() {
-        return Err(Failure::Input(format!(
-            "{}\n{name}: the shader does not validate",
-            errors.join("\n")
-        )));
+    let found = diagnostics(&loaded.shader, &Caps::max());
+    if found.iter().any(|d| d.severity == Severity::Error) {
+        return Err(Failure::Input(loaded.rejection(&name, &found, false)));
     }
     Ok((name, loaded))
 }

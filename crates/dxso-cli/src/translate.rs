@@ -4,7 +4,7 @@
 use crate::input::load_shader;
 use crate::{Failure, display_name, read_input};
 use anyhow::Context;
-use dxso::validate::{Caps, Severity};
+use dxso::validate::Caps;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
@@ -36,23 +36,8 @@ pub fn translation(
     let loaded = load_shader(name, &bytes).map_err(Failure::Input)?;
     drop(bytes);
     // One validation; its diagnostics are what a refusal prints.
-    let checked = match dxso::validate::validate(&loaded.shader, &Caps::max()) {
-        Ok(c) => c,
-        Err(found) => {
-            let mut text = String::new();
-            for d in found.iter().filter(|d| d.severity == Severity::Error) {
-                let (at, snippet) = loaded.locate(name, d.instruction);
-                text.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
-                if let Some(s) = snippet {
-                    text.push_str(&s);
-                }
-            }
-            if text.is_empty() {
-                text = format!("{name}: error: the shader is invalid\n");
-            }
-            return Err(Failure::Input(text));
-        }
-    };
+    let checked = dxso::validate::validate(&loaded.shader, &Caps::max())
+        .map_err(|found| Failure::Input(loaded.rejection(name, &found, true) + "\n"))?;
     // The source (text, spans and its own copy of the instructions) is not needed past here.
     drop(loaded);
     let options = dxso_naga::Options {

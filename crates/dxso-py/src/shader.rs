@@ -406,12 +406,7 @@ fn findings(source: &Source, caps: &Caps) -> Vec<Diagnostic> {
 /// Validate against `caps`, or raise `ValidationError` with the command line's message.
 pub fn check(py: Python<'_>, name: &str, source: &Source, caps: &Caps) -> PyResult<Checked> {
     dxso::validate::validate(&source.shader, caps).map_err(|diags| {
-        let mut message = String::new();
-        for d in diags.iter().filter(|d| d.severity == Severity::Error) {
-            let (at, _) = source.locate(name, d.instruction);
-            message.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
-        }
-        message.push_str(&format!("{name}: the shader does not validate"));
+        let message = source.rejection(name, &diags, false);
         errors::with_diagnostics::<ValidationError>(py, message, findings(source, caps))
     })
 }

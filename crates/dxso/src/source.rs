@@ -173,6 +173,31 @@ impl Source {
         }
     }
 
+    /// The validator's refusal of this shader as every face prints it: one line a finding of
+    /// error severity in `diagnostics` (`NAME:LINE:COL: error[V011]: message`, or `NAME: word
+    /// N: ...` for bytecode), with the line and a caret under it when `snippets` is set and the
+    /// source is text, then `NAME: the shader does not validate`.
+    pub fn rejection(
+        &self,
+        name: &str,
+        diagnostics: &[crate::validate::Diagnostic],
+        snippets: bool,
+    ) -> String {
+        let mut text = String::new();
+        for d in diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::validate::Severity::Error)
+        {
+            let (at, snippet) = self.locate(name, d.instruction);
+            text.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
+            if let Some(s) = snippet.filter(|_| snippets) {
+                text.push_str(&s);
+            }
+        }
+        text.push_str(&format!("{name}: the shader does not validate"));
+        text
+    }
+
     /// Where instruction `i` of the shader read from file `name` is, as diagnostics begin
     /// (`NAME:LINE:COL`, `NAME: word N`, or `NAME` alone), and for text the source line with a
     /// caret under the column.
@@ -473,5 +498,31 @@ mod tests {
         assert_eq!(c.line_start(text, 9), text.len());
         assert_eq!(line_at(text, 2), "bb");
         assert_eq!(line_at(text, text.len()), "");
+    }
+
+    /// The refusal every face prints: each error at its place, then the verdict; text gets
+    /// its line and a caret when asked, bytecode its word offsets.
+    #[test]
+    fn a_rejection_names_each_error_then_the_verdict() {
+        let text = Source::load(b"vs_2_0\nmov oPos, v0\n").unwrap();
+        let found = crate::validate::diagnostics(&text.shader, &crate::validate::Caps::max());
+        assert_eq!(
+            text.rejection("a.asm", &found, false),
+            "a.asm:2:1: error[V011]: v0 is used but not declared\n\
+             a.asm: the shader does not validate"
+        );
+        assert_eq!(
+            text.rejection("a.asm", &found, true),
+            "a.asm:2:1: error[V011]: v0 is used but not declared\n    \
+             mov oPos, v0\n    ^\n\
+             a.asm: the shader does not validate"
+        );
+        let tokens = crate::binary::write_bytes(&text.shader).unwrap();
+        let binary = Source::load(&tokens).unwrap();
+        assert_eq!(
+            binary.rejection("a.vso", &found, true),
+            "a.vso: word 1: error[V011]: v0 is used but not declared\n\
+             a.vso: the shader does not validate"
+        );
     }
 }

@@ -5,7 +5,7 @@
 use super::{SceneError, bail};
 use dxso::ctab::ConstantTable;
 use dxso::source::{Source, SourceError};
-use dxso::validate::{Caps, Checked, Severity, validate};
+use dxso::validate::{Caps, Checked, validate};
 use std::path::Path;
 
 /// Load text or bytecode. `Err` is the rendered message (`FILE:LINE:COL: error: ...`).
@@ -74,20 +74,8 @@ pub(crate) fn load_checked(
         }
         _ => {}
     }
-    let checked = validate(&loaded.shader, &Caps::max()).map_err(|diags| {
-        let lines: Vec<String> = diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| {
-                let (at, _) = loaded.locate(name, d.instruction);
-                format!("{at}: error[{}]: {}", d.rule.id(), d.message)
-            })
-            .collect();
-        SceneError::new(format!(
-            "the shader does not validate:\n{}",
-            lines.join("\n")
-        ))
-    })?;
+    let checked = validate(&loaded.shader, &Caps::max())
+        .map_err(|diags| SceneError::new(loaded.rejection(name, &diags, false)))?;
     let warnings = checked
         .warnings()
         .iter()
