@@ -21,10 +21,7 @@ unsafe fn utf8<'a>(text: *const c_char, len: usize) -> Result<&'a str, Failure> 
 
 /// The message the command line prints for a source that cannot be read.
 pub(crate) fn source_message(e: &SourceError) -> String {
-    match e {
-        SourceError::Parse(p) => p.render(NAME).trim_end().to_string(),
-        SourceError::Read(r) => format!("{NAME}: error: {r}"),
-    }
+    e.render(NAME).trim_end().to_string()
 }
 
 /// `dxso_assemble` flag: build the constant table (CTAB) from the listing's `// Parameters:`

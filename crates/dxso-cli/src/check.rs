@@ -40,9 +40,9 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
     let loaded = match dxso::source::Source::load(bytes) {
         Ok(l) => l,
         Err(e) => {
-            let (text, items) = match e {
-                dxso::source::SourceError::Parse(e) => (
-                    e.render(name),
+            let text = e.render(name);
+            let items = match e {
+                dxso::source::SourceError::Parse(e) => {
                     e.0.iter()
                         .map(|p| {
                             serde_json::json!({
@@ -50,15 +50,12 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
                                 "line": p.line, "col": p.col,
                             })
                         })
-                        .collect(),
-                ),
-                dxso::source::SourceError::Read(e) => (
-                    format!("{name}: error: {e}\n"),
-                    vec![serde_json::json!({
-                        "rule": null, "severity": "error", "message": e.to_string(),
-                        "word": e.offset,
-                    })],
-                ),
+                        .collect()
+                }
+                dxso::source::SourceError::Read(e) => vec![serde_json::json!({
+                    "rule": null, "severity": "error", "message": e.to_string(),
+                    "word": e.offset,
+                })],
             };
             return FileCheck {
                 text,

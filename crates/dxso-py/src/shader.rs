@@ -332,9 +332,9 @@ pub fn load(data: &Bound<'_, PyAny>) -> PyResult<(String, Source)> {
 /// The message the command line prints for a source that cannot be read, and its
 /// diagnostics.
 fn source_error(name: &str, e: &SourceError) -> (String, Vec<Diagnostic>) {
-    match e {
-        SourceError::Parse(p) => (
-            p.render(name).trim_end().to_string(),
+    let message = e.render(name).trim_end().to_string();
+    let diagnostics = match e {
+        SourceError::Parse(p) => {
             p.0.iter()
                 .map(|e| {
                     let at = Position::Text {
@@ -343,19 +343,17 @@ fn source_error(name: &str, e: &SourceError) -> (String, Vec<Diagnostic>) {
                     };
                     Diagnostic::new("error", None, e.message.clone(), Some(at), None)
                 })
-                .collect(),
-        ),
-        SourceError::Read(r) => (
-            format!("{name}: error: {r}"),
-            vec![Diagnostic::new(
-                "error",
-                None,
-                r.kind.to_string(),
-                Some(Position::Word(r.offset)),
-                Some(r.instruction),
-            )],
-        ),
-    }
+                .collect()
+        }
+        SourceError::Read(r) => vec![Diagnostic::new(
+            "error",
+            None,
+            r.kind.to_string(),
+            Some(Position::Word(r.offset)),
+            Some(r.instruction),
+        )],
+    };
+    (message, diagnostics)
 }
 
 /// `"max"`, `"min"` or a dict of D3DCAPS9 fields (what a `--caps` JSON file holds).

@@ -52,6 +52,18 @@ pub enum SourceError {
     Read(ReadError),
 }
 
+impl SourceError {
+    /// The message every face prints for a source that cannot be read: the assembler's
+    /// errors, each with its line and a caret (`NAME:LINE:COL: error: ...`), or the reader's
+    /// (`NAME: error: ...` with the word offset); each line ends with a newline.
+    pub fn render(&self, name: &str) -> String {
+        match self {
+            SourceError::Parse(e) => e.render(name),
+            SourceError::Read(e) => format!("{name}: error: {e}\n"),
+        }
+    }
+}
+
 /// A shader read from text or bytecode, with each instruction's position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {

@@ -4,16 +4,13 @@
 
 use super::{SceneError, bail};
 use dxso::ctab::ConstantTable;
-use dxso::source::{Source, SourceError};
+use dxso::source::Source;
 use dxso::validate::{Caps, Checked, validate};
 use std::path::Path;
 
 /// Load text or bytecode. `Err` is the rendered message (`FILE:LINE:COL: error: ...`).
 pub fn load_shader(name: &str, bytes: &[u8]) -> Result<Source, String> {
-    Source::load(bytes).map_err(|e| match e {
-        SourceError::Parse(e) => e.render(name),
-        SourceError::Read(e) => format!("{name}: error: {e}\n"),
-    })
+    Source::load(bytes).map_err(|e| e.render(name))
 }
 
 /// A validated shader from a scene, with its constant table and the validator's warnings.
