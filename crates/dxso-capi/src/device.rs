@@ -152,7 +152,7 @@ pub unsafe extern "C" fn dxso_device_set_shader(
             )));
         }
         let checked = dxso_format::validate::validate(&source.shader, &Caps::max())
-            .map_err(|d| Failure::input(source.rejection(NAME, &d, false)))?;
+            .map_err(|d| Failure::input(source.rejection(NAME, &d)))?;
         d.inner
             .set_vertex_shader(&checked)
             .map_err(Failure::input)?;

@@ -100,7 +100,7 @@ pub unsafe extern "C" fn dxso_translate(
         let data = unsafe { slice(data, len, "data") }?;
         let source = Source::load(data).map_err(|e| Failure::input(source_message(&e)))?;
         let checked = dxso_format::validate::validate(&source.shader, &Caps::max())
-            .map_err(|d| Failure::input(source.rejection(NAME, &d, false)))?;
+            .map_err(|d| Failure::input(source.rejection(NAME, &d)))?;
         let fail = |e: dxso_naga::Error| Failure::input(format!("{NAME}: error: {e}"));
         let t = dxso_naga::translate(&checked, &Options { float }).map_err(fail)?;
         let bytes = match dxso_naga::write(&t, target).map_err(fail)? {

@@ -12,7 +12,7 @@ fn load(path: &Path) -> Result<(String, Loaded), Failure> {
     let loaded = load_shader(&name, &bytes).map_err(Failure::Input)?;
     let found = diagnostics(&loaded.shader, &Caps::max());
     if found.iter().any(|d| d.severity == Severity::Error) {
-        return Err(Failure::Input(loaded.rejection(&name, &found, false)));
+        return Err(Failure::Input(loaded.rejection(&name, &found)));
     }
     Ok((name, loaded))
 }

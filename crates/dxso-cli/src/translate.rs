@@ -37,7 +37,7 @@ pub fn translation(
     drop(bytes);
     // One validation; its diagnostics are what a refusal prints.
     let checked = dxso::validate::validate(&loaded.shader, &Caps::max())
-        .map_err(|found| Failure::Input(loaded.rejection(name, &found, true) + "\n"))?;
+        .map_err(|found| Failure::Input(loaded.rejection(name, &found) + "\n"))?;
     // The source (text, spans and its own copy of the instructions) is not needed past here.
     drop(loaded);
     let options = dxso_naga::Options {

@@ -404,7 +404,7 @@ fn findings(source: &Source, caps: &Caps) -> Vec<Diagnostic> {
 /// Validate against `caps`, or raise `ValidationError` with the command line's message.
 pub fn check(py: Python<'_>, name: &str, source: &Source, caps: &Caps) -> PyResult<Checked> {
     dxso::validate::validate(&source.shader, caps).map_err(|diags| {
-        let message = source.rejection(name, &diags, false);
+        let message = source.rejection(name, &diags);
         errors::with_diagnostics::<ValidationError>(py, message, findings(source, caps))
     })
 }

@@ -30,12 +30,29 @@ def shared():
     return d
 
 
+def _exe():
+    return os.environ.get("DXSO_BIN") or str(
+        pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / "dxso"
+    )
+
+
+@pytest.fixture
+def clib():
+    """The C library (libdxso.so beside the `dxso` binary: `cargo build -p dxso-capi`)."""
+    import ctypes
+
+    path = pathlib.Path(_exe()).with_name("libdxso.so")
+    if not path.exists():
+        _missing(f"the C library ({path})")
+    lib = ctypes.CDLL(str(path))
+    lib.dxso_last_error.restype = ctypes.c_char_p
+    return lib
+
+
 @pytest.fixture
 def cli():
     """Run the `dxso` command line: cli(args, stdin=None) -> CompletedProcess (bytes)."""
-    exe = os.environ.get("DXSO_BIN") or str(
-        pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / "dxso"
-    )
+    exe = _exe()
     if not os.path.exists(exe):
         _missing(f"the dxso binary ({exe})")
 

@@ -190,7 +190,7 @@ def test_device_errors_carry_the_library_messages():
     d = dxso.Device()
     with pytest.raises(dxso.DeviceError, match="^no vertex shader is set$"):
         d.draw(1)
-    with pytest.raises(dxso.ValidationError, match=r"^<string>:2:1: error\[V011\]: v0 is used but not declared\n<string>: the shader does not validate$"):
+    with pytest.raises(dxso.ValidationError, match=r"^<string>:2:1: error\[V011\]: v0 is used but not declared\n    mov oPos, v0\n    \^\n<string>: the shader does not validate$"):
         d.set_shader("vs_2_0\nmov oPos, v0\n")
     with pytest.raises(dxso.DeviceError, match="ps_2_0 is not a vertex shader"):
         d.set_shader("ps_2_0\nmov oC0, c0\n")

@@ -67,6 +67,8 @@ def test_errors():
         dxso.translate(bad)
     assert str(e.value) == (
         "<string>:4:1: error[V007]: 2 different v# registers in one instruction; vs_2_0 allows 1\n"
+        "    add r0, v0, v1\n"
+        "    ^\n"
         "<string>: the shader does not validate"
     )
     with pytest.raises(dxso.Error, match='unknown target "dxil"'):

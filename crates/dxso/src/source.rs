@@ -187,14 +187,9 @@ impl Source {
 
     /// The validator's refusal of this shader as every face prints it: one line a finding of
     /// error severity in `diagnostics` (`NAME:LINE:COL: error[V011]: message`, or `NAME: word
-    /// N: ...` for bytecode), with the line and a caret under it when `snippets` is set and the
-    /// source is text, then `NAME: the shader does not validate`.
-    pub fn rejection(
-        &self,
-        name: &str,
-        diagnostics: &[crate::validate::Diagnostic],
-        snippets: bool,
-    ) -> String {
+    /// N: ...` for bytecode), followed for text by the line and a caret under the column (as
+    /// the assembler's errors are), then `NAME: the shader does not validate`.
+    pub fn rejection(&self, name: &str, diagnostics: &[crate::validate::Diagnostic]) -> String {
         let mut text = String::new();
         for d in diagnostics
             .iter()
@@ -202,7 +197,7 @@ impl Source {
         {
             let (at, snippet) = self.locate(name, d.instruction);
             text.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
-            if let Some(s) = snippet.filter(|_| snippets) {
+            if let Some(s) = snippet {
                 text.push_str(&s);
             }
         }
@@ -519,12 +514,7 @@ mod tests {
         let text = Source::load(b"vs_2_0\nmov oPos, v0\n").unwrap();
         let found = crate::validate::diagnostics(&text.shader, &crate::validate::Caps::max());
         assert_eq!(
-            text.rejection("a.asm", &found, false),
-            "a.asm:2:1: error[V011]: v0 is used but not declared\n\
-             a.asm: the shader does not validate"
-        );
-        assert_eq!(
-            text.rejection("a.asm", &found, true),
+            text.rejection("a.asm", &found),
             "a.asm:2:1: error[V011]: v0 is used but not declared\n    \
              mov oPos, v0\n    ^\n\
              a.asm: the shader does not validate"
@@ -532,7 +522,7 @@ mod tests {
         let tokens = crate::binary::write_bytes(&text.shader).unwrap();
         let binary = Source::load(&tokens).unwrap();
         assert_eq!(
-            binary.rejection("a.vso", &found, true),
+            binary.rejection("a.vso", &found),
             "a.vso: word 1: error[V011]: v0 is used but not declared\n\
              a.vso: the shader does not validate"
         );

@@ -159,6 +159,8 @@ static void test_draw(void) {
     CHECK(dxso_device_set_shader(dev, (const uint8_t *)"vs_2_0\nmov oPos, v0\n", 19) == DXSO_STATUS_INPUT);
     CHECK(strcmp(dxso_last_error(),
                  "<input>:2:1: error[V011]: v0 is used but not declared\n"
+                 "    mov oPos, v0\n"
+                 "    ^\n"
                  "<input>: the shader does not validate") == 0);
     CHECK(dxso_device_set_constant_f(NULL, 0, m, 4) == DXSO_STATUS_ARGUMENT);
     const DxsoVertexElement bad = {0, 0, 17 /* UNUSED */, 0, 0, 0};
@@ -299,6 +301,8 @@ static void test_translate(void) {
     CHECK(dxso_translate((const uint8_t *)bad, strlen(bad), DXSO_TARGET_GLSL, DXSO_FLOAT_STRICT, &code, &json) == DXSO_STATUS_INPUT);
     CHECK(strcmp(dxso_last_error(),
                  "<input>:4:1: error[V007]: 2 different v# registers in one instruction; vs_2_0 allows 1\n"
+                 "    add r0, v0, v1\n"
+                 "    ^\n"
                  "<input>: the shader does not validate") == 0);
     CHECK(code.data == NULL && json == NULL);
     CHECK(dxso_translate((const uint8_t *)vs, strlen(vs), DXSO_TARGET_MSL, DXSO_FLOAT_STRICT, NULL, &json) == DXSO_STATUS_ARGUMENT);

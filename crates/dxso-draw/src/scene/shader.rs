@@ -72,7 +72,7 @@ pub(crate) fn load_checked(
         _ => {}
     }
     let checked = validate(&loaded.shader, &Caps::max())
-        .map_err(|diags| SceneError::new(loaded.rejection(name, &diags, false)))?;
+        .map_err(|diags| SceneError::new(loaded.rejection(name, &diags)))?;
     let warnings = checked
         .warnings()
         .iter()
