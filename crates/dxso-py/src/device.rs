@@ -5,8 +5,8 @@ use crate::errors::{self, DeviceError};
 use crate::shader;
 use dxso::validate::Caps;
 use dxso_vm::{
-    DeclType, Format, Frequency, SamplerState, StreamData, StreamSource, Texture, TextureAddress,
-    TextureError, TextureFilter, TextureKind, VertexElement,
+    DeclType, Format, Frequency, SamplerState, SamplerValue, StreamData, StreamSource, Texture,
+    TextureError, TextureKind, VertexElement,
 };
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -357,16 +357,11 @@ impl Device {
         };
         let fmt = Format::from_name(format)
             .ok_or_else(|| errors::Error::new_err(format!("unknown texture format {format:?}")))?;
-        let kind = match kind {
-            "2d" => TextureKind::TwoD,
-            "cube" => TextureKind::Cube,
-            "volume" => TextureKind::Volume,
-            k => {
-                return Err(errors::Error::new_err(format!(
-                    "unknown texture type {k:?}; expected \"2d\", \"cube\" or \"volume\""
-                )));
-            }
-        };
+        let kind = TextureKind::from_name(kind).ok_or_else(|| {
+            errors::Error::new_err(format!(
+                "unknown texture type {kind:?}; expected \"2d\", \"cube\" or \"volume\""
+            ))
+        })?;
         let list: Vec<Bound<'_, PyAny>> = if levels.is_instance_of::<pyo3::types::PyList>() {
             levels.extract()?
         } else {
@@ -425,35 +420,18 @@ impl Device {
         let mut st = SamplerState::default();
         for (key, value) in states.into_iter().flatten() {
             let key: String = key.extract()?;
-            let name = || value.extract::<String>();
-            let bad = |v: String| errors::Error::new_err(format!("sampler {n}: {key} = {v:?}"));
-            let address = || -> PyResult<TextureAddress> {
-                let v = name()?;
-                TextureAddress::from_name(&v).ok_or_else(|| bad(v))
+            // bool before numbers: Python's True is also an int.
+            let text;
+            let value = if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
+                SamplerValue::Flag(b.is_true())
+            } else if let Ok(x) = value.extract::<f64>() {
+                SamplerValue::Number(x)
+            } else {
+                text = value.extract::<String>()?;
+                SamplerValue::Name(&text)
             };
-            let filter = || -> PyResult<TextureFilter> {
-                let v = name()?;
-                TextureFilter::from_name(&v).ok_or_else(|| bad(v))
-            };
-            match key.as_str() {
-                "address_u" => st.address_u = address()?,
-                "address_v" => st.address_v = address()?,
-                "address_w" => st.address_w = address()?,
-                "border_color" => st.border_color = value.extract()?,
-                "mag_filter" => st.mag_filter = filter()?,
-                "min_filter" => st.min_filter = filter()?,
-                "mip_filter" => st.mip_filter = filter()?,
-                "mip_lod_bias" => st.mip_lod_bias = value.extract()?,
-                "max_mip_level" => st.max_mip_level = value.extract()?,
-                "max_anisotropy" => st.max_anisotropy = value.extract()?,
-                "element_index" => st.element_index = value.extract()?,
-                "dmap_offset" => st.dmap_offset = value.extract()?,
-                _ => {
-                    return Err(errors::Error::new_err(format!(
-                        "unknown sampler state {key:?}"
-                    )));
-                }
-            }
+            st.set(&key, value)
+                .map_err(|e| errors::Error::new_err(format!("sampler {n}: {e}")))?;
         }
         self.inner.set_sampler_state(n, st).map_err(errors::device)
     }

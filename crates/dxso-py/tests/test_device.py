@@ -169,6 +169,15 @@ def test_texture_from_numpy():
         d.set_texture(0, np.zeros((1, 1), np.float32))
     with pytest.raises(dxso.Error, match="unknown sampler state"):
         d.set_sampler_state(0, colour="red")
+    # The scene format's names and values (one reader in dxso-vm): hex border colours, flags.
+    d.set_sampler_state(0, address_u="BORDER", address_v="border", border_color="0xff00ff00")
+    d.set_stream(0, np.array([[2.5, 0.5, 0, 0]], np.float32), stride=16)
+    out, _ = d.draw(1)
+    assert out[0, 0].tolist() == [0, 1, 0, 1]
+    with pytest.raises(dxso.Error, match=r'^sampler 0: min_filter: unknown filter "cubic"$'):
+        d.set_sampler_state(0, min_filter="cubic")
+    with pytest.raises(dxso.Error, match=r"^sampler 0: max_mip_level: expected a whole number"):
+        d.set_sampler_state(0, max_mip_level=True)
 
 
 def test_trace_one_vertex():

@@ -11,8 +11,8 @@
 
 use super::{Context, SceneError, bail, read_file};
 use dxso_vm::{
-    Device, Format, MAX_TEXTURE_TEXELS, PixelState, SamplerState, Texture, TextureAddress,
-    TextureFilter, TextureKind, VmError,
+    Device, Format, MAX_TEXTURE_TEXELS, PixelState, SamplerState, SamplerValue, Texture,
+    TextureKind, VmError,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -122,11 +122,6 @@ fn uint(v: &Value, what: &str) -> Result<u64, SceneError> {
         .ok_or_else(|| SceneError::new(format!("{what}: expected an unsigned integer, found {v}")))
 }
 
-/// A `u32` sampler state; a larger number is an error, not a wrap.
-fn uint32(v: &Value, what: &str) -> Result<u32, SceneError> {
-    u32::try_from(uint(v, what)?).map_err(|_| SceneError::new(format!("{what}: {v} is too large")))
-}
-
 fn texture<S: SamplerSink>(v: &Value, dir: &Path) -> Result<Texture, SceneError> {
     let obj = v
         .as_object()
@@ -155,17 +150,9 @@ fn texture<S: SamplerSink>(v: &Value, dir: &Path) -> Result<Texture, SceneError>
             bail!("{file}: textures load from .dds or .png files")
         };
     }
-    let kind = match obj
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("2d")
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "2d" => TextureKind::TwoD,
-        "cube" => TextureKind::Cube,
-        "volume" | "3d" => TextureKind::Volume,
-        other => bail!("type {other:?}: expected \"2d\", \"cube\" or \"volume\""),
+    let kind_name = obj.get("type").and_then(Value::as_str).unwrap_or("2d");
+    let Some(kind) = TextureKind::from_name(kind_name) else {
+        bail!("type {kind_name:?}: expected \"2d\", \"cube\" or \"volume\"")
     };
     let fname = obj
         .get("format")
@@ -406,53 +393,16 @@ fn sampler(v: &Value) -> Result<SamplerState, SceneError> {
         .as_object()
         .ok_or_else(|| SceneError::new("expected an object"))?;
     let mut st = SamplerState::default();
-    let address = |x: &Value| -> Result<TextureAddress, SceneError> {
-        let s = x
-            .as_str()
-            .ok_or_else(|| SceneError::new("expected an address mode name"))?;
-        TextureAddress::from_name(s)
-            .ok_or_else(|| SceneError::new(format!("unknown address mode {s:?}")))
-    };
-    let filter = |x: &Value| -> Result<TextureFilter, SceneError> {
-        let s = x
-            .as_str()
-            .ok_or_else(|| SceneError::new("expected a filter name"))?;
-        TextureFilter::from_name(s).ok_or_else(|| SceneError::new(format!("unknown filter {s:?}")))
-    };
     for (k, x) in obj {
-        match k.as_str() {
-            "address_u" => st.address_u = address(x).context(k)?,
-            "address_v" => st.address_v = address(x).context(k)?,
-            "address_w" => st.address_w = address(x).context(k)?,
-            "mag_filter" => st.mag_filter = filter(x).context(k)?,
-            "min_filter" => st.min_filter = filter(x).context(k)?,
-            "mip_filter" => st.mip_filter = filter(x).context(k)?,
-            "max_mip_level" => st.max_mip_level = uint32(x, k)?,
-            "max_anisotropy" => st.max_anisotropy = uint32(x, k)?,
-            "element_index" => st.element_index = uint32(x, k)?,
-            "dmap_offset" => st.dmap_offset = uint32(x, k)?,
-            "mip_lod_bias" => {
-                st.mip_lod_bias = x
-                    .as_f64()
-                    .ok_or_else(|| SceneError::new("mip_lod_bias: expected a number"))?
-                    as f32
-            }
-            "border_color" => {
-                st.border_color = match x {
-                    Value::String(s) => {
-                        u32::from_str_radix(s.trim_start_matches("0x").trim_start_matches("0X"), 16)
-                            .map_err(|_| SceneError::new(format!("border_color: bad hex {s:?}")))?
-                    }
-                    other => uint32(other, k)?,
-                }
-            }
-            "srgb_texture" => {
-                st.srgb_texture = x
-                    .as_bool()
-                    .ok_or_else(|| SceneError::new("srgb_texture: expected true or false"))?
-            }
-            other => bail!("unknown sampler state {other:?}"),
-        }
+        let value = match x {
+            Value::String(s) => SamplerValue::Name(s),
+            Value::Bool(b) => SamplerValue::Flag(*b),
+            Value::Number(n) => SamplerValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+            // null, arrays, objects: no state takes them; the message names the state.
+            _ => SamplerValue::Name("(not a name, number or flag)"),
+        };
+        st.set(k, value)
+            .map_err(|e| SceneError::new(e.to_string()))?;
     }
     Ok(st)
 }

@@ -23,11 +23,13 @@
 
 mod blocks;
 mod format;
+mod names;
 mod sampling;
 #[cfg(test)]
 mod tests;
 
 pub use format::{Format, Storage, check_vertex_texture_format, encode_level};
+pub use names::{SAMPLER_STATES, SamplerStateError, SamplerValue};
 #[cfg(test)]
 pub(crate) use sampling::PANIC_BITS;
 pub(crate) use sampling::Sampling;
