@@ -49,14 +49,12 @@ pub unsafe extern "C" fn dxso_assemble(
         // SAFETY: the caller's contract.
         let text = unsafe { utf8(text, len) }?;
         let fail = |e| Failure::input(source_message(&SourceError::Parse(e)));
-        let mut shader = dxso_format::text::parse(text).map_err(fail)?;
-        if flags & DXSO_ASSEMBLE_CTAB != 0
-            && shader.constant_table_index().is_none()
-            && let Some(table) =
-                dxso_format::text::parse_header(text, shader.version).map_err(fail)?
-        {
-            shader.set_constant_table(&table);
+        let shader = if flags & DXSO_ASSEMBLE_CTAB != 0 {
+            dxso_format::text::parse_with_header(text)
+        } else {
+            dxso_format::text::parse(text)
         }
+        .map_err(fail)?;
         let bytes = dxso_format::binary::write_bytes(&shader)
             .map_err(|e| Failure::input(format!("{NAME}: error: {e}")))?;
         // SAFETY: the caller's contract.

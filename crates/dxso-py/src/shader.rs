@@ -421,13 +421,12 @@ pub fn assemble<'py>(py: Python<'py>, text: &str, ctab: bool) -> PyResult<Bound<
         let (message, diagnostics) = source_error("<string>", &SourceError::Parse(e));
         errors::with_diagnostics::<AssembleError>(py, message, diagnostics)
     };
-    let mut shader = dxso::text::parse(text).map_err(fail)?;
-    if ctab
-        && shader.constant_table_index().is_none()
-        && let Some(table) = dxso::text::parse_header(text, shader.version).map_err(fail)?
-    {
-        shader.set_constant_table(&table);
+    let shader = if ctab {
+        dxso::text::parse_with_header(text)
+    } else {
+        dxso::text::parse(text)
     }
+    .map_err(fail)?;
     let bytes = dxso::binary::write_bytes(&shader)
         .map_err(|e| AssembleError::new_err(format!("<string>: error: {e}")))?;
     Ok(PyBytes::new(py, &bytes))

@@ -14,3 +14,16 @@ pub use parse::{
 pub use print::{
     COMMENT_DIRECTIVE, ListingWriter, Style, float, print, print_instruction, print_styled, swizzle,
 };
+
+/// Assemble `text` with the constant table its `// Parameters:` header describes (as
+/// `dxso asm --ctab` does), where the text carries no CTAB comment of its own; without a header
+/// the shader has no table. A header that does not parse is an error at its line.
+pub fn parse_with_header(text: &str) -> Result<crate::Shader, ParseErrors> {
+    let mut shader = parse(text)?;
+    if shader.constant_table_index().is_none()
+        && let Some(table) = parse_header(text, shader.version)?
+    {
+        shader.set_constant_table(&table);
+    }
+    Ok(shader)
+}

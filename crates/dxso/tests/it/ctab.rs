@@ -541,3 +541,29 @@ fn struct_nesting_in_a_text_header_is_bounded() {
         );
     }
 }
+
+/// `text::parse_with_header` (`asm --ctab` for the C library and Python): the header's table
+/// goes into the shader; a text without a header, or with a CTAB of its own, is left as it is.
+#[test]
+fn parse_with_header_embeds_the_listed_table() {
+    let listing = "//\n// Parameters:\n//\n//   float4x4 WorldViewProj;\n//\n//\n// Registers:\n//\n\
+                   //   Name          Reg   Size\n//   ------------- ----- ----\n\
+                   //   WorldViewProj c4       4\n//\n\
+                   vs_3_0\ndcl_position v0\ndcl_position o0\nm4x4 o0, v0, c4\n";
+    let shader = text::parse_with_header(listing).unwrap();
+    let table = shader.constant_table().unwrap().expect("a table");
+    let c = &table.constants[0];
+    assert_eq!(
+        (c.name.as_str(), c.register_index, c.register_count),
+        ("WorldViewProj", 4, 4)
+    );
+    // Without a header: the plain assembly, no table.
+    let bare = "vs_3_0\ndcl_position v0\ndcl_position o0\nm4x4 o0, v0, c4\n";
+    assert_eq!(
+        text::parse_with_header(bare).unwrap(),
+        text::parse(bare).unwrap()
+    );
+    // A header that does not parse is an error at its line.
+    let broken = listing.replace("c4       4", "c4       x");
+    assert!(text::parse_with_header(&broken).is_err());
+}
