@@ -9,11 +9,9 @@ use super::shader::{NAME, source_message};
 use super::{DxsoBool, DxsoStatus, Failure, guard, put, slice, writable};
 use dxso_format::source::Source;
 use dxso_format::validate::Caps;
-use dxso_vm::{DeclType, Device, Frequency, Outputs, StreamSource, VertexElement};
+use dxso_vm::{DeclType, Device, Frequency, Outputs, VertexElement};
 use std::ffi::{CString, c_char};
 use std::sync::{Mutex, MutexGuard};
-
-const STREAMS: usize = 16;
 
 /// A device (opaque). Owned by the caller: free with `dxso_device_free`.
 ///
@@ -35,9 +33,6 @@ const _: () = {
 /// What a device holds (behind its lock).
 pub(crate) struct State {
     inner: Device,
-    /// Each stream as last bound, and each stream's frequency (set separately, as in D3D9).
-    streams: [Option<StreamSource>; STREAMS],
-    frequencies: [Frequency; STREAMS],
     /// The bound shader's output semantics.
     semantics: Vec<CString>,
     /// Reused by every draw.
@@ -94,8 +89,6 @@ pub unsafe extern "C" fn dxso_device_new(out: *mut *mut DxsoDevice) -> DxsoStatu
         let d = Box::new(DxsoDevice {
             state: Mutex::new(State {
                 inner: Device::new(),
-                streams: Default::default(),
-                frequencies: [Frequency::Vertex; STREAMS],
                 semantics: Vec::new(),
                 out: Outputs {
                     registers: Vec::new(),
@@ -359,22 +352,15 @@ pub unsafe extern "C" fn dxso_device_set_stream(
         let mut d = unsafe { lock(device) }?;
         let d = &mut *d;
         let n = n as usize;
-        let source = if data.is_null() && len == 0 {
+        let data = if data.is_null() && len == 0 {
             None
         } else {
-            Some(StreamSource {
-                // SAFETY: the caller's contract.
-                data: unsafe { slice(data, len, "data") }?.into(),
-                offset,
-                stride,
-                frequency: d.frequencies.get(n).copied().unwrap_or_default(),
-            })
+            // SAFETY: the caller's contract.
+            Some(unsafe { slice(data, len, "data") }?.into())
         };
         d.inner
-            .set_stream(n, source.clone())
-            .map_err(Failure::input)?;
-        d.streams[n] = source;
-        Ok(())
+            .set_stream_source(n, data, offset, stride)
+            .map_err(Failure::input)
     })
 }
 
@@ -396,19 +382,9 @@ pub unsafe extern "C" fn dxso_device_set_stream_frequency(
         let d = &mut *d;
         let n = n as usize;
         let frequency = Frequency::from_setting(setting).map_err(Failure::input)?;
-        if n >= STREAMS {
-            return Err(Failure::input(format!(
-                "stream {n} does not exist (D3D9 has {STREAMS})"
-            )));
-        }
-        d.frequencies[n] = frequency;
-        if let Some(s) = &mut d.streams[n] {
-            s.frequency = frequency;
-            d.inner
-                .set_stream(n, Some(s.clone()))
-                .map_err(Failure::input)?;
-        }
-        Ok(())
+        d.inner
+            .set_stream_frequency(n, frequency)
+            .map_err(Failure::input)
     })
 }
 

@@ -5,8 +5,8 @@ use crate::errors::{self, DeviceError};
 use crate::shader;
 use dxso::validate::Caps;
 use dxso_vm::{
-    DeclType, Format, Frequency, SamplerState, SamplerValue, StreamData, StreamSource, Texture,
-    TextureError, TextureKind, VertexElement,
+    DeclType, Format, Frequency, SamplerState, SamplerValue, StreamData, Texture, TextureError,
+    TextureKind, VertexElement,
 };
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -22,11 +22,8 @@ const STREAMS: usize = 16;
 #[pyclass(module = "dxso")]
 pub struct Device {
     inner: dxso_vm::Device,
-    /// Each stream as last bound (its frequency is set separately, as in D3D9).
-    streams: [Option<StreamSource>; STREAMS],
     /// What holds each stream's memory read-only when it is the caller's (`None`: a copy).
     holds: [Option<arrays::Hold>; STREAMS],
-    frequencies: [Frequency; STREAMS],
 }
 
 /// The float constant registers of dxso's device (`MaxVertexShaderConst` 8192, software
@@ -167,9 +164,7 @@ impl Device {
     fn py_new() -> Device {
         Device {
             inner: dxso_vm::Device::new(),
-            streams: Default::default(),
             holds: Default::default(),
-            frequencies: [Frequency::Vertex; STREAMS],
         }
     }
 
@@ -269,24 +264,16 @@ impl Device {
         stride: usize,
         offset: usize,
     ) -> PyResult<()> {
-        let (source, hold) = match data {
+        let (data, hold) = match data {
             Some(d) => {
                 let (data, hold) = stream_data(d)?;
-                let frequency = self.frequencies.get(n).copied().unwrap_or_default();
-                let source = StreamSource {
-                    data,
-                    offset,
-                    stride,
-                    frequency,
-                };
-                (Some(source), hold)
+                (Some(data), hold)
             }
             None => (None, None),
         };
         self.inner
-            .set_stream(n, source.clone())
+            .set_stream_source(n, data, offset, stride)
             .map_err(errors::device)?;
-        self.streams[n] = source;
         // The old hold goes last, once nothing reads the memory it held.
         self.holds[n] = hold;
         Ok(())
@@ -296,7 +283,7 @@ impl Device {
     /// `ctypes.data` when it was bound without a copy), "nbytes", "copied", "offset",
     /// "stride"; None when it is not bound.
     fn stream_info<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(s) = self.streams.get(n).and_then(Option::as_ref) else {
+        let Some(s) = self.inner.stream(n) else {
             return Ok(None);
         };
         let info = PyDict::new(py);
@@ -312,20 +299,9 @@ impl Device {
     /// `INSTANCEDATA | divider`, or a plain divider (software vertex processing).
     fn set_stream_frequency(&mut self, n: usize, setting: u32) -> PyResult<()> {
         let frequency = Frequency::from_setting(setting).map_err(errors::device)?;
-        if n >= STREAMS {
-            return Err(DeviceError::new_err(format!(
-                "stream {n} does not exist (D3D9 has {STREAMS})"
-            )));
-        }
-        self.frequencies[n] = frequency;
-        if let Some(mut s) = self.streams[n].clone() {
-            s.frequency = frequency;
-            self.inner
-                .set_stream(n, Some(s.clone()))
-                .map_err(errors::device)?;
-            self.streams[n] = Some(s);
-        }
-        Ok(())
+        self.inner
+            .set_stream_frequency(n, frequency)
+            .map_err(errors::device)
     }
 
     /// The index buffer (array-like of integers; 16- or 32-bit alike), or None.

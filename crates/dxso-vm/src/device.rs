@@ -6,7 +6,8 @@ use crate::compile::{CodeGenerator, Fused, Jit, Layout, Tier};
 use crate::draw::{DrawContext, Prepared, caught};
 use crate::exec::{CONST_PAD, Isa, Machine, NoTrace, Uniforms};
 use crate::fetch::{
-    Binding, DeclType, Frequency, STREAMSOURCE_INSTANCEDATA, StreamSource, VertexElement,
+    Binding, DeclType, Frequency, STREAMSOURCE_INSTANCEDATA, StreamData, StreamSource,
+    VertexElement,
 };
 use crate::guard::{Buf, GuardedBuf};
 use crate::program::{LowerError, OutputRegister, Program};
@@ -55,6 +56,8 @@ pub struct Device {
     bools: [bool; 16],
     declaration: Vec<VertexElement>,
     streams: Vec<Option<StreamSource>>,
+    /// Each stream's `SetStreamSourceFreq` setting, kept across rebinding as D3D9 keeps it.
+    frequencies: [Frequency; 16],
     indices: Option<Vec<u32>>,
     textures: [Option<Arc<Texture>>; 4],
     samplers: [SamplerState; 4],
@@ -94,6 +97,7 @@ impl Device {
             bools: [false; 16],
             declaration: Vec::new(),
             streams: vec![None; 16],
+            frequencies: [Frequency::Vertex; 16],
             indices: None,
             textures: Default::default(),
             samplers: [SamplerState::default(); 4],
@@ -234,25 +238,55 @@ impl Device {
         Ok(())
     }
 
-    /// `SetStreamSource` + `SetStreamSourceFreq`.
+    /// `SetStreamSource` + `SetStreamSourceFreq` in one call: stream `n` and its frequency.
     pub fn set_stream(&mut self, n: usize, source: Option<StreamSource>) -> Result<(), VmError> {
         if n >= 16 {
-            return Err(VmError::Declaration(format!("stream {n} (0..15)")));
+            return Err(VmError::NoStream(n));
         }
         if let Some(s) = &source {
-            if n == 0 && matches!(s.frequency, Frequency::InstanceData(_)) {
-                return Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA));
-            }
-            match s.frequency {
-                Frequency::InstanceData(0) => {
-                    return Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA));
-                }
-                Frequency::Divider(0) => return Err(VmError::BadFrequency(0)),
-                _ => {}
-            }
+            check_frequency(n, s.frequency)?;
+            self.frequencies[n] = s.frequency;
         }
         self.streams[n] = source;
         Ok(())
+    }
+
+    /// `SetStreamSource`: stream `n` reads `data` from byte `offset`, `stride` bytes an
+    /// element (`None` unbinds it), at the frequency [`Device::set_stream_frequency`] gave it.
+    pub fn set_stream_source(
+        &mut self,
+        n: usize,
+        data: Option<StreamData>,
+        offset: usize,
+        stride: usize,
+    ) -> Result<(), VmError> {
+        let frequency = *self.frequencies.get(n).ok_or(VmError::NoStream(n))?;
+        let source = data.map(|data| StreamSource {
+            data,
+            offset,
+            stride,
+            frequency,
+        });
+        self.set_stream(n, source)
+    }
+
+    /// `SetStreamSourceFreq`: stream `n`'s frequency, kept until set again (the stream bound
+    /// now, if any, and every later binding read at it).
+    pub fn set_stream_frequency(&mut self, n: usize, frequency: Frequency) -> Result<(), VmError> {
+        if n >= 16 {
+            return Err(VmError::NoStream(n));
+        }
+        check_frequency(n, frequency)?;
+        self.frequencies[n] = frequency;
+        if let Some(s) = &mut self.streams[n] {
+            s.frequency = frequency;
+        }
+        Ok(())
+    }
+
+    /// `GetStreamSource`: what stream `n` reads, `None` when it is not bound.
+    pub fn stream(&self, n: usize) -> Option<&StreamSource> {
+        self.streams.get(n).and_then(Option::as_ref)
     }
 
     /// `SetIndices`: vertex `k` of a draw reads stream element `indices[k]`.
@@ -741,5 +775,17 @@ pub fn draw_vertices(vertex_count: usize, instance_count: usize) -> Result<usize
 impl From<LowerError> for VmError {
     fn from(e: LowerError) -> Self {
         VmError::Lower(e)
+    }
+}
+
+/// The frequencies D3D9 refuses: instance data on stream 0, and zero counts and dividers.
+fn check_frequency(n: usize, frequency: Frequency) -> Result<(), VmError> {
+    match frequency {
+        Frequency::InstanceData(_) if n == 0 => {
+            Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA))
+        }
+        Frequency::InstanceData(0) => Err(VmError::BadFrequency(STREAMSOURCE_INSTANCEDATA)),
+        Frequency::Divider(0) => Err(VmError::BadFrequency(0)),
+        _ => Ok(()),
     }
 }

@@ -112,6 +112,8 @@ pub enum VmError {
     Declaration(String),
     #[error("bad stream frequency setting 0x{0:08x}")]
     BadFrequency(u32),
+    #[error("stream {0} does not exist (D3D9 has 16)")]
+    NoStream(usize),
     #[error("constant {0} is out of range")]
     ConstantRange(String),
     #[error("constants by name need a constant table: {0}")]

@@ -86,3 +86,64 @@ fn a_draw_reads_an_owners_bytes_in_place_and_the_device_keeps_the_owner_alive() 
         "unbound: the owner is dropped"
     );
 }
+
+/// D3D9's shape: `SetStreamSource` and `SetStreamSourceFreq` are separate calls, in either
+/// order, and a stream's frequency outlives rebinding (`set_stream_source` keeps it).
+#[test]
+fn a_streams_frequency_is_set_apart_and_kept_across_rebinding() {
+    let shader = dxso::text::parse(
+        "vs_3_0\ndcl_position v0\ndcl_texcoord v1\ndcl_position o0\nmov r0, v1\nadd o0, v0, r0\n",
+    )
+    .unwrap();
+    let checked = dxso::validate::validate(&shader, &dxso::validate::Caps::max()).unwrap();
+    let mut dev = Device::new();
+    dev.set_vertex_shader(&checked).unwrap();
+    let element = |stream, usage| VertexElement {
+        stream,
+        offset: 0,
+        ty: DeclType::Float1,
+        method: 0,
+        usage,
+        usage_index: 0,
+    };
+    dev.set_declaration(vec![
+        element(0, Usage::Position),
+        element(1, Usage::TexCoord),
+    ])
+    .unwrap();
+    // The frequency first, the stream after it: 2 vertices drawn for 2 instances.
+    dev.set_stream_frequency(0, Frequency::IndexedData(2))
+        .unwrap();
+    dev.set_stream_frequency(1, Frequency::InstanceData(1))
+        .unwrap();
+    dev.set_stream_source(0, Some(f32s(&[1.0, 2.0]).into()), 0, 4)
+        .unwrap();
+    dev.set_stream_source(1, Some(f32s(&[10.0, 20.0]).into()), 0, 4)
+        .unwrap();
+    let x = |dev: &Device| -> Vec<f32> {
+        let out = dev.draw(2, 2).unwrap();
+        (0..4).map(|i| out.vertex(i)[0]).collect()
+    };
+    assert_eq!(x(&dev), [11.0, 12.0, 21.0, 22.0]);
+    // Rebinding stream 1 keeps its instance frequency.
+    dev.set_stream_source(1, Some(f32s(&[100.0, 200.0]).into()), 0, 4)
+        .unwrap();
+    assert_eq!(x(&dev), [101.0, 102.0, 201.0, 202.0]);
+    assert_eq!(dev.stream(1).unwrap().frequency, Frequency::InstanceData(1));
+    // A frequency set after binding applies to the bound stream.
+    dev.set_stream_frequency(1, Frequency::Vertex).unwrap();
+    assert_eq!(x(&dev), [101.0, 202.0, 101.0, 202.0]);
+    // What D3D9 refuses, refused: instance data on stream 0, a stream past 15.
+    assert!(matches!(
+        dev.set_stream_frequency(0, Frequency::InstanceData(1)),
+        Err(dxso_vm::VmError::BadFrequency(_))
+    ));
+    assert_eq!(
+        dev.set_stream_frequency(16, Frequency::Vertex)
+            .unwrap_err()
+            .to_string(),
+        "stream 16 does not exist (D3D9 has 16)"
+    );
+    dev.set_stream_source(1, None, 0, 0).unwrap();
+    assert!(dev.stream(1).is_none());
+}
