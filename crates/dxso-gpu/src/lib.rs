@@ -51,6 +51,7 @@
 //! Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
 
 mod bind;
+mod draw;
 pub mod entry;
 mod frame;
 mod render;
@@ -91,6 +92,10 @@ pub enum Error {
     /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
     #[error("render: {0}")]
     Frame(String),
+    /// A draw's state, format or primitive that the GPU draw ([`Gpu::draw_frame`]) cannot
+    /// express yet: named, never drawn wrong.
+    #[error("not drawn on the GPU: {0}")]
+    Refused(String),
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("GPU: {0}")]
     Gpu(String),
@@ -175,7 +180,11 @@ impl Gpu {
         let info = chosen.get_info();
         let limits = chosen.limits();
         let features = chosen.features()
-            & (wgpu::Features::FLOAT32_FILTERABLE | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER);
+            & (wgpu::Features::FLOAT32_FILTERABLE
+                | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
+                | wgpu::Features::DEPTH32FLOAT_STENCIL8
+                | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
+                | wgpu::Features::FLOAT32_BLENDABLE);
         let (device, queue) = pollster::block_on(chosen.request_device(&wgpu::DeviceDescriptor {
             label: Some("dxso-gpu"),
             required_features: features,

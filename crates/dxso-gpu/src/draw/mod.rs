@@ -1,0 +1,265 @@
+//! Whole D3D9 draws through a wgpu render pipeline: [`Gpu::draw_frame`] draws a
+//! [`dxso_draw::Frame`]'s draws, as dxso-draw describes them, into targets of the frame's
+//! formats and reads them back as the same [`dxso_draw::Surfaces`] the CPU draw returns.
+//!
+//! - **Vertex stage.** The translated vertex shader's `@vertex` entry (for a draw without
+//!   one, a generated pass-through: [`stages`]), with its position moved by D3D9's
+//!   pixel-centre offset and the colours a ps_1_x / ps_2_x pixel shader reads clamped
+//!   ([`patch`]). Vertex inputs are fetched by dxso-vm's vertex fetch (every declaration
+//!   type, stream frequency and index exactly as the CPU draw sees them) and uploaded as one
+//!   `vec4<f32>` per input register; primitives are assembled into a triangle index list
+//!   with dxso-draw's winding (lists, strips with alternating order, fans).
+//! - **Pixel stage.** The translated pixel shader's `@fragment` entry (without one, a
+//!   generated fixed-function colour), its constants, textures, samplers and ps_1_x stage
+//!   state from the draw's `PixelState`.
+//! - **States** ([`state`]): viewport (depth range; `POSITIONT` draws use 0..1, as the CPU
+//!   draw takes their z as it is), the scissor rectangle, `CULLMODE` (clockwise is the front
+//!   face), depth test/write/function, stencil (two-sided too), blending with separate alpha
+//!   and `BLENDFACTOR`, colour write masks. What the path cannot draw yet is refused by name
+//!   ([`crate::Error::Refused`]): points and lines, fog, the alpha test, sRGB writes, flat
+//!   shading, user clip planes, depth bias, w-buffering, R5G6B5 targets.
+//! - **Surfaces** ([`formats`]): A8R8G8B8/X8R8G8B8 as `Rgba8Unorm` (X8's alpha kept at 1),
+//!   A2R10G10B10, A16B16G16R16 (where the adapter has 16-bit unorm), the float formats as
+//!   their wgpu twins; D16 as `Depth16Unorm`, D24X8/D32F as `Depth32Float`, D24S8 as
+//!   `Depth32FloatStencil8`. Read back, every value is what dxso-draw's surface holds for it
+//!   (`TargetFormat::store`), so PNG/DDS/pixel output is the CPU draw's code.
+
+mod formats;
+mod pass;
+mod patch;
+mod readback;
+mod stages;
+mod state;
+
+use crate::{Error, Gpu};
+use dxso_draw::{Draw, Frame, Primitive, Surfaces, TargetFormat, Viewport};
+
+/// One colour target: its D3D9 format, wgpu format and texture.
+struct ColorSurface {
+    format: TargetFormat,
+    wgpu: wgpu::TextureFormat,
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+}
+
+/// The depth-stencil surface.
+struct DepthSurface {
+    format: dxso_draw::DepthFormat,
+    wgpu: wgpu::TextureFormat,
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+}
+
+/// The frame's surfaces on the GPU.
+struct Targets {
+    colors: Vec<ColorSurface>,
+    depth: Option<DepthSurface>,
+}
+
+/// The vertex indices of `count` vertices of `primitive`, instance by instance, as a
+/// triangle list in dxso-draw's order (strips alternate, fans turn around vertex 0).
+fn assemble(primitive: Primitive, count: usize, instances: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    for k in 0..instances {
+        let base = k * count;
+        let mut tri = |a: usize, b: usize, c: usize| {
+            out.extend([a, b, c].map(|v| (base + v) as u32));
+        };
+        match primitive {
+            Primitive::TriangleList => {
+                (0..count / 3).for_each(|i| tri(3 * i, 3 * i + 1, 3 * i + 2))
+            }
+            Primitive::TriangleStrip => (2..count.max(2)).for_each(|i| {
+                let k = i - 2;
+                if k % 2 == 0 {
+                    tri(k, k + 1, k + 2)
+                } else {
+                    tri(k + 1, k, k + 2)
+                }
+            }),
+            Primitive::TriangleFan => (2..count.max(2)).for_each(|i| tri(0, i - 1, i)),
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Gpu {
+    /// Draw `draws` in order into `frame`'s surfaces, after its clear, through wgpu render
+    /// pipelines, and read the surfaces back as dxso-draw holds them. A state, format or
+    /// primitive the GPU path cannot draw yet is [`Error::Refused`] (naming it, and the draw)
+    /// before anything is drawn.
+    pub fn draw_frame(&self, frame: &Frame, draws: &[Draw]) -> Result<Surfaces, Error> {
+        frame.check().map_err(|e| Error::Frame(e.to_string()))?;
+        let max = self.limits.max_texture_dimension_2d;
+        if frame.width > max || frame.height > max {
+            return Err(Error::Frame(format!(
+                "a {}x{} frame: the adapter's targets are at most {max}x{max}",
+                frame.width, frame.height
+            )));
+        }
+        let in_draw = |n: usize| {
+            move |e: Error| match e {
+                Error::Refused(s) => Error::Refused(format!("draw {n}: {s}")),
+                Error::Frame(s) => Error::Frame(format!("draw {n}: {s}")),
+                e => e,
+            }
+        };
+        for (n, d) in draws.iter().enumerate() {
+            state::check(frame, d).map_err(in_draw(n))?;
+        }
+        let targets = self.targets(frame)?;
+        for (n, d) in draws.iter().enumerate() {
+            self.draw_one(&targets, frame, d).map_err(in_draw(n))?;
+        }
+        self.read_back(&targets, frame)
+    }
+
+    /// The frame's surfaces, cleared.
+    fn targets(&self, frame: &Frame) -> Result<Targets, Error> {
+        let size = wgpu::Extent3d {
+            width: frame.width,
+            height: frame.height,
+            depth_or_array_layers: 1,
+        };
+        let texture = |format| {
+            self.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("dxso-gpu draw target"),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
+        };
+        let mut colors = Vec::new();
+        for &format in &frame.targets {
+            let wgpu = formats::color(format, self.features)?;
+            let texture = texture(wgpu);
+            let view = texture.create_view(&Default::default());
+            colors.push(ColorSurface {
+                format,
+                wgpu,
+                texture,
+                view,
+            });
+        }
+        let depth = match frame.depth_stencil {
+            Some(format) => {
+                let wgpu = formats::depth(format, self.features)?;
+                let texture = texture(wgpu);
+                let view = texture.create_view(&Default::default());
+                Some(DepthSurface {
+                    format,
+                    wgpu,
+                    texture,
+                    view,
+                })
+            }
+            None => None,
+        };
+        let t = Targets { colors, depth };
+        let attachments: Vec<_> = t
+            .colors
+            .iter()
+            .map(|c| {
+                let [r, g, b, a] = c.format.store(frame.clear.color).map(f64::from);
+                Some(wgpu::RenderPassColorAttachment {
+                    view: &c.view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })
+            })
+            .collect();
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("dxso-gpu clear"),
+            });
+        {
+            let ds = t
+                .depth
+                .as_ref()
+                .map(|d| wgpu::RenderPassDepthStencilAttachment {
+                    view: &d.view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(d.format.store(frame.clear.z)),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: d.format.has_stencil().then_some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(frame.clear.stencil as u32),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                });
+            let _pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("dxso-gpu clear"),
+                color_attachments: &attachments,
+                depth_stencil_attachment: ds,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+        }
+        self.queue.submit([encoder.finish()]);
+        self.check()?;
+        Ok(t)
+    }
+}
+
+/// The viewport of a draw (the whole target by default), checked as dxso-draw checks it.
+fn viewport(frame: &Frame, draw: &Draw) -> Result<Viewport, Error> {
+    let vp = draw.viewport.unwrap_or(Viewport {
+        x: 0,
+        y: 0,
+        width: frame.width,
+        height: frame.height,
+        min_z: 0.0,
+        max_z: 1.0,
+    });
+    if vp.width == 0
+        || vp.height == 0
+        || vp.x as u64 + vp.width as u64 > frame.width as u64
+        || vp.y as u64 + vp.height as u64 > frame.height as u64
+        || !(0.0..=1.0).contains(&vp.min_z)
+        || !(0.0..=1.0).contains(&vp.max_z)
+    {
+        return Err(Error::Frame(format!(
+            "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {}x{} target with z in 0..1",
+            vp.width, vp.height, vp.x, vp.y, vp.min_z, vp.max_z, frame.width, frame.height
+        )));
+    }
+    Ok(vp)
+}
+
+/// The pixels a draw may touch: the viewport, within the scissor rectangle where the
+/// scissor test is on. `None`: none.
+fn rectangle(vp: &Viewport, draw: &Draw) -> Option<[u32; 4]> {
+    let (mut x0, mut y0) = (vp.x as i64, vp.y as i64);
+    let (mut x1, mut y1) = (x0 + vp.width as i64, y0 + vp.height as i64);
+    if state::scissor_test(&draw.states)
+        && let Some([l, t, r, b]) = draw.scissor
+    {
+        x0 = x0.max(l as i64);
+        y0 = y0.max(t as i64);
+        x1 = x1.min(r as i64);
+        y1 = y1.min(b as i64);
+    }
+    (x0 < x1 && y0 < y1).then(|| [x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32])
+}
+
+/// Everything one draw records.
+struct Prepared {
+    pipeline: wgpu::RenderPipeline,
+    groups: Vec<(u32, wgpu::BindGroup)>,
+    vertices: Option<wgpu::Buffer>,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    viewport: Viewport,
+    rect: [u32; 4],
+}

@@ -1,0 +1,302 @@
+//! One draw: its stages, vertices and states as a render pipeline, recorded into a pass that
+//! loads and stores the frame's surfaces.
+
+use super::{Prepared, Targets, assemble, formats, patch, rectangle, stages, state, viewport};
+use crate::bind::{self, Source};
+use crate::{Error, Gpu};
+use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES};
+use dxso_naga::{Options, Translation};
+use wgpu::util::DeviceExt;
+
+impl Gpu {
+    /// Draw one draw into the surfaces.
+    pub(super) fn draw_one(&self, t: &Targets, frame: &Frame, draw: &Draw) -> Result<(), Error> {
+        let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
+        if total.is_none_or(|n| n > MAX_DRAW_VERTICES) {
+            return Err(Error::Frame(format!(
+                "a draw of {} vertices x {} instances: at most {MAX_DRAW_VERTICES} vertices at once",
+                draw.vertex_count, draw.instance_count
+            )));
+        }
+        let Some(p) = self.prepare_draw(t, frame, draw)? else {
+            return Ok(());
+        };
+        let colors: Vec<_> = t
+            .colors
+            .iter()
+            .map(|c| {
+                Some(wgpu::RenderPassColorAttachment {
+                    view: &c.view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })
+            })
+            .collect();
+        let ds = t
+            .depth
+            .as_ref()
+            .map(|d| wgpu::RenderPassDepthStencilAttachment {
+                view: &d.view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: d.format.has_stencil().then_some(wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                }),
+            });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("dxso-gpu draw"),
+            });
+        {
+            let mut rp = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("dxso-gpu draw"),
+                color_attachments: &colors,
+                depth_stencil_attachment: ds,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            rp.set_pipeline(&p.pipeline);
+            for (g, bg) in &p.groups {
+                rp.set_bind_group(*g, bg, &[]);
+            }
+            let vp = &p.viewport;
+            rp.set_viewport(
+                vp.x as f32,
+                vp.y as f32,
+                vp.width as f32,
+                vp.height as f32,
+                vp.min_z,
+                vp.max_z,
+            );
+            let [x, y, w, h] = p.rect;
+            rp.set_scissor_rect(x, y, w, h);
+            rp.set_stencil_reference(state::stencil_reference(&draw.states));
+            rp.set_blend_constant(state::blend_constant(&draw.states));
+            if let Some(vb) = &p.vertices {
+                rp.set_vertex_buffer(0, vb.slice(..));
+            }
+            rp.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+            rp.draw_indexed(0..p.index_count, 0, 0..1);
+        }
+        self.queue.submit([encoder.finish()]);
+        self.check()
+    }
+
+    /// The pipeline, bindings and buffers of one draw (`None`: it covers no pixel).
+    fn prepare_draw(
+        &self,
+        t: &Targets,
+        frame: &Frame,
+        draw: &Draw,
+    ) -> Result<Option<Prepared>, Error> {
+        let mut vp = viewport(frame, draw)?;
+        let Some(rect) = rectangle(&vp, draw) else {
+            return Ok(None);
+        };
+        let indices = assemble(
+            draw.primitive,
+            draw.vertex_count,
+            draw.instance_count.max(1),
+        );
+        if indices.is_empty() {
+            return Ok(None);
+        }
+        let options = Options { float: self.float };
+        let area = (vp.x as f32, vp.y as f32, vp.width as f32, vp.height as f32);
+        let st = stages::build(draw, &options, area)?;
+        if st.screen_space {
+            // POSITIONT: z is the surface's depth as it is.
+            (vp.min_z, vp.max_z) = (0.0, 1.0);
+        }
+        let (mut vs, ps) = (st.vs, st.ps);
+        let colour_inputs: Vec<u32> = if ps.interface.version.starts_with("ps_3") {
+            Vec::new()
+        } else {
+            ps.interface
+                .inputs
+                .iter()
+                .flat_map(|i| &i.varyings)
+                .filter(|v| v.semantic.to_ascii_uppercase().starts_with("COLOR"))
+                .filter_map(|v| v.location)
+                .collect()
+        };
+        let entry = vs.interface.entry_point.clone();
+        patch::finish_vertex(
+            &mut vs.module,
+            &entry,
+            1.0 / vp.width as f32,
+            -1.0 / vp.height as f32,
+            &colour_inputs,
+        )?;
+
+        // Vertices: dxso-vm's fetch, one vec4<f32> per input register in the
+        // interface's order.
+        let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
+        let slots = crate::run::input_slots(&vs.interface, program)?;
+        let fetched = draw.vertex.fetch(draw.vertex_count, draw.instance_count)?;
+        let mut data = Vec::new();
+        crate::run::pack_inputs(&fetched, &slots, 0..fetched.vertices, &mut data);
+        let vertices = (!data.is_empty()).then(|| {
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("dxso-gpu draw vertices"),
+                    contents: bytemuck::cast_slice(&data),
+                    usage: wgpu::BufferUsages::VERTEX,
+                })
+        });
+        let index_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("dxso-gpu draw indices"),
+                contents: bytemuck::cast_slice(&indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+
+        let vs_source: &dyn Source = if st.generated_vs {
+            &stages::Nothing
+        } else {
+            &draw.vertex
+        };
+        let ps_source: Box<dyn Source> = match &draw.pixel {
+            Some(p) => Box::new(stages::PixelSource::new(p)),
+            None => Box::new(stages::Nothing),
+        };
+        let (pipeline, groups) = self.pipeline(t, draw, &vs, &ps, vs_source, &*ps_source)?;
+        Ok(Some(Prepared {
+            pipeline,
+            groups,
+            vertices,
+            indices: index_buffer,
+            index_count: indices.len() as u32,
+            viewport: vp,
+            rect,
+        }))
+    }
+
+    /// The render pipeline of a draw and its bind groups.
+    fn pipeline(
+        &self,
+        t: &Targets,
+        draw: &Draw,
+        vs: &Translation,
+        ps: &Translation,
+        vs_source: &dyn Source,
+        ps_source: &dyn Source,
+    ) -> Result<(wgpu::RenderPipeline, Vec<(u32, wgpu::BindGroup)>), Error> {
+        let device = &self.device;
+        let (vsi, psi) = (&vs.interface, &ps.interface);
+        let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        let mut layouts = Vec::new();
+        bind::add_layout(&mut layouts, vsi, visibility, self.features);
+        bind::add_layout(&mut layouts, psi, visibility, self.features);
+        let bgls = bind::layouts(device, &layouts);
+        let vs_resources = bind::resources(self, vsi, vs_source)?;
+        let ps_resources = bind::resources(self, psi, ps_source)?;
+        let mut entries = vs_resources.entries();
+        entries.extend(ps_resources.entries());
+        let groups = bind::groups(device, &bgls, &entries, &[]);
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("dxso-gpu draw"),
+            bind_group_layouts: &bgls.iter().map(Some).collect::<Vec<_>>(),
+            immediate_size: 0,
+        });
+        let mut attributes = Vec::new();
+        for (k, i) in vsi.inputs.iter().enumerate() {
+            let location = i.varyings.first().and_then(|v| v.location).ok_or_else(|| {
+                Error::Interface(format!("vertex input {} has no location", i.register))
+            })?;
+            attributes.push(wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x4,
+                offset: 16 * k as u64,
+                shader_location: location,
+            });
+        }
+        let stride = 16 * attributes.len() as u64;
+        let buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: stride,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &attributes,
+        })];
+        let written: Vec<u32> = psi
+            .outputs
+            .iter()
+            .flat_map(|o| &o.varyings)
+            .filter(|v| v.builtin.is_none())
+            .filter_map(|v| v.location)
+            .collect();
+        let blend = state::blend(&draw.states);
+        let mut targets = Vec::new();
+        for (n, c) in t.colors.iter().enumerate() {
+            let mut mask = state::write_mask(&draw.states, n);
+            if !c.format.has_alpha() {
+                mask.remove(wgpu::ColorWrites::ALPHA);
+            }
+            if !written.contains(&(n as u32)) {
+                mask = wgpu::ColorWrites::empty();
+            }
+            if blend.is_some()
+                && formats::float32(c.wgpu)
+                && !self.features.contains(wgpu::Features::FLOAT32_BLENDABLE)
+            {
+                return Err(Error::Refused(format!(
+                    "ALPHABLENDENABLE into the {} target: the adapter cannot blend 32-bit floats",
+                    c.format.name()
+                )));
+            }
+            targets.push(Some(wgpu::ColorTargetState {
+                format: c.wgpu,
+                blend,
+                write_mask: mask,
+            }));
+        }
+        let module = |tr: &Translation, label| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(tr.module.clone())),
+            })
+        };
+        let vs_module = module(vs, "dxso-gpu draw vertex");
+        let ps_module = module(ps, "dxso-gpu draw pixel");
+        let depth_stencil = t
+            .depth
+            .as_ref()
+            .map(|d| state::depth_stencil(&draw.states, d.wgpu, d.format.has_stencil()));
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("dxso-gpu draw"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &vs_module,
+                entry_point: Some(&vsi.entry_point),
+                compilation_options: Default::default(),
+                buffers: if stride > 0 { &buffers } else { &[] },
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                front_face: wgpu::FrontFace::Cw,
+                cull_mode: state::cull(&draw.states),
+                ..Default::default()
+            },
+            depth_stencil,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &ps_module,
+                entry_point: Some(&psi.entry_point),
+                compilation_options: Default::default(),
+                targets: &targets,
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        self.check()?;
+        Ok((pipeline, groups))
+    }
+}

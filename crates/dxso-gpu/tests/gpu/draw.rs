@@ -1,0 +1,279 @@
+//! Whole draws through [`dxso_gpu::Gpu::draw_frame`] (a wgpu render pipeline) against pixels
+//! computed by hand, and every example scene (`examples/draw/*.json`) drawn on the GPU
+//! against dxso-draw's CPU draw within the tolerance classes of `docs/gpu.md`.
+
+use dxso_draw::{DrawScene, Surfaces};
+use dxso_gpu::{Error, Gpu};
+
+/// A draw scene from its JSON text (files relative to the repository's examples).
+fn scene(json: &str) -> DrawScene {
+    let dir = dxso_testdata::repo_root().join("examples/draw");
+    DrawScene::from_json(json, &dir).unwrap_or_else(|e| panic!("{json}\n{e}"))
+}
+
+fn gpu_draw(gpu: &Gpu, s: &DrawScene) -> Surfaces {
+    gpu.draw_frame(&s.frame, &s.draws)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A pre-transformed (POSITIONT) triangle list of `verts` (x, y, z, D3DCOLOR) into an 8x8
+/// A8R8G8B8 target cleared to black, with `states`.
+fn positiont(verts: &[(f32, f32, f32, u32)], states: &str, depth: bool) -> String {
+    let mut hex = String::new();
+    for &(x, y, z, c) in verts {
+        for f in [x, y, z, 1.0] {
+            for b in f.to_le_bytes() {
+                hex.push_str(&format!("{b:02x}"));
+            }
+        }
+        for b in c.to_le_bytes() {
+            hex.push_str(&format!("{b:02x}"));
+        }
+    }
+    format!(
+        r#"{{"width": 8, "height": 8, "depth_stencil": {}, "clear": {{"color": "0xff000000", "z": 1.0}},
+        "primitive": "TRIANGLELIST", "vertex_count": {},
+        "declaration": [{{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITIONT", "usage_index": 0}},
+                        {{"stream": 0, "offset": 16, "type": "D3DCOLOR", "usage": "COLOR", "usage_index": 0}}],
+        "streams": [{{"stride": 20, "hex": "{hex}"}}],
+        "states": {{{states}}}}}"#,
+        if depth {
+            r#"{"format": "D24S8"}"#
+        } else {
+            "null"
+        },
+        verts.len()
+    )
+}
+
+/// The pixels of target 0 that are not black.
+fn lit(s: &Surfaces) -> Vec<(u32, u32)> {
+    let t = &s.targets[0];
+    (0..s.height)
+        .flat_map(|y| (0..s.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| t.texels[(y * s.width + x) as usize][..3] != [0.0; 3])
+        .collect()
+}
+
+#[test]
+fn a_triangle_covers_the_pixels_of_the_top_left_rule() {
+    let Some(gpu) = crate::gpu() else { return };
+    // D3D9 pixel centres are whole numbers: (0, 0), (4, 0), (0, 4) covers the centres with
+    // x, y >= 0 and x + y < 4 (the top and left edges are in, the diagonal, a bottom-right
+    // edge, is out): 4 + 3 + 2 + 1 pixels.
+    let white = 0xffff_ffff;
+    let json = positiont(
+        &[
+            (0.0, 0.0, 0.5, white),
+            (4.0, 0.0, 0.5, white),
+            (0.0, 4.0, 0.5, white),
+        ],
+        r#""ZENABLE": false"#,
+        false,
+    );
+    let s = gpu_draw(&gpu, &scene(&json));
+    let mut want = Vec::new();
+    for y in 0..4u32 {
+        for x in 0..4 - y {
+            want.push((x, y));
+        }
+    }
+    want.sort_by_key(|&(x, y)| (y, x));
+    assert_eq!(lit(&s), want);
+    // Moved by half a pixel the triangle's edges pass between centres.
+    let json = positiont(
+        &[
+            (1.5, 1.5, 0.5, white),
+            (3.5, 1.5, 0.5, white),
+            (1.5, 3.5, 0.5, white),
+        ],
+        r#""ZENABLE": false, "CULLMODE": "NONE""#,
+        false,
+    );
+    let s = gpu_draw(&gpu, &scene(&json));
+    assert_eq!(lit(&s), vec![(2, 2), (3, 2), (2, 3)]);
+}
+
+#[test]
+fn culling_follows_d3d9s_clockwise_front_face() {
+    let Some(gpu) = crate::gpu() else { return };
+    let white = 0xffff_ffff;
+    // Clockwise on screen (y down): front.
+    let cw = [
+        (0.0, 0.0, 0.5, white),
+        (8.0, 0.0, 0.5, white),
+        (0.0, 8.0, 0.5, white),
+    ];
+    let ccw = [cw[0], cw[2], cw[1]];
+    for (verts, cull, drawn) in [
+        (cw, "CCW", true),
+        (cw, "CW", false),
+        (ccw, "CCW", false),
+        (ccw, "CW", true),
+        (ccw, "NONE", true),
+    ] {
+        let states = format!(r#""ZENABLE": false, "CULLMODE": "{cull}""#);
+        let s = gpu_draw(&gpu, &scene(&positiont(&verts, &states, false)));
+        assert_eq!(!lit(&s).is_empty(), drawn, "CULLMODE {cull}");
+    }
+}
+
+#[test]
+fn depth_test_keeps_the_nearer_triangle_whatever_the_order() {
+    let Some(gpu) = crate::gpu() else { return };
+    let tri = |z: f32, c: u32| [(0.0, 0.0, z, c), (16.0, 0.0, z, c), (0.0, 16.0, z, c)];
+    let (red, green) = (0xffff_0000u32, 0xff00_ff00u32);
+    for order in [[(0.5, red), (0.25, green)], [(0.25, green), (0.5, red)]] {
+        let mut verts = Vec::new();
+        for (z, c) in order {
+            verts.extend(tri(z, c));
+        }
+        let s = gpu_draw(
+            &gpu,
+            &scene(&positiont(&verts, r#""ZFUNC": "LESSEQUAL""#, true)),
+        );
+        let p = s.pixel(3, 3).unwrap();
+        assert_eq!(p.targets[0], [0.0, 1.0, 0.0, 1.0], "order {order:?}");
+        assert_eq!(p.z, Some(dxso_draw::DepthFormat::D24S8.store(0.25)));
+        // Outside the triangles: the clear.
+        assert_eq!(s.pixel(7, 7).unwrap().z, Some(1.0));
+    }
+    // GREATER against the clear (1.0) passes nothing.
+    let s = gpu_draw(
+        &gpu,
+        &scene(&positiont(&tri(0.5, red), r#""ZFUNC": "GREATER""#, true)),
+    );
+    assert!(lit(&s).is_empty());
+}
+
+#[test]
+fn blending_source_alpha_over_the_target() {
+    let Some(gpu) = crate::gpu() else { return };
+    // 50% (0x80) white over the black clear, then 25% (0x40) red over that.
+    let v = |c: u32| [(0.0, 0.0, 0.5, c), (16.0, 0.0, 0.5, c), (0.0, 16.0, 0.5, c)];
+    let mut verts = v(0x80ff_ffff).to_vec();
+    verts.extend(v(0x40ff_0000));
+    let states = r#""ZENABLE": false, "ALPHABLENDENABLE": true, "SRCBLEND": "SRCALPHA", "DESTBLEND": "INVSRCALPHA""#;
+    let s = gpu_draw(&gpu, &scene(&positiont(&verts, states, false)));
+    let got = s.pixel(1, 1).unwrap().targets[0];
+    let a1 = 128.0 / 255.0;
+    let first = (a1 * 255.0f32).round() / 255.0; // 128/255 in every colour channel
+    let a2 = 64.0 / 255.0;
+    let r = ((a2 + first * (1.0 - a2)) * 255.0).round() / 255.0;
+    let gb = ((first * (1.0 - a2)) * 255.0).round() / 255.0;
+    for (c, want) in [(0, r), (1, gb), (2, gb)] {
+        assert!(
+            (got[c] - want).abs() <= 1.0 / 255.0 + 1e-6,
+            "channel {c}: {got:?}, want {want}"
+        );
+    }
+}
+
+#[test]
+fn refused_states_are_named() {
+    let Some(gpu) = crate::gpu() else { return };
+    let white = 0xffff_ffff;
+    let tri = [
+        (0.0, 0.0, 0.5, white),
+        (4.0, 0.0, 0.5, white),
+        (0.0, 4.0, 0.5, white),
+    ];
+    for (state, name) in [
+        (r#""ALPHATESTENABLE": true"#, "ALPHATESTENABLE"),
+        (r#""FOGENABLE": true"#, "FOGENABLE"),
+        (r#""SHADEMODE": "FLAT""#, "SHADEMODE"),
+        (r#""CLIPPLANEENABLE": 1"#, "CLIPPLANEENABLE"),
+        (r#""SRGBWRITEENABLE": true"#, "SRGBWRITEENABLE"),
+    ] {
+        let s = scene(&positiont(&tri, state, false));
+        match gpu.draw_frame(&s.frame, &s.draws) {
+            Err(e @ Error::Refused(_)) => {
+                let text = e.to_string();
+                assert!(text.contains(name) && text.contains("draw 0"), "{text}");
+            }
+            other => panic!("{state}: {:?}", other.map(|_| "drawn")),
+        }
+    }
+}
+
+/// How far a GPU image may be from the CPU's: at most `max_pixels` pixels differ, none by
+/// more than `max_diff` in any channel.
+struct Tolerance {
+    max_pixels: usize,
+    max_diff: f32,
+}
+
+/// Pixels that differ and the largest difference.
+fn differences(a: &Surfaces, b: &Surfaces) -> (usize, f32) {
+    let mut n = 0;
+    let mut largest = 0.0f32;
+    for (ta, tb) in a.targets.iter().zip(&b.targets) {
+        for (p, q) in ta.texels.iter().zip(&tb.texels) {
+            let d = (0..4).map(|c| (p[c] - q[c]).abs()).fold(0.0, f32::max);
+            if d > 0.0 {
+                n += 1;
+                largest = largest.max(d);
+            }
+        }
+    }
+    (n, largest)
+}
+
+#[test]
+fn example_scenes_agree_with_the_cpu_draw() {
+    let Some(gpu) = crate::gpu() else { return };
+    let dir = dxso_testdata::repo_root().join("examples/draw");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".scene.json"))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for path in names {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let s = DrawScene::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let cpu = dxso_draw::draw_frame(&s.frame, &s.draws).unwrap();
+        let tolerance = match example_class(&name) {
+            Class::Refused(why) => {
+                match gpu.draw_frame(&s.frame, &s.draws) {
+                    Err(e @ Error::Refused(_)) => {
+                        assert!(e.to_string().contains(why), "{name}: {e}")
+                    }
+                    other => panic!(
+                        "{name}: expected a refusal naming {why}, got {:?}",
+                        other.map(|_| ())
+                    ),
+                }
+                continue;
+            }
+            Class::Within(t) => t,
+        };
+        let got = gpu_draw(&gpu, &s);
+        let (n, largest) = differences(&cpu, &got);
+        eprintln!("{name}: {n} pixels differ, largest {largest}");
+        assert!(
+            n <= tolerance.max_pixels && largest <= tolerance.max_diff,
+            "{name}: {n} pixels differ (at most {}), largest {largest} (at most {})",
+            tolerance.max_pixels,
+            tolerance.max_diff
+        );
+    }
+}
+
+enum Class {
+    Refused(&'static str),
+    Within(Tolerance),
+}
+
+/// Each example's class (docs/gpu.md, "CPU against GPU").
+fn example_class(name: &str) -> Class {
+    let exact = Tolerance {
+        max_pixels: 0,
+        max_diff: 0.0,
+    };
+    match name {
+        "fog.scene.json" => Class::Refused("FOGENABLE"),
+        _ => Class::Within(exact),
+    }
+}
