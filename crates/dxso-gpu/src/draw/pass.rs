@@ -117,7 +117,23 @@ impl Gpu {
             // POSITIONT: z is the surface's depth as it is.
             (vp.min_z, vp.max_z) = (0.0, 1.0);
         }
-        let (mut vs, ps) = (st.vs, st.ps);
+        let (mut vs, mut ps) = (st.vs, st.ps);
+        let (fog_semantic, fog_component) = if st.generated_vs {
+            ("COLOR1", 3)
+        } else {
+            ("FOG0", 0)
+        };
+        let vertex_fog = vs
+            .interface
+            .outputs
+            .iter()
+            .flat_map(|o| &o.varyings)
+            .find(|v| v.semantic.eq_ignore_ascii_case(fog_semantic))
+            .and_then(|v| v.location)
+            .map(|l| (l, fog_component));
+        let tail = state::pixel_tail(draw, vertex_fog);
+        let ps_entry = ps.interface.entry_point.clone();
+        patch::finish_pixel(&mut ps.module, &ps_entry, &tail)?;
         let colour_inputs: Vec<u32> = if ps.interface.version.starts_with("ps_3") {
             Vec::new()
         } else {

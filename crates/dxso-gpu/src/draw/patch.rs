@@ -72,6 +72,7 @@ pub(super) fn finish_vertex(
     if components.len() != members.len() {
         return Err(bad("returns a struct of another shape"));
     }
+    let from = f.expressions.len();
     let e = &mut f.expressions;
     let kx = push(e, Expression::Literal(Literal::F32(dx)));
     let ky = push(e, Expression::Literal(Literal::F32(dy)));
@@ -159,11 +160,345 @@ pub(super) fn finish_vertex(
         );
     }
     let out = push(e, Expression::Compose { ty, components });
-    let mut inserted = naga::Block::new();
-    inserted.push(
-        Statement::Emit(naga::Range::new_from_bounds(first, out)),
-        Span::UNDEFINED,
+    let mut inserted = emits(e, from);
+    inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
+    f.body.splice(last..last + 1, inserted);
+    Ok(())
+}
+
+/// Where the fog factor of a pixel comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum FogFactor {
+    /// A component of the vertex stage's output at `location` (oFog's x, or without a
+    /// vertex shader the specular colour's alpha), interpolated.
+    Vertex { location: u32, component: u32 },
+    /// Table fog from the pixel's depth: `FOGTABLEMODE` EXP (1), EXP2 (2) or LINEAR (3).
+    Table {
+        mode: u32,
+        start: f32,
+        end: f32,
+        density: f32,
+    },
+}
+
+/// What the fragment entry adds after the shader: fixed-function fog into oC0's colour
+/// (`k·c + (1 − k)·FOGCOLOR`, k clamped to [0, 1]), then the alpha test on oC0's alpha
+/// clamped to [0, 1] against `ALPHAREF / 255` (`func` a `D3DCMPFUNC`; a failing pixel is
+/// discarded), as dxso-draw's output merger does them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct PixelTail {
+    pub fog: Option<(FogFactor, [f32; 3])>,
+    pub alpha_test: Option<(u32, f32)>,
+}
+
+/// `x > 0 ? min(x, 1) : 0` of a scalar or vector `x` (`zero`, `one` of its shape).
+fn clamp01(
+    e: &mut naga::Arena<Expression>,
+    x: Handle<Expression>,
+    zero: Handle<Expression>,
+    one: Handle<Expression>,
+) -> Handle<Expression> {
+    let above = push(
+        e,
+        Expression::Binary {
+            op: BinaryOperator::Greater,
+            left: x,
+            right: zero,
+        },
     );
+    let low = push(
+        e,
+        Expression::Math {
+            fun: MathFunction::Min,
+            arg: x,
+            arg1: Some(one),
+            arg2: None,
+            arg3: None,
+        },
+    );
+    push(
+        e,
+        Expression::Select {
+            condition: above,
+            accept: low,
+            reject: zero,
+        },
+    )
+}
+
+fn bin(
+    e: &mut naga::Arena<Expression>,
+    op: BinaryOperator,
+    left: Handle<Expression>,
+    right: Handle<Expression>,
+) -> Handle<Expression> {
+    push(e, Expression::Binary { op, left, right })
+}
+
+/// The fog factor's expression before clamping; `arg` is the argument it reads.
+fn fog_factor(
+    e: &mut naga::Arena<Expression>,
+    factor: FogFactor,
+    arg: Handle<Expression>,
+) -> Handle<Expression> {
+    let lit =
+        |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
+    match factor {
+        FogFactor::Vertex { component, .. } => push(
+            e,
+            Expression::AccessIndex {
+                base: arg,
+                index: component,
+            },
+        ),
+        FogFactor::Table {
+            mode,
+            start,
+            end,
+            density,
+        } => {
+            let z = push(
+                e,
+                Expression::AccessIndex {
+                    base: arg,
+                    index: 2,
+                },
+            );
+            match mode {
+                1 => {
+                    let d = lit(e, -density);
+                    let t = bin(e, BinaryOperator::Multiply, d, z);
+                    push(e, math1(MathFunction::Exp, t))
+                }
+                2 => {
+                    let d = lit(e, density);
+                    let t = bin(e, BinaryOperator::Multiply, d, z);
+                    let t2 = bin(e, BinaryOperator::Multiply, t, t);
+                    let n = push(
+                        e,
+                        Expression::Unary {
+                            op: naga::UnaryOperator::Negate,
+                            expr: t2,
+                        },
+                    );
+                    push(e, math1(MathFunction::Exp, n))
+                }
+                _ => {
+                    let end_k = lit(e, end);
+                    let span = lit(e, end - start);
+                    let num = bin(e, BinaryOperator::Subtract, end_k, z);
+                    bin(e, BinaryOperator::Divide, num, span)
+                }
+            }
+        }
+    }
+}
+
+fn math1(fun: MathFunction, arg: Handle<Expression>) -> Expression {
+    Expression::Math {
+        fun,
+        arg,
+        arg1: None,
+        arg2: None,
+        arg3: None,
+    }
+}
+
+/// `Emit` statements for the expressions from index `from` on that need one (runs that skip
+/// literals and arguments, which are in scope from the start).
+fn emits(e: &naga::Arena<Expression>, from: usize) -> naga::Block {
+    let mut block = naga::Block::new();
+    let mut run: Option<(Handle<Expression>, Handle<Expression>)> = None;
+    for (h, x) in e.iter().skip(from) {
+        if x.needs_pre_emit() {
+            if let Some((a, b)) = run.take() {
+                block.push(
+                    Statement::Emit(naga::Range::new_from_bounds(a, b)),
+                    Span::UNDEFINED,
+                );
+            }
+        } else {
+            run = Some(run.map_or((h, h), |(a, _)| (a, h)));
+        }
+    }
+    if let Some((a, b)) = run {
+        block.push(
+            Statement::Emit(naga::Range::new_from_bounds(a, b)),
+            Span::UNDEFINED,
+        );
+    }
+    block
+}
+
+/// Add fog and the alpha test ([`PixelTail`]) to the fragment entry `entry`.
+pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Result<(), Error> {
+    if tail.fog.is_none() && tail.alpha_test.is_none() {
+        return Ok(());
+    }
+    let bad = |what: &str| Error::Interface(format!("the fragment entry {entry}: {what}"));
+    let ep = m
+        .entry_points
+        .iter_mut()
+        .find(|e| e.name == entry)
+        .ok_or_else(|| bad("not found"))?;
+    let no_oc0 =
+        || Error::Refused("the alpha test or fog of a pixel shader that writes no oC0".into());
+    let result_ty = ep.function.result.as_ref().ok_or_else(no_oc0)?.ty;
+    let TypeInner::Struct { members, .. } = &m.types[result_ty].inner else {
+        return Err(bad("does not return a struct"));
+    };
+    let oc0 = members
+        .iter()
+        .position(|mb| matches!(mb.binding, Some(Binding::Location { location: 0, .. })))
+        .ok_or_else(no_oc0)?;
+    let vec_ty = members[oc0].ty;
+    let f = &mut ep.function;
+    let last = f
+        .body
+        .len()
+        .checked_sub(1)
+        .ok_or_else(|| bad("has an empty body"))?;
+    let ret = match f.body.span_iter().last() {
+        Some((Statement::Return { value: Some(r) }, _)) => *r,
+        _ => return Err(bad("does not end with a return")),
+    };
+    let Expression::Compose { ty, mut components } = f.expressions[ret].clone() else {
+        return Err(bad("does not return a composed struct"));
+    };
+    let from = f.expressions.len();
+    let arg = match tail.fog {
+        None => None,
+        Some((factor, _)) => {
+            let binding = match factor {
+                FogFactor::Vertex { location, .. } => Binding::Location {
+                    location,
+                    interpolation: Some(naga::Interpolation::Perspective),
+                    sampling: Some(naga::Sampling::Center),
+                    blend_src: None,
+                    per_primitive: false,
+                },
+                FogFactor::Table { .. } => Binding::BuiltIn(BuiltIn::Position { invariant: false }),
+            };
+            let k = match f
+                .arguments
+                .iter()
+                .position(|a| a.binding.as_ref() == Some(&binding))
+            {
+                Some(k) => k,
+                None => {
+                    f.arguments.push(naga::FunctionArgument {
+                        name: Some("dxso_fog".into()),
+                        ty: vec_ty,
+                        binding: Some(binding),
+                    });
+                    f.arguments.len() - 1
+                }
+            };
+            Some(push(
+                &mut f.expressions,
+                Expression::FunctionArgument(k as u32),
+            ))
+        }
+    };
+    let e = &mut f.expressions;
+    let lit =
+        |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
+    let zero = lit(e, 0.0);
+    let one = lit(e, 1.0);
+    if let (Some((factor, rgb)), Some(arg)) = (tail.fog, arg) {
+        let c = components[oc0];
+        let raw = fog_factor(e, factor, arg);
+        let k = clamp01(e, raw, zero, one);
+        let kv = push(
+            e,
+            Expression::Splat {
+                size: VectorSize::Quad,
+                value: k,
+            },
+        );
+        let inv = bin(e, BinaryOperator::Subtract, one, k);
+        let iv = push(
+            e,
+            Expression::Splat {
+                size: VectorSize::Quad,
+                value: inv,
+            },
+        );
+        let fc: Vec<_> = [rgb[0], rgb[1], rgb[2], 0.0]
+            .iter()
+            .map(|&x| lit(e, x))
+            .collect();
+        let fcv = push(
+            e,
+            Expression::Compose {
+                ty: vec_ty,
+                components: fc,
+            },
+        );
+        let a = bin(e, BinaryOperator::Multiply, kv, c);
+        let b = bin(e, BinaryOperator::Multiply, iv, fcv);
+        let mixed = bin(e, BinaryOperator::Add, a, b);
+        let parts: Vec<_> = (0..4)
+            .map(|i| {
+                let base = if i < 3 { mixed } else { c };
+                push(e, Expression::AccessIndex { base, index: i })
+            })
+            .collect();
+        components[oc0] = push(
+            e,
+            Expression::Compose {
+                ty: vec_ty,
+                components: parts,
+            },
+        );
+    }
+    let mut kill = None;
+    if let Some((func, reference)) = tail.alpha_test {
+        let a = push(
+            e,
+            Expression::AccessIndex {
+                base: components[oc0],
+                index: 3,
+            },
+        );
+        let a = clamp01(e, a, zero, one);
+        let r = lit(e, reference);
+        let op = match func {
+            2 => Some(BinaryOperator::Less),
+            3 => Some(BinaryOperator::Equal),
+            4 => Some(BinaryOperator::LessEqual),
+            5 => Some(BinaryOperator::Greater),
+            6 => Some(BinaryOperator::NotEqual),
+            7 => Some(BinaryOperator::GreaterEqual),
+            _ => None,
+        };
+        kill = match (func, op) {
+            (1, _) => Some(push(e, Expression::Literal(Literal::Bool(true)))),
+            (_, Some(op)) => {
+                let pass = bin(e, op, a, r);
+                Some(push(
+                    e,
+                    Expression::Unary {
+                        op: naga::UnaryOperator::LogicalNot,
+                        expr: pass,
+                    },
+                ))
+            }
+            _ => None,
+        };
+    }
+    let out = push(e, Expression::Compose { ty, components });
+    let mut inserted = emits(e, from);
+    if let Some(condition) = kill {
+        inserted.push(
+            Statement::If {
+                condition,
+                accept: naga::Block::from_vec(vec![Statement::Kill]),
+                reject: naga::Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+    }
     inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
     f.body.splice(last..last + 1, inserted);
     Ok(())

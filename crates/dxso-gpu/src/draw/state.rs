@@ -1,6 +1,7 @@
 //! A draw's render states as wgpu pipeline and pass state, and the states the GPU path
 //! refuses by name (never drawn wrong).
 
+use super::patch::{FogFactor, PixelTail};
 use crate::Error;
 use dxso_draw::{Draw, Frame, Primitive, RenderStates};
 
@@ -15,7 +16,14 @@ mod rs {
     pub const CULLMODE: u32 = 22;
     pub const ZFUNC: u32 = 23;
     pub const ALPHABLENDENABLE: u32 = 27;
+    pub const ALPHAREF: u32 = 24;
+    pub const ALPHAFUNC: u32 = 25;
     pub const FOGENABLE: u32 = 28;
+    pub const FOGCOLOR: u32 = 34;
+    pub const FOGTABLEMODE: u32 = 35;
+    pub const FOGSTART: u32 = 36;
+    pub const FOGEND: u32 = 37;
+    pub const FOGDENSITY: u32 = 38;
     pub const STENCILENABLE: u32 = 52;
     pub const STENCILFAIL: u32 = 53;
     pub const STENCILZFAIL: u32 = 54;
@@ -70,11 +78,6 @@ pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
     let nonzero = |n: u32| s.get(n) != 0;
     let refusals = [
         (s.get(rs::ZENABLE) == 2, "ZENABLE USEW (w-buffering)"),
-        (fog_applies(draw), "FOGENABLE (fixed-function fog)"),
-        (
-            nonzero(rs::ALPHATESTENABLE),
-            "ALPHATESTENABLE (the alpha test)",
-        ),
         (nonzero(rs::SRGBWRITEENABLE), "SRGBWRITEENABLE"),
         (s.get(rs::SHADEMODE) == 1, "SHADEMODE FLAT (flat shading)"),
         (
@@ -102,9 +105,7 @@ pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
             ));
         }
     }
-    if frame.depth_stencil.is_some_and(|d| d.has_stencil()) && s.get(rs::STENCILENABLE) != 0 {
-        // Stencil is expressed; nothing to refuse.
-    }
+    let _ = frame;
     Ok(())
 }
 
@@ -295,4 +296,40 @@ pub(super) fn write_mask(s: &RenderStates, t: usize) -> wgpu::ColorWrites {
 /// Whether the scissor test is on.
 pub(super) fn scissor_test(s: &RenderStates) -> bool {
     s.get(rs::SCISSORTESTENABLE) != 0
+}
+
+/// Fog and the alpha test as the fragment entry adds them. `vertex_fog`: the location and
+/// component of the vertex stage's fog factor (`None`: it writes none, and vertex fog is 1).
+pub(super) fn pixel_tail(draw: &Draw, vertex_fog: Option<(u32, u32)>) -> PixelTail {
+    let s = &draw.states;
+    let float = |n: u32| f32::from_bits(s.get(n));
+    let fog = if fog_applies(draw) {
+        let factor = match s.get(rs::FOGTABLEMODE) {
+            mode @ 1..=3 => {
+                let (start, end) = (float(rs::FOGSTART), float(rs::FOGEND));
+                // LINEAR with FOGEND = FOGSTART is 1: no fog.
+                (mode != 3 || end != start).then_some(FogFactor::Table {
+                    mode,
+                    start,
+                    end,
+                    density: float(rs::FOGDENSITY),
+                })
+            }
+            _ => vertex_fog.map(|(location, component)| FogFactor::Vertex {
+                location,
+                component,
+            }),
+        };
+        let c = dxso_draw::d3dcolor(s.get(rs::FOGCOLOR));
+        factor.map(|f| (f, [c[0], c[1], c[2]]))
+    } else {
+        None
+    };
+    let alpha_test = (s.get(rs::ALPHATESTENABLE) != 0 && s.get(rs::ALPHAFUNC) != 8).then(|| {
+        (
+            s.get(rs::ALPHAFUNC),
+            (s.get(rs::ALPHAREF) & 0xff) as f32 / 255.0,
+        )
+    });
+    PixelTail { fog, alpha_test }
 }

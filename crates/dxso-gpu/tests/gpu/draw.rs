@@ -91,7 +91,8 @@ fn a_triangle_covers_the_pixels_of_the_top_left_rule() {
         false,
     );
     let s = gpu_draw(&gpu, &scene(&json));
-    assert_eq!(lit(&s), vec![(2, 2), (3, 2), (2, 3)]);
+    // Centres with x, y >= 2 and x + y < 5: (3, 2) and (2, 3) lie on the diagonal, out.
+    assert_eq!(lit(&s), vec![(2, 2)]);
 }
 
 #[test]
@@ -121,7 +122,7 @@ fn culling_follows_d3d9s_clockwise_front_face() {
 #[test]
 fn depth_test_keeps_the_nearer_triangle_whatever_the_order() {
     let Some(gpu) = crate::gpu() else { return };
-    let tri = |z: f32, c: u32| [(0.0, 0.0, z, c), (16.0, 0.0, z, c), (0.0, 16.0, z, c)];
+    let tri = |z: f32, c: u32| [(0.0, 0.0, z, c), (8.0, 0.0, z, c), (0.0, 8.0, z, c)];
     let (red, green) = (0xffff_0000u32, 0xff00_ff00u32);
     for order in [[(0.5, red), (0.25, green)], [(0.25, green), (0.5, red)]] {
         let mut verts = Vec::new();
@@ -170,6 +171,43 @@ fn blending_source_alpha_over_the_target() {
 }
 
 #[test]
+fn the_alpha_test_discards_by_alpharef() {
+    let Some(gpu) = crate::gpu() else { return };
+    let tri = |c: u32| [(0.0, 0.0, 0.5, c), (8.0, 0.0, 0.5, c), (0.0, 8.0, 0.5, c)];
+    let states = r#""ZENABLE": false, "ALPHATESTENABLE": true, "ALPHAREF": 128, "ALPHAFUNC": "GREATEREQUAL""#;
+    for (colour, drawn) in [
+        (0x40ff_ffffu32, false),
+        (0x80ff_ffff, true),
+        (0xc0ff_ffff, true),
+    ] {
+        let s = gpu_draw(&gpu, &scene(&positiont(&tri(colour), states, false)));
+        assert_eq!(!lit(&s).is_empty(), drawn, "alpha {:#x}", colour >> 24);
+    }
+}
+
+#[test]
+fn table_fog_blends_the_fog_colour_by_depth() {
+    let Some(gpu) = crate::gpu() else { return };
+    // LINEAR from 0 to 1 at z = 0.25: factor 0.75, white fogged with red is (1, .75, .75).
+    let white = 0xffff_ffff;
+    let tri = [
+        (0.0, 0.0, 0.25, white),
+        (8.0, 0.0, 0.25, white),
+        (0.0, 8.0, 0.25, white),
+    ];
+    let states = r#""ZENABLE": false, "FOGENABLE": true, "FOGCOLOR": "0xffff0000", "FOGTABLEMODE": "LINEAR", "FOGSTART": 0, "FOGEND": 1"#;
+    let s = gpu_draw(&gpu, &scene(&positiont(&tri, states, false)));
+    let got = s.pixel(1, 1).unwrap().targets[0];
+    let want = [1.0, 191.0 / 255.0, 191.0 / 255.0, 1.0];
+    for c in 0..4 {
+        assert!(
+            (got[c] - want[c]).abs() <= 1.0 / 255.0 + 1e-6,
+            "{got:?}, want {want:?}"
+        );
+    }
+}
+
+#[test]
 fn refused_states_are_named() {
     let Some(gpu) = crate::gpu() else { return };
     let white = 0xffff_ffff;
@@ -179,8 +217,7 @@ fn refused_states_are_named() {
         (0.0, 4.0, 0.5, white),
     ];
     for (state, name) in [
-        (r#""ALPHATESTENABLE": true"#, "ALPHATESTENABLE"),
-        (r#""FOGENABLE": true"#, "FOGENABLE"),
+        (r#""DEPTHBIAS": 0.5"#, "DEPTHBIAS"),
         (r#""SHADEMODE": "FLAT""#, "SHADEMODE"),
         (r#""CLIPPLANEENABLE": 1"#, "CLIPPLANEENABLE"),
         (r#""SRGBWRITEENABLE": true"#, "SRGBWRITEENABLE"),
@@ -268,12 +305,21 @@ enum Class {
 
 /// Each example's class (docs/gpu.md, "CPU against GPU").
 fn example_class(name: &str) -> Class {
+    // Interpolation: the GPU's barycentric weights differ from dxso-draw's in the last bits,
+    // so a value near a rounding boundary of an 8-bit target lands one step away.
+    let interpolation = Tolerance {
+        max_pixels: 32768 / 50,
+        max_diff: 1.0 / 255.0 + 1e-6,
+    };
     let exact = Tolerance {
         max_pixels: 0,
         max_diff: 0.0,
     };
     match name {
-        "fog.scene.json" => Class::Refused("FOGENABLE"),
-        _ => Class::Within(exact),
+        "blending.scene.json" | "bump.scene.json" | "textured.scene.json" => Class::Within(exact),
+        "fog.scene.json" | "terrain.scene.json" | "two_sided.scene.json" => {
+            Class::Within(interpolation)
+        }
+        _ => Class::Refused("(a new example: give it a class)"),
     }
 }
