@@ -68,23 +68,15 @@ pub(super) fn decode(target: TargetFormat, f: wgpu::TextureFormat, b: &[u8]) -> 
     let half = |i: usize| half::f16::from_bits(u16_at(i)).to_f32();
     let mut v = [0.0f32; 4];
     match f {
-        T::Rgba8Unorm => {
-            for c in 0..4 {
-                v[c] = b[c] as f32 / 255.0;
-            }
-        }
+        T::Rgba8Unorm => v = std::array::from_fn(|c| b[c] as f32 / 255.0),
         T::Rgb10a2Unorm => {
             let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            for c in 0..3 {
-                v[c] = ((w >> (10 * c)) & 0x3ff) as f32 / 1023.0;
-            }
-            v[3] = (w >> 30) as f32 / 3.0;
+            v = std::array::from_fn(|c| match c {
+                3 => (w >> 30) as f32 / 3.0,
+                _ => ((w >> (10 * c)) & 0x3ff) as f32 / 1023.0,
+            });
         }
-        T::Rgba16Unorm => {
-            for c in 0..4 {
-                v[c] = u16_at(c) as f32 / 65535.0;
-            }
-        }
+        T::Rgba16Unorm => v = std::array::from_fn(|c| u16_at(c) as f32 / 65535.0),
         T::Rgba16Float => v = std::array::from_fn(half),
         T::Rg16Float => (v[0], v[1]) = (half(0), half(1)),
         T::R16Float => v[0] = half(0),
