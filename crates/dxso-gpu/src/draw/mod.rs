@@ -24,6 +24,7 @@
 //!   `Depth32FloatStencil8`. Read back, every value is what dxso-draw's surface holds for it
 //!   (`TargetFormat::store`), so PNG/DDS/pixel output is the CPU draw's code.
 
+mod fetch;
 mod formats;
 mod pass;
 mod patch;
@@ -257,7 +258,7 @@ fn rectangle(vp: &Viewport, draw: &Draw) -> Option<[u32; 4]> {
 struct Prepared {
     pipeline: wgpu::RenderPipeline,
     groups: Vec<(u32, wgpu::BindGroup)>,
-    vertices: Option<wgpu::Buffer>,
+    vertices: Vec<wgpu::Buffer>,
     indices: wgpu::Buffer,
     index_count: u32,
     viewport: Viewport,

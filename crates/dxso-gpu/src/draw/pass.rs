@@ -1,12 +1,22 @@
 //! One draw: its stages, vertices and states as a render pipeline, recorded into a pass that
 //! loads and stores the frame's surfaces.
 
-use super::{Prepared, Targets, assemble, formats, patch, rectangle, stages, state, viewport};
+use super::{
+    Prepared, Targets, assemble, fetch, formats, patch, rectangle, stages, state, viewport,
+};
 use crate::bind::{self, Source};
 use crate::{Error, Gpu};
 use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES};
 use dxso_naga::{Options, Translation};
 use wgpu::util::DeviceExt;
+
+/// The two stages' translations and what they bind.
+type StagePair<'a> = (
+    &'a Translation,
+    &'a Translation,
+    &'a dyn Source,
+    &'a dyn Source,
+);
 
 impl Gpu {
     /// Draw one draw into the surfaces.
@@ -81,8 +91,8 @@ impl Gpu {
             rp.set_scissor_rect(x, y, w, h);
             rp.set_stencil_reference(state::stencil_reference(&draw.states));
             rp.set_blend_constant(state::blend_constant(&draw.states));
-            if let Some(vb) = &p.vertices {
-                rp.set_vertex_buffer(0, vb.slice(..));
+            for (slot, vb) in p.vertices.iter().enumerate() {
+                rp.set_vertex_buffer(slot as u32, vb.slice(..));
             }
             rp.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
             rp.draw_indexed(0..p.index_count, 0, 0..1);
@@ -154,26 +164,29 @@ impl Gpu {
             &colour_inputs,
         )?;
 
-        // Vertices: dxso-vm's fetch, one vec4<f32> per input register in the
-        // interface's order.
         let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
-        let slots = crate::run::input_slots(&vs.interface, program)?;
-        let fetched = draw.vertex.fetch(draw.vertex_count, draw.instance_count)?;
-        let mut data = Vec::new();
-        crate::run::pack_inputs(&fetched, &slots, 0..fetched.vertices, &mut data);
-        let vertices = (!data.is_empty()).then(|| {
-            self.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("dxso-gpu draw vertices"),
-                    contents: bytemuck::cast_slice(&data),
-                    usage: wgpu::BufferUsages::VERTEX,
-                })
-        });
+        let on_gpu = fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?;
+        let input = match on_gpu {
+            Some(v) => v,
+            None => fetch::on_cpu(draw, &vs.interface, program, &indices)?,
+        };
+        let vertices: Vec<wgpu::Buffer> = input
+            .streams
+            .iter()
+            .map(|st| {
+                self.device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("dxso-gpu draw vertices"),
+                        contents: &st.bytes,
+                        usage: wgpu::BufferUsages::VERTEX,
+                    })
+            })
+            .collect();
         let index_buffer = self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("dxso-gpu draw indices"),
-                contents: bytemuck::cast_slice(&indices),
+                contents: bytemuck::cast_slice(&input.indices),
                 usage: wgpu::BufferUsages::INDEX,
             });
 
@@ -186,13 +199,23 @@ impl Gpu {
             Some(p) => Box::new(stages::PixelSource::new(p)),
             None => Box::new(stages::Nothing),
         };
-        let (pipeline, groups) = self.pipeline(t, draw, &vs, &ps, vs_source, &*ps_source)?;
+        let layouts: Vec<wgpu::VertexBufferLayout<'_>> = input
+            .streams
+            .iter()
+            .map(|st| wgpu::VertexBufferLayout {
+                array_stride: st.stride,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &st.attributes,
+            })
+            .collect();
+        let stages = (&vs, &ps, vs_source, &*ps_source);
+        let (pipeline, groups) = self.pipeline(t, draw, stages, &layouts)?;
         Ok(Some(Prepared {
             pipeline,
             groups,
             vertices,
             indices: index_buffer,
-            index_count: indices.len() as u32,
+            index_count: input.indices.len() as u32,
             viewport: vp,
             rect,
         }))
@@ -203,10 +226,8 @@ impl Gpu {
         &self,
         t: &Targets,
         draw: &Draw,
-        vs: &Translation,
-        ps: &Translation,
-        vs_source: &dyn Source,
-        ps_source: &dyn Source,
+        (vs, ps, vs_source, ps_source): StagePair<'_>,
+        buffers: &[wgpu::VertexBufferLayout<'_>],
     ) -> Result<(wgpu::RenderPipeline, Vec<(u32, wgpu::BindGroup)>), Error> {
         let device = &self.device;
         let (vsi, psi) = (&vs.interface, &ps.interface);
@@ -225,23 +246,6 @@ impl Gpu {
             bind_group_layouts: &bgls.iter().map(Some).collect::<Vec<_>>(),
             immediate_size: 0,
         });
-        let mut attributes = Vec::new();
-        for (k, i) in vsi.inputs.iter().enumerate() {
-            let location = i.varyings.first().and_then(|v| v.location).ok_or_else(|| {
-                Error::Interface(format!("vertex input {} has no location", i.register))
-            })?;
-            attributes.push(wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x4,
-                offset: 16 * k as u64,
-                shader_location: location,
-            });
-        }
-        let stride = 16 * attributes.len() as u64;
-        let buffers = [Some(wgpu::VertexBufferLayout {
-            array_stride: stride,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &attributes,
-        })];
         let written: Vec<u32> = psi
             .outputs
             .iter()
@@ -293,7 +297,7 @@ impl Gpu {
                 module: &vs_module,
                 entry_point: Some(&vsi.entry_point),
                 compilation_options: Default::default(),
-                buffers: if stride > 0 { &buffers } else { &[] },
+                buffers: &buffers.iter().cloned().map(Some).collect::<Vec<_>>(),
             },
             primitive: wgpu::PrimitiveState {
                 topology: wgpu::PrimitiveTopology::TriangleList,

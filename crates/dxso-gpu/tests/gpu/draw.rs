@@ -350,7 +350,9 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// `tests/gpu/scenes/`: multiple float and unorm targets, stencil, scissor, a viewport
 /// offset, MAX blending, a colour write mask, fans and strips (`mrt_stencil_scissor`); a
 /// vs_1_1 with a ps_2_0 whose colour input the vertex stage writes above 1, indexed, D16
-/// (`vs11_ps20_indexed_d16`).
+/// (`vs11_ps20_indexed_d16`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
+/// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
+/// GPU's vertex fetch (D3DCOLOR as `Unorm8x4Bgra`, FLOAT2/4, indices).
 #[test]
 fn test_scenes_agree_with_the_cpu_draw() {
     let Some(gpu) = crate::gpu() else { return };
