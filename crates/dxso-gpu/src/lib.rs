@@ -47,6 +47,15 @@
 //! a clockwise triangle is front-facing (`vFace` +1). [`Gpu::render_draw`] draws a dxso-vm
 //! device's vertices instead, through its vertex shader's `@vertex` entry.
 //!
+//! **Whole draws** ([`Gpu::draw_frame`]): a `dxso_draw::Frame` and its `Draw`s (what
+//! `dxso draw` scenes become) through a wgpu render pipeline per draw — the translated
+//! vertex and pixel shaders (or generated pass-through and fixed-function stages) with
+//! D3D9's pixel-centre offset, fog and the alpha test added in naga IR, the declaration as
+//! vertex buffer layouts where WebGPU has its formats, and the draw's states as pipeline and
+//! pass state — read back as the same `dxso_draw::Surfaces` the CPU draw returns. What it
+//! cannot express yet is [`Error::Refused`] by name (docs/gpu.md lists it, with how close
+//! each example comes to the CPU draw).
+//!
 //! Without an adapter [`Gpu::new`] returns [`Error::NoAdapter`]; on Linux without a GPU,
 //! Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
 

@@ -4,20 +4,24 @@
 //!
 //! - **Vertex stage.** The translated vertex shader's `@vertex` entry (for a draw without
 //!   one, a generated pass-through: [`stages`]), with its position moved by D3D9's
-//!   pixel-centre offset and the colours a ps_1_x / ps_2_x pixel shader reads clamped
-//!   ([`patch`]). Vertex inputs are fetched by dxso-vm's vertex fetch (every declaration
-//!   type, stream frequency and index exactly as the CPU draw sees them) and uploaded as one
-//!   `vec4<f32>` per input register; primitives are assembled into a triangle index list
-//!   with dxso-draw's winding (lists, strips with alternating order, fans).
+//!   pixel-centre offset, the colours a ps_1_x / ps_2_x pixel shader reads clamped and, for
+//!   `SHADEMODE FLAT`, its colours flat ([`patch`]). Vertex fetch is the GPU's where WebGPU
+//!   has the declaration's formats (streams as vertex buffers, the declaration as their
+//!   layouts, the indices composed with the primitive assembly: [`fetch`]); elsewhere
+//!   dxso-vm's fetch decodes the inputs (exactly as the CPU draw sees them) and uploads one
+//!   `vec4<f32>` per input register. Primitives become a triangle index list in dxso-draw's
+//!   order (lists, strips with alternating order, fans; turned to start at the provoking
+//!   vertex when flat).
 //! - **Pixel stage.** The translated pixel shader's `@fragment` entry (without one, a
 //!   generated fixed-function colour), its constants, textures, samplers and ps_1_x stage
 //!   state from the draw's `PixelState`.
 //! - **States** ([`state`]): viewport (depth range; `POSITIONT` draws use 0..1, as the CPU
 //!   draw takes their z as it is), the scissor rectangle, `CULLMODE` (clockwise is the front
 //!   face), depth test/write/function, stencil (two-sided too), blending with separate alpha
-//!   and `BLENDFACTOR`, colour write masks. What the path cannot draw yet is refused by name
-//!   ([`crate::Error::Refused`]): points and lines, fog, the alpha test, sRGB writes, flat
-//!   shading, user clip planes, depth bias, w-buffering, R5G6B5 targets.
+//!   and `BLENDFACTOR`, colour write masks, sRGB writes (an sRGB view of 8-bit targets).
+//!   Fog and the alpha test are added to the fragment entry ([`patch`]). What the path
+//!   cannot draw yet is refused by name ([`crate::Error::Refused`]): points and lines, user
+//!   clip planes, depth bias, w-buffering, R5G6B5 targets.
 //! - **Surfaces** ([`formats`]): A8R8G8B8/X8R8G8B8 as `Rgba8Unorm` (X8's alpha kept at 1),
 //!   A2R10G10B10, A16B16G16R16 (where the adapter has 16-bit unorm), the float formats as
 //!   their wgpu twins; D16 as `Depth16Unorm`, D24X8/D32F as `Depth32Float`, D24S8 as
@@ -41,6 +45,8 @@ struct ColorSurface {
     wgpu: wgpu::TextureFormat,
     texture: wgpu::Texture,
     view: wgpu::TextureView,
+    /// An 8-bit target's sRGB view (`SRGBWRITEENABLE`: written and blended in linear space).
+    srgb_view: Option<wgpu::TextureView>,
 }
 
 /// The depth-stencil surface.
@@ -58,8 +64,10 @@ struct Targets {
 }
 
 /// The vertex indices of `count` vertices of `primitive`, instance by instance, as a
-/// triangle list in dxso-draw's order (strips alternate, fans turn around vertex 0).
-fn assemble(primitive: Primitive, count: usize, instances: usize) -> Vec<u32> {
+/// triangle list in dxso-draw's order (strips alternate, fans turn around vertex 0); with
+/// `flat`, each triangle turned (its winding kept) to start at D3D9's provoking vertex,
+/// which WebGPU's flat interpolation takes.
+fn assemble(primitive: Primitive, count: usize, instances: usize, flat: bool) -> Vec<u32> {
     let mut out = Vec::new();
     for k in 0..instances {
         let base = k * count;
@@ -72,12 +80,15 @@ fn assemble(primitive: Primitive, count: usize, instances: usize) -> Vec<u32> {
             }
             Primitive::TriangleStrip => (2..count.max(2)).for_each(|i| {
                 let k = i - 2;
-                if k % 2 == 0 {
-                    tri(k, k + 1, k + 2)
-                } else {
-                    tri(k + 1, k, k + 2)
+                match (k % 2 == 0, flat) {
+                    (true, _) => tri(k, k + 1, k + 2),
+                    // The same triangle turned to start at its provoking vertex, k.
+                    (false, true) => tri(k, k + 2, k + 1),
+                    (false, false) => tri(k + 1, k, k + 2),
                 }
             }),
+            // Flat: turned to start at the provoking vertex, i − 1.
+            Primitive::TriangleFan if flat => (2..count.max(2)).for_each(|i| tri(i - 1, i, 0)),
             Primitive::TriangleFan => (2..count.max(2)).for_each(|i| tri(0, i - 1, i)),
             _ => {}
         }
@@ -123,7 +134,7 @@ impl Gpu {
             height: frame.height,
             depth_or_array_layers: 1,
         };
-        let texture = |format| {
+        let texture = |format, view_formats: &[wgpu::TextureFormat]| {
             self.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("dxso-gpu draw target"),
                 size,
@@ -132,25 +143,37 @@ impl Gpu {
                 dimension: wgpu::TextureDimension::D2,
                 format,
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
+                view_formats,
             })
         };
         let mut colors = Vec::new();
         for &format in &frame.targets {
             let wgpu = formats::color(format, self.features)?;
-            let texture = texture(wgpu);
+            let srgb = wgpu == wgpu::TextureFormat::Rgba8Unorm;
+            let texture = if srgb {
+                texture(wgpu, &[wgpu::TextureFormat::Rgba8UnormSrgb])
+            } else {
+                texture(wgpu, &[])
+            };
             let view = texture.create_view(&Default::default());
+            let srgb_view = srgb.then(|| {
+                texture.create_view(&wgpu::TextureViewDescriptor {
+                    format: Some(wgpu::TextureFormat::Rgba8UnormSrgb),
+                    ..Default::default()
+                })
+            });
             colors.push(ColorSurface {
                 format,
                 wgpu,
                 texture,
                 view,
+                srgb_view,
             });
         }
         let depth = match frame.depth_stencil {
             Some(format) => {
                 let wgpu = formats::depth(format, self.features)?;
-                let texture = texture(wgpu);
+                let texture = texture(wgpu, &[]);
                 let view = texture.create_view(&Default::default());
                 Some(DepthSurface {
                     format,

@@ -31,12 +31,16 @@ impl Gpu {
         let Some(p) = self.prepare_draw(t, frame, draw)? else {
             return Ok(());
         };
+        let srgb = state::srgb_write(&draw.states);
         let colors: Vec<_> = t
             .colors
             .iter()
             .map(|c| {
                 Some(wgpu::RenderPassColorAttachment {
-                    view: &c.view,
+                    view: match (&c.srgb_view, srgb) {
+                        (Some(v), true) => v,
+                        _ => &c.view,
+                    },
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
@@ -116,6 +120,7 @@ impl Gpu {
             draw.primitive,
             draw.vertex_count,
             draw.instance_count.max(1),
+            state::flat(&draw.states),
         );
         if indices.is_empty() {
             return Ok(None);
@@ -128,6 +133,7 @@ impl Gpu {
             (vp.min_z, vp.max_z) = (0.0, 1.0);
         }
         let (mut vs, mut ps) = (st.vs, st.ps);
+        let ps_entry = ps.interface.entry_point.clone();
         let (fog_semantic, fog_component) = if st.generated_vs {
             ("COLOR1", 3)
         } else {
@@ -142,7 +148,6 @@ impl Gpu {
             .and_then(|v| v.location)
             .map(|l| (l, fog_component));
         let tail = state::pixel_tail(draw, vertex_fog);
-        let ps_entry = ps.interface.entry_point.clone();
         patch::finish_pixel(&mut ps.module, &ps_entry, &tail)?;
         let colour_inputs: Vec<u32> = if ps.interface.version.starts_with("ps_3") {
             Vec::new()
@@ -155,6 +160,18 @@ impl Gpu {
                 .filter_map(|v| v.location)
                 .collect()
         };
+        // Flat shading: every colour input takes the provoking vertex's value.
+        let flat: Vec<u32> = if state::flat(&draw.states) {
+            ps.interface
+                .inputs
+                .iter()
+                .flat_map(|i| &i.varyings)
+                .filter(|v| v.semantic.to_ascii_uppercase().starts_with("COLOR"))
+                .filter_map(|v| v.location)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let entry = vs.interface.entry_point.clone();
         patch::finish_vertex(
             &mut vs.module,
@@ -162,7 +179,9 @@ impl Gpu {
             1.0 / vp.width as f32,
             -1.0 / vp.height as f32,
             &colour_inputs,
+            &flat,
         )?;
+        patch::flat_inputs(&mut ps.module, &ps_entry, &flat)?;
 
         let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
         let on_gpu = fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?;
@@ -272,8 +291,13 @@ impl Gpu {
                     c.format.name()
                 )));
             }
+            let srgb = c.srgb_view.is_some() && state::srgb_write(&draw.states);
             targets.push(Some(wgpu::ColorTargetState {
-                format: c.wgpu,
+                format: if srgb {
+                    wgpu::TextureFormat::Rgba8UnormSrgb
+                } else {
+                    c.wgpu
+                },
                 blend,
                 write_mask: mask,
             }));

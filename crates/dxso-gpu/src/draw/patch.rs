@@ -27,6 +27,7 @@ pub(super) fn finish_vertex(
     dx: f32,
     dy: f32,
     clamp: &[u32],
+    flat: &[u32],
 ) -> Result<(), Error> {
     let bad = |what: &str| Error::Interface(format!("the vertex entry {entry}: {what}"));
     let ep = m
@@ -56,6 +57,34 @@ pub(super) fn finish_vertex(
         .map(|(k, _)| k)
         .collect();
     let vec_ty = members[position].ty;
+    let member_count = members.len();
+    // Flat shading: the members at `flat` locations take the provoking (first) vertex's value.
+    let flat_ty = if flat.is_empty() {
+        None
+    } else {
+        let mut t = m.types[result_ty].clone();
+        if let TypeInner::Struct { members, .. } = &mut t.inner {
+            for mb in members.iter_mut() {
+                if let Some(Binding::Location {
+                    location,
+                    interpolation,
+                    sampling,
+                    ..
+                }) = &mut mb.binding
+                    && flat.contains(location)
+                {
+                    *interpolation = Some(naga::Interpolation::Flat);
+                    *sampling = None;
+                }
+            }
+        }
+        Some(m.types.insert(t, Span::UNDEFINED))
+    };
+    if let Some(t) = flat_ty
+        && let Some(r) = ep.function.result.as_mut()
+    {
+        r.ty = t;
+    }
     let f = &mut ep.function;
     let last = f
         .body
@@ -69,7 +98,7 @@ pub(super) fn finish_vertex(
     let Expression::Compose { ty, mut components } = f.expressions[ret].clone() else {
         return Err(bad("does not return a composed struct"));
     };
-    if components.len() != members.len() {
+    if components.len() != member_count {
         return Err(bad("returns a struct of another shape"));
     }
     let from = f.expressions.len();
@@ -159,10 +188,39 @@ pub(super) fn finish_vertex(
             },
         );
     }
-    let out = push(e, Expression::Compose { ty, components });
+    let out = push(
+        e,
+        Expression::Compose {
+            ty: flat_ty.unwrap_or(ty),
+            components,
+        },
+    );
     let mut inserted = emits(e, from);
     inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
     f.body.splice(last..last + 1, inserted);
+    Ok(())
+}
+
+/// Make the fragment entry's inputs at `flat` locations flat (the provoking vertex's value).
+pub(super) fn flat_inputs(m: &mut Module, entry: &str, flat: &[u32]) -> Result<(), Error> {
+    let ep = m
+        .entry_points
+        .iter_mut()
+        .find(|e| e.name == entry)
+        .ok_or_else(|| Error::Interface(format!("the fragment entry {entry}: not found")))?;
+    for a in &mut ep.function.arguments {
+        if let Some(Binding::Location {
+            location,
+            interpolation,
+            sampling,
+            ..
+        }) = &mut a.binding
+            && flat.contains(location)
+        {
+            *interpolation = Some(naga::Interpolation::Flat);
+            *sampling = None;
+        }
+    }
     Ok(())
 }
 

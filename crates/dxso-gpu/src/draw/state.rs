@@ -78,8 +78,6 @@ pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
     let nonzero = |n: u32| s.get(n) != 0;
     let refusals = [
         (s.get(rs::ZENABLE) == 2, "ZENABLE USEW (w-buffering)"),
-        (nonzero(rs::SRGBWRITEENABLE), "SRGBWRITEENABLE"),
-        (s.get(rs::SHADEMODE) == 1, "SHADEMODE FLAT (flat shading)"),
         (
             s.get(rs::CLIPPLANEENABLE) & 0x3f != 0,
             "CLIPPLANEENABLE (user clip planes)",
@@ -332,4 +330,14 @@ pub(super) fn pixel_tail(draw: &Draw, vertex_fog: Option<(u32, u32)>) -> PixelTa
         )
     });
     PixelTail { fog, alpha_test }
+}
+
+/// `SHADEMODE FLAT`.
+pub(super) fn flat(s: &RenderStates) -> bool {
+    s.get(rs::SHADEMODE) == 1
+}
+
+/// `SRGBWRITEENABLE` (8-bit targets only, as the CPU draw has it).
+pub(super) fn srgb_write(s: &RenderStates) -> bool {
+    s.get(rs::SRGBWRITEENABLE) != 0
 }
