@@ -90,6 +90,7 @@ fn assemble(primitive: Primitive, count: usize, instances: usize, flat: bool) ->
             // Flat: turned to start at the provoking vertex, i − 1.
             Primitive::TriangleFan if flat => (2..count.max(2)).for_each(|i| tri(i - 1, i, 0)),
             Primitive::TriangleFan => (2..count.max(2)).for_each(|i| tri(0, i - 1, i)),
+            Primitive::PointList => out.extend((0..count).map(|v| (base + v) as u32)),
             _ => {}
         }
     }

@@ -6,7 +6,7 @@ use super::{
 };
 use crate::bind::{self, Source};
 use crate::{Error, Gpu};
-use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES};
+use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES, Primitive};
 use dxso_naga::{Options, Translation};
 use wgpu::util::DeviceExt;
 
@@ -133,6 +133,15 @@ impl Gpu {
             (vp.min_z, vp.max_z) = (0.0, 1.0);
         }
         let (mut vs, mut ps) = (st.vs, st.ps);
+        if draw.primitive == Primitive::PointList
+            && stages::semantics(vs.interface.outputs.iter().flat_map(|o| &o.varyings))
+                .iter()
+                .any(|s| s == "PSIZE0")
+        {
+            return Err(Error::Refused(
+                "POINTLIST with a vertex shader writing PSIZE (per-vertex point sizes) is not drawn on the GPU path yet".into(),
+            ));
+        }
         let ps_entry = ps.interface.entry_point.clone();
         let (fog_semantic, fog_component) = if st.generated_vs {
             ("COLOR1", 3)
@@ -324,9 +333,13 @@ impl Gpu {
                 buffers: &buffers.iter().cloned().map(Some).collect::<Vec<_>>(),
             },
             primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
+                topology: state::topology(draw.primitive),
                 front_face: wgpu::FrontFace::Cw,
-                cull_mode: state::cull(&draw.states),
+                cull_mode: if draw.primitive == Primitive::PointList {
+                    None
+                } else {
+                    state::cull(&draw.states)
+                },
                 ..Default::default()
             },
             depth_stencil,

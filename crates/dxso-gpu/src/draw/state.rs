@@ -33,6 +33,10 @@ mod rs {
     pub const STENCILMASK: u32 = 58;
     pub const STENCILWRITEMASK: u32 = 59;
     pub const CLIPPLANEENABLE: u32 = 152;
+    pub const POINTSIZE: u32 = 154;
+    pub const POINTSIZE_MIN: u32 = 155;
+    pub const POINTSPRITEENABLE: u32 = 156;
+    pub const POINTSIZE_MAX: u32 = 166;
     pub const COLORWRITEENABLE: u32 = 168;
     pub const BLENDOP: u32 = 171;
     pub const SCISSORTESTENABLE: u32 = 174;
@@ -66,9 +70,17 @@ pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
     let s = &draw.states;
     match draw.primitive {
         Primitive::PointList => {
-            return Err(refuse(
-                "POINTLIST: points (sizes, sprites) are not drawn on the GPU path yet".into(),
-            ));
+            if s.get(rs::POINTSPRITEENABLE) != 0 {
+                return Err(refuse(
+                    "POINTSPRITEENABLE: point sprites are not drawn on the GPU path yet".into(),
+                ));
+            }
+            let size = point_size(s);
+            if size != 1.0 {
+                return Err(refuse(format!(
+                    "POINTLIST of POINTSIZE {size} (clamped by POINTSIZE_MIN/MAX): WebGPU draws points of one pixel, larger ones are not drawn on the GPU path yet"
+                )));
+            }
         }
         Primitive::LineList | Primitive::LineStrip => {
             return Err(refuse("LINELIST/LINESTRIP: lines (D3D9's diamond rule, LASTPIXEL) are not drawn on the GPU path yet".into()));
@@ -340,4 +352,26 @@ pub(super) fn flat(s: &RenderStates) -> bool {
 /// `SRGBWRITEENABLE` (8-bit targets only, as the CPU draw has it).
 pub(super) fn srgb_write(s: &RenderStates) -> bool {
     s.get(rs::SRGBWRITEENABLE) != 0
+}
+
+/// The point size of `POINTSIZE` clamped to `POINTSIZE_MIN`..`POINTSIZE_MAX`, as the CPU
+/// draw takes it (without a `PSIZE` output; 1 where not finite).
+fn point_size(s: &RenderStates) -> f32 {
+    let float = |n: u32| f32::from_bits(s.get(n));
+    let size = float(rs::POINTSIZE)
+        .max(float(rs::POINTSIZE_MIN))
+        .min(float(rs::POINTSIZE_MAX));
+    if size.is_finite() {
+        size.clamp(0.0, 8192.0)
+    } else {
+        1.0
+    }
+}
+
+/// The primitive topology (lines are refused before).
+pub(super) fn topology(p: Primitive) -> wgpu::PrimitiveTopology {
+    match p {
+        Primitive::PointList => wgpu::PrimitiveTopology::PointList,
+        _ => wgpu::PrimitiveTopology::TriangleList,
+    }
 }

@@ -208,6 +208,16 @@ fn table_fog_blends_the_fog_colour_by_depth() {
 }
 
 #[test]
+fn points_larger_than_a_pixel_are_refused() {
+    let Some(gpu) = crate::gpu() else { return };
+    let json = positiont(&[(1.0, 1.0, 0.5, 0xffff_ffff)], r#""POINTSIZE": 4"#, false)
+        .replace("TRIANGLELIST", "POINTLIST");
+    let s = scene(&json);
+    let e = gpu.draw_frame(&s.frame, &s.draws).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("POINTSIZE 4"), "{e}");
+}
+
+#[test]
 fn refused_states_are_named() {
     let Some(gpu) = crate::gpu() else { return };
     let white = 0xffff_ffff;
@@ -359,7 +369,8 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// vs_1_1 with a ps_2_0 whose colour input the vertex stage writes above 1, indexed, D16
 /// (`vs11_ps20_indexed_d16`); flat shading of a strip, a fan and a list, with and without a
 /// pixel shader, exactly (`flat_strip_fan_list`); `SRGBWRITEENABLE` with blending into
-/// A8R8G8B8 and X8R8G8B8 (`srgb_write_blend`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
+/// A8R8G8B8 and X8R8G8B8 (`srgb_write_blend`); one-pixel points at random, whole and
+/// half-pixel positions, exactly (`points_size_1`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
 /// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
 /// GPU's vertex fetch (D3DCOLOR as `Unorm8x4Bgra`, FLOAT2/4, indices).
 #[test]
@@ -369,7 +380,7 @@ fn test_scenes_agree_with_the_cpu_draw() {
     scenes_agree(&gpu, &dir, |name| {
         Ok(if name.starts_with("srgb") {
             SRGB
-        } else if name.starts_with("flat") {
+        } else if name.starts_with("flat") || name.starts_with("points") {
             EXACT
         } else {
             INTERPOLATION
