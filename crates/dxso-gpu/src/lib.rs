@@ -193,7 +193,8 @@ impl Gpu {
                 | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
                 | wgpu::Features::DEPTH32FLOAT_STENCIL8
                 | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
-                | wgpu::Features::FLOAT32_BLENDABLE);
+                | wgpu::Features::FLOAT32_BLENDABLE
+                | wgpu::Features::CLIP_DISTANCES);
         let (device, queue) = pollster::block_on(chosen.request_device(&wgpu::DeviceDescriptor {
             label: Some("dxso-gpu"),
             required_features: features,

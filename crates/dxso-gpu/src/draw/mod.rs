@@ -20,8 +20,9 @@
 //!   face), depth test/write/function, stencil (two-sided too), blending with separate alpha
 //!   and `BLENDFACTOR`, colour write masks, sRGB writes (an sRGB view of 8-bit targets).
 //!   Fog and the alpha test are added to the fragment entry ([`patch`]). What the path
-//!   cannot draw yet is refused by name ([`crate::Error::Refused`]): points and lines, user
-//!   clip planes, depth bias, w-buffering, R5G6B5 targets.
+//!   cannot draw yet is refused by name ([`crate::Error::Refused`]): lines, points larger
+//!   than a pixel and sprites, depth bias, w-buffering, R5G6B5 targets. User clip planes are
+//!   clip distances added to the vertex entry ([`patch`]).
 //! - **Surfaces** ([`formats`]): A8R8G8B8/X8R8G8B8 as `Rgba8Unorm` (X8's alpha kept at 1),
 //!   A2R10G10B10, A16B16G16R16 (where the adapter has 16-bit unorm), the float formats as
 //!   their wgpu twins; D16 as `Depth16Unorm`, D24X8/D32F as `Depth32Float`, D24S8 as

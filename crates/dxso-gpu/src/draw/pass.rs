@@ -169,6 +169,21 @@ impl Gpu {
                 .filter_map(|v| v.location)
                 .collect()
         };
+        // User clip planes, in clip space (POSITIONT draws are not clipped, as on the CPU).
+        let enabled = state::clip_planes(&draw.states);
+        let planes: Vec<[f32; 4]> = if st.screen_space {
+            Vec::new()
+        } else {
+            (0..6)
+                .filter(|n| enabled >> n & 1 != 0)
+                .map(|n| draw.clip_planes[n])
+                .collect()
+        };
+        if !planes.is_empty() && !self.features.contains(wgpu::Features::CLIP_DISTANCES) {
+            return Err(Error::Refused(
+                "CLIPPLANEENABLE: the adapter has no clip distances (CLIP_DISTANCES)".into(),
+            ));
+        }
         // Flat shading: every colour input takes the provoking vertex's value.
         let flat: Vec<u32> = if state::flat(&draw.states) {
             ps.interface
@@ -189,6 +204,7 @@ impl Gpu {
             -1.0 / vp.height as f32,
             &colour_inputs,
             &flat,
+            &planes,
         )?;
         patch::flat_inputs(&mut ps.module, &ps_entry, &flat)?;
 

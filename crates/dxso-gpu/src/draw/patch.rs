@@ -28,6 +28,7 @@ pub(super) fn finish_vertex(
     dy: f32,
     clamp: &[u32],
     flat: &[u32],
+    planes: &[[f32; 4]],
 ) -> Result<(), Error> {
     let bad = |what: &str| Error::Interface(format!("the vertex entry {entry}: {what}"));
     let ep = m
@@ -58,12 +59,34 @@ pub(super) fn finish_vertex(
         .collect();
     let vec_ty = members[position].ty;
     let member_count = members.len();
-    // Flat shading: the members at `flat` locations take the provoking (first) vertex's value.
-    let flat_ty = if flat.is_empty() {
+    // Flat shading: the members at `flat` locations take the provoking (first) vertex's
+    // value; user clip planes: a clip-distance member, `dot(plane, position)` each.
+    let flat_ty = if flat.is_empty() && planes.is_empty() {
         None
     } else {
         let mut t = m.types[result_ty].clone();
-        if let TypeInner::Struct { members, .. } = &mut t.inner {
+        let f32_ty = m.types.insert(
+            naga::Type {
+                name: None,
+                inner: TypeInner::Scalar(naga::Scalar::F32),
+            },
+            Span::UNDEFINED,
+        );
+        let clip_ty = match std::num::NonZeroU32::new(planes.len() as u32) {
+            Some(n) => Some(m.types.insert(
+                naga::Type {
+                    name: None,
+                    inner: TypeInner::Array {
+                        base: f32_ty,
+                        size: naga::ArraySize::Constant(n),
+                        stride: 4,
+                    },
+                },
+                Span::UNDEFINED,
+            )),
+            None => None,
+        };
+        if let TypeInner::Struct { members, span } = &mut t.inner {
             for mb in members.iter_mut() {
                 if let Some(Binding::Location {
                     location,
@@ -77,9 +100,20 @@ pub(super) fn finish_vertex(
                     *sampling = None;
                 }
             }
+            if let Some(ty) = clip_ty {
+                members.push(naga::StructMember {
+                    name: Some("dxso_clip".into()),
+                    ty,
+                    binding: Some(Binding::BuiltIn(BuiltIn::ClipDistances)),
+                    offset: *span,
+                });
+                *span += (4 * planes.len() as u32).next_multiple_of(16);
+            }
         }
-        Some(m.types.insert(t, Span::UNDEFINED))
+        Some((m.types.insert(t, Span::UNDEFINED), clip_ty))
     };
+    let clip_ty = flat_ty.and_then(|t| t.1);
+    let flat_ty = flat_ty.map(|t| t.0);
     if let Some(t) = flat_ty
         && let Some(r) = ep.function.result.as_mut()
     {
@@ -145,6 +179,39 @@ pub(super) fn finish_vertex(
             right: shift,
         },
     );
+    if let Some(arr) = clip_ty {
+        let mut dots = Vec::new();
+        for p in planes {
+            let k: Vec<_> = p
+                .iter()
+                .map(|&x| push(e, Expression::Literal(Literal::F32(x))))
+                .collect();
+            let plane = push(
+                e,
+                Expression::Compose {
+                    ty: vec_ty,
+                    components: k,
+                },
+            );
+            dots.push(push(
+                e,
+                Expression::Math {
+                    fun: MathFunction::Dot,
+                    arg: plane,
+                    arg1: Some(pos),
+                    arg2: None,
+                    arg3: None,
+                },
+            ));
+        }
+        components.push(push(
+            e,
+            Expression::Compose {
+                ty: arr,
+                components: dots,
+            },
+        ));
+    }
     let zeros = push(
         e,
         Expression::Splat {

@@ -91,10 +91,6 @@ pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
     let refusals = [
         (s.get(rs::ZENABLE) == 2, "ZENABLE USEW (w-buffering)"),
         (
-            s.get(rs::CLIPPLANEENABLE) & 0x3f != 0,
-            "CLIPPLANEENABLE (user clip planes)",
-        ),
-        (
             nonzero(rs::DEPTHBIAS) || nonzero(rs::SLOPESCALEDEPTHBIAS),
             "DEPTHBIAS/SLOPESCALEDEPTHBIAS (depth bias)",
         ),
@@ -374,4 +370,9 @@ pub(super) fn topology(p: Primitive) -> wgpu::PrimitiveTopology {
         Primitive::PointList => wgpu::PrimitiveTopology::PointList,
         _ => wgpu::PrimitiveTopology::TriangleList,
     }
+}
+
+/// `CLIPPLANEENABLE`'s six plane bits.
+pub(super) fn clip_planes(s: &RenderStates) -> u32 {
+    s.get(rs::CLIPPLANEENABLE) & 0x3f
 }

@@ -226,12 +226,23 @@ fn refused_states_are_named() {
         (4.0, 0.0, 0.5, white),
         (0.0, 4.0, 0.5, white),
     ];
-    for (state, name) in [
-        (r#""DEPTHBIAS": 0.5"#, "DEPTHBIAS"),
-        (r#""CLIPPLANEENABLE": 1"#, "CLIPPLANEENABLE"),
-        (r#""ZENABLE": "USEW""#, "USEW"),
+    for (state, name, primitive) in [
+        (r#""DEPTHBIAS": 0.5"#, "DEPTHBIAS", "TRIANGLELIST"),
+        (
+            r#""SLOPESCALEDEPTHBIAS": 1"#,
+            "SLOPESCALEDEPTHBIAS",
+            "TRIANGLELIST",
+        ),
+        (r#""ZENABLE": "USEW""#, "USEW", "TRIANGLELIST"),
+        (r#""CULLMODE": "NONE""#, "LINELIST", "LINELIST"),
+        (
+            r#""POINTSPRITEENABLE": true"#,
+            "POINTSPRITEENABLE",
+            "POINTLIST",
+        ),
     ] {
-        let s = scene(&positiont(&tri, state, false));
+        let json = positiont(&tri, state, false).replace("TRIANGLELIST", primitive);
+        let s = scene(&json);
         match gpu.draw_frame(&s.frame, &s.draws) {
             Err(e @ Error::Refused(_)) => {
                 let text = e.to_string();
@@ -370,7 +381,8 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// (`vs11_ps20_indexed_d16`); flat shading of a strip, a fan and a list, with and without a
 /// pixel shader, exactly (`flat_strip_fan_list`); `SRGBWRITEENABLE` with blending into
 /// A8R8G8B8 and X8R8G8B8 (`srgb_write_blend`); one-pixel points at random, whole and
-/// half-pixel positions, exactly (`points_size_1`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
+/// half-pixel positions, exactly (`points_size_1`); two user clip planes with a vertex
+/// shader and one without (`clip_planes`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
 /// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
 /// GPU's vertex fetch (D3DCOLOR as `Unorm8x4Bgra`, FLOAT2/4, indices).
 #[test]
