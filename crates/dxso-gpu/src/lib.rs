@@ -134,6 +134,8 @@ pub struct Gpu {
     limits: wgpu::Limits,
     features: wgpu::Features,
     float: dxso_naga::FloatMode,
+    /// Whether `Rgba16Unorm` (D3D9's A16B16G16R16) can be a render target here.
+    rgba16_unorm_target: bool,
     /// Errors wgpu reported outside an operation's result (its validation), taken by
     /// [`Gpu::check`].
     errors: Arc<Mutex<Vec<String>>>,
@@ -194,7 +196,15 @@ impl Gpu {
                 | wgpu::Features::DEPTH32FLOAT_STENCIL8
                 | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
                 | wgpu::Features::FLOAT32_BLENDABLE
-                | wgpu::Features::CLIP_DISTANCES);
+                | wgpu::Features::CLIP_DISTANCES
+                | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
+        let rgba16_unorm_target = features.contains(
+            wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
+                | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES,
+        ) && chosen
+            .get_texture_format_features(wgpu::TextureFormat::Rgba16Unorm)
+            .allowed_usages
+            .contains(wgpu::TextureUsages::RENDER_ATTACHMENT);
         let (device, queue) = pollster::block_on(chosen.request_device(&wgpu::DeviceDescriptor {
             label: Some("dxso-gpu"),
             required_features: features,
@@ -219,6 +229,7 @@ impl Gpu {
             limits,
             features,
             float: dxso_naga::FloatMode::Strict,
+            rgba16_unorm_target,
             errors,
         })
     }

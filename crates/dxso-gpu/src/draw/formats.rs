@@ -6,19 +6,12 @@ use crate::Error;
 use dxso_draw::{DepthFormat, TargetFormat};
 
 /// The wgpu format a render target is drawn into, or why there is none.
-pub(super) fn color(
-    f: TargetFormat,
-    features: wgpu::Features,
-) -> Result<wgpu::TextureFormat, Error> {
+pub(super) fn color(f: TargetFormat, rgba16_unorm: bool) -> Result<wgpu::TextureFormat, Error> {
     use wgpu::TextureFormat as T;
     Ok(match f {
         TargetFormat::A8R8G8B8 | TargetFormat::X8R8G8B8 => T::Rgba8Unorm,
         TargetFormat::A2R10G10B10 => T::Rgb10a2Unorm,
-        TargetFormat::A16B16G16R16
-            if features.contains(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM) =>
-        {
-            T::Rgba16Unorm
-        }
+        TargetFormat::A16B16G16R16 if rgba16_unorm => T::Rgba16Unorm,
         TargetFormat::A16B16G16R16F => T::Rgba16Float,
         TargetFormat::A32B32G32R32F => T::Rgba32Float,
         TargetFormat::R16F => T::R16Float,
@@ -32,7 +25,7 @@ pub(super) fn color(
         }
         TargetFormat::A16B16G16R16 => {
             return Err(Error::Refused(
-                "render target format A16B16G16R16: the adapter has no 16-bit unorm targets (TEXTURE_FORMAT_16BIT_NORM)".into(),
+                "render target format A16B16G16R16: the adapter cannot render to 16-bit unorm (Rgba16Unorm) targets".into(),
             ));
         }
     })

@@ -150,7 +150,7 @@ impl Gpu {
         };
         let mut colors = Vec::new();
         for &format in &frame.targets {
-            let wgpu = formats::color(format, self.features)?;
+            let wgpu = formats::color(format, self.rgba16_unorm_target)?;
             let srgb = wgpu == wgpu::TextureFormat::Rgba8Unorm;
             let texture = if srgb {
                 texture(wgpu, &[wgpu::TextureFormat::Rgba8UnormSrgb])

@@ -256,75 +256,89 @@ fn refused_states_are_named() {
 /// How far a GPU draw may be from the CPU's (docs/gpu.md, "CPU against GPU").
 #[derive(Clone, Copy, Debug)]
 struct Tolerance {
-    /// The share of a unorm target's pixels that may differ.
-    unorm_fraction: f64,
-    /// By at most this many steps of the format.
-    unorm_steps: f32,
+    /// The share of an 8-bit unorm target's pixels that may differ.
+    unorm8_fraction: f64,
+    /// A unorm channel may differ by this much, or by one step of its format if that is more.
+    unorm_absolute: f32,
     /// A float target's values: at most this far, relative to max(1, |CPU value|).
     float_relative: f32,
 }
 
 const EXACT: Tolerance = Tolerance {
-    unorm_fraction: 0.0,
-    unorm_steps: 0.0,
+    unorm8_fraction: 0.0,
+    unorm_absolute: -1.0,
     float_relative: 0.0,
 };
 
 /// Interpolation: the GPU's barycentric weights differ from dxso-draw's in the last bits, so
-/// a unorm value near a rounding boundary lands one step away and a float value differs
-/// after a few significant digits (an f16 target by its last bit).
+/// a unorm value near a rounding boundary lands one step away (an 8-bit target on at most
+/// 2% of its pixels; 10- and 16-bit ones on more, by at most 1.6e-4 or one step) and a
+/// float value differs after a few significant digits (an f16 by its last bit).
 const INTERPOLATION: Tolerance = Tolerance {
-    unorm_fraction: 0.02,
-    unorm_steps: 1.0,
+    unorm8_fraction: 0.02,
+    unorm_absolute: 1.6e-4,
     float_relative: 1.0 / 512.0,
 };
 
 /// sRGB writes: the GPU's sRGB encoding and decoding (for blending) differ from dxso-draw's
 /// exact curve by up to one step of the 8-bit target, on any share of the pixels.
 const SRGB: Tolerance = Tolerance {
-    unorm_fraction: 1.0,
-    unorm_steps: 1.0,
+    unorm8_fraction: 1.0,
+    unorm_absolute: 0.0,
     float_relative: 0.0,
 };
+
+/// How far one channel is off: for a unorm channel the difference over what `t` allows
+/// (one step or `unorm_absolute`), for a float one the difference relative to max(1, |a|)
+/// over `float_relative`; above 1 is out of tolerance, 0 equal.
+fn off(format: dxso_draw::TargetFormat, c: usize, a: f32, b: f32, t: Tolerance) -> f32 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0.0;
+    }
+    let d = (a - b).abs();
+    let allowed = match format.unorm_bits() {
+        Some(bits) if bits[c] == 0 => return 0.0,
+        Some(bits) if t.unorm_absolute < 0.0 => return d * ((1u32 << bits[c]) - 1) as f32 + 1.0,
+        Some(bits) => t.unorm_absolute.max(1.0 / ((1u32 << bits[c]) - 1) as f32),
+        None => t.float_relative * a.abs().max(1.0),
+    };
+    if d.is_nan() {
+        f32::INFINITY
+    } else if allowed > 0.0 {
+        // A hair over the step: the values are k / (2^n - 1) in f32, their difference rounded.
+        d / allowed / (1.0 + 1e-3)
+    } else {
+        f32::INFINITY
+    }
+}
 
 /// Every target of `gpu` against `cpu` within `t`; a line per target of what differs.
 fn agree(name: &str, cpu: &Surfaces, gpu: &Surfaces, t: Tolerance) {
     for (n, (a, b)) in cpu.targets.iter().zip(&gpu.targets).enumerate() {
         let mut differ = 0usize;
+        let mut worst = 0.0f32;
         let mut largest = 0.0f32;
         for (p, q) in a.texels.iter().zip(&b.texels) {
-            let mut worst = 0.0f32;
-            for c in 0..4 {
-                let d = match a.format.unorm_bits() {
-                    Some(bits) if bits[c] > 0 => {
-                        (p[c] - q[c]).abs() * ((1u32 << bits[c]) - 1) as f32
-                    }
-                    Some(_) => 0.0,
-                    None if p[c] == q[c] => 0.0,
-                    None => (p[c] - q[c]).abs() / p[c].abs().max(1.0),
-                };
-                worst = worst.max(if d.is_nan() { f32::INFINITY } else { d });
-            }
-            if worst > 0.0 {
+            if p.iter()
+                .zip(q)
+                .any(|(x, y)| x != y && !(x.is_nan() && y.is_nan()))
+            {
                 differ += 1;
-                largest = largest.max(worst);
+            }
+            for c in 0..4 {
+                worst = worst.max(off(a.format, c, p[c], q[c], t));
+                largest = largest.max((p[c] - q[c]).abs());
             }
         }
-        let unorm = a.format.unorm_bits().is_some();
         eprintln!(
-            "{name} target {n} ({}): {differ} of {} pixels differ, largest {largest} {}",
+            "{name} target {n} ({}): {differ} of {} pixels differ, largest {largest}",
             a.format.name(),
             a.texels.len(),
-            if unorm { "steps" } else { "relative" }
         );
-        let ok = if unorm {
-            differ as f64 <= t.unorm_fraction * a.texels.len() as f64
-                && largest <= t.unorm_steps + 1e-3
-        } else {
-            largest <= t.float_relative
-        };
+        let eight_bit = a.format.unorm_bits().is_some_and(|b| b[0] == 8);
+        let share_ok = !eight_bit || differ as f64 <= t.unorm8_fraction * a.texels.len() as f64;
         assert!(
-            ok,
+            share_ok && worst <= 1.0,
             "{name} target {n}: {differ} pixels differ, largest {largest} ({t:?})"
         );
     }
@@ -380,7 +394,9 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// vs_1_1 with a ps_2_0 whose colour input the vertex stage writes above 1, indexed, D16
 /// (`vs11_ps20_indexed_d16`); flat shading of a strip, a fan and a list, with and without a
 /// pixel shader, exactly (`flat_strip_fan_list`); `SRGBWRITEENABLE` with blending into
-/// A8R8G8B8 and X8R8G8B8 (`srgb_write_blend`); one-pixel points at random, whole and
+/// A8R8G8B8 and X8R8G8B8 (`srgb_write_blend`); A2R10G10B10, G16R16F, G32R32F and D32F
+/// (`formats_mrt_d32f`); A16B16G16R16F, R16F, A32B32G32R32F, R32F and D24X8
+/// (`formats_float_d24x8`); one-pixel points at random, whole and
 /// half-pixel positions, exactly (`points_size_1`); two user clip planes with a vertex
 /// shader and one without (`clip_planes`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
 /// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
@@ -398,4 +414,28 @@ fn test_scenes_agree_with_the_cpu_draw() {
             INTERPOLATION
         })
     });
+}
+
+/// A16B16G16R16 draws where the adapter renders to `Rgba16Unorm` (within the interpolation
+/// class) and is refused by name where it does not.
+#[test]
+fn a16b16g16r16_draws_or_is_refused_by_name() {
+    let Some(gpu) = crate::gpu() else { return };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gpu/scenes");
+    let text = std::fs::read_to_string(dir.join("formats_mrt_d32f.scene.json"))
+        .unwrap()
+        .replacen("\"A8R8G8B8\"", "\"A16B16G16R16\"", 1);
+    let s = scene(&text);
+    assert_eq!(s.frame.targets[1], dxso_draw::TargetFormat::A16B16G16R16);
+    match gpu.draw_frame(&s.frame, &s.draws) {
+        Ok(got) => {
+            let cpu = dxso_draw::draw_frame(&s.frame, &s.draws).unwrap();
+            agree("A16B16G16R16", &cpu, &got, INTERPOLATION);
+        }
+        Err(e @ Error::Refused(_)) => {
+            assert!(e.to_string().contains("A16B16G16R16"), "{e}");
+            dxso_testdata::skip(&format!("A16B16G16R16: {e}"));
+        }
+        Err(e) => panic!("{e}"),
+    }
 }
