@@ -67,6 +67,7 @@ mod render;
 mod run;
 pub mod textures;
 
+pub use draw::PreparedFrame;
 pub use frame::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
 pub use run::Draw;
 

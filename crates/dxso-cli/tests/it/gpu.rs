@@ -121,7 +121,8 @@ fn a_draw_too_large_is_refused_alike_on_cpu_and_gpu() {
 
 /// `draw --gpu` writes what the CPU draw writes (an example drawn exactly alike), `--pixel`
 /// prints the same JSON, `--compare` reports no difference and writes the differences'
-/// picture; a state the GPU path cannot draw exits 1 naming it.
+/// picture, `bench --gpu` times the frame; a state the GPU path cannot draw exits 1 naming
+/// it.
 #[test]
 fn draw_gpu_writes_what_the_cpu_draw_writes() {
     if !have_adapter() {
@@ -165,6 +166,21 @@ fn draw_gpu_writes_what_the_cpu_draw_writes() {
         "{text}"
     );
     assert!(std::path::Path::new(&diff).exists());
+    // bench --gpu times the frame with resident data.
+    let r = dxso(&[
+        "bench", &scene, "--gpu", "--repeat", "1", "--format", "json",
+    ]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        text.contains("\"frame_s\"") && text.contains("\"adapter\""),
+        "{text}"
+    );
     // DEPTHBIAS is refused by name.
     let text = r#"{"width": 4, "height": 4, "vertex_count": 3, "states": {"DEPTHBIAS": 0.5},
         "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITIONT", "usage_index": 0}],

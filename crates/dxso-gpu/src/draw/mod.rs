@@ -104,6 +104,16 @@ impl Gpu {
     /// primitive the GPU path cannot draw yet is [`Error::Refused`] (naming it, and the draw)
     /// before anything is drawn.
     pub fn draw_frame(&self, frame: &Frame, draws: &[Draw]) -> Result<Surfaces, Error> {
+        let prepared = self.prepare_frame(frame, draws)?;
+        prepared.run()?;
+        prepared.read_back()
+    }
+
+    /// Everything of a frame that stays from one drawing to the next: its surfaces, and each
+    /// draw's translation, pipeline, bindings, vertex and index buffers (resident on the
+    /// GPU). [`PreparedFrame::run`] then clears and draws; [`PreparedFrame::read_back`] reads
+    /// the surfaces (what `dxso bench --gpu` times apart).
+    pub fn prepare_frame(&self, frame: &Frame, draws: &[Draw]) -> Result<PreparedFrame<'_>, Error> {
         frame.check().map_err(|e| Error::Frame(e.to_string()))?;
         let max = self.limits.max_texture_dimension_2d;
         if frame.width > max || frame.height > max {
@@ -123,13 +133,19 @@ impl Gpu {
             state::check(frame, d).map_err(in_draw(n))?;
         }
         let targets = self.targets(frame)?;
+        let mut prepared = Vec::new();
         for (n, d) in draws.iter().enumerate() {
-            self.draw_one(&targets, frame, d).map_err(in_draw(n))?;
+            prepared.extend(self.prepare_one(&targets, frame, d).map_err(in_draw(n))?);
         }
-        self.read_back(&targets, frame)
+        Ok(PreparedFrame {
+            gpu: self,
+            frame: frame.clone(),
+            targets,
+            draws: prepared,
+        })
     }
 
-    /// The frame's surfaces, cleared.
+    /// The frame's surfaces (cleared by [`PreparedFrame::run`]).
     fn targets(&self, frame: &Frame) -> Result<Targets, Error> {
         let size = wgpu::Extent3d {
             width: frame.width,
@@ -186,7 +202,11 @@ impl Gpu {
             }
             None => None,
         };
-        let t = Targets { colors, depth };
+        Ok(Targets { colors, depth })
+    }
+
+    /// Record the frame's clear.
+    fn record_clear(&self, encoder: &mut wgpu::CommandEncoder, t: &Targets, frame: &Frame) {
         let attachments: Vec<_> = t
             .colors
             .iter()
@@ -203,11 +223,6 @@ impl Gpu {
                 })
             })
             .collect();
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("dxso-gpu clear"),
-            });
         {
             let ds = t
                 .depth
@@ -232,9 +247,40 @@ impl Gpu {
                 multiview_mask: None,
             });
         }
-        self.queue.submit([encoder.finish()]);
-        self.check()?;
-        Ok(t)
+    }
+}
+
+/// A frame ready to draw on the GPU ([`Gpu::prepare_frame`]).
+pub struct PreparedFrame<'a> {
+    gpu: &'a Gpu,
+    frame: Frame,
+    targets: Targets,
+    draws: Vec<Prepared>,
+}
+
+impl PreparedFrame<'_> {
+    /// Clear the surfaces and draw every draw, in order; returns when the GPU is done.
+    pub fn run(&self) -> Result<(), Error> {
+        let gpu = self.gpu;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("dxso-gpu frame"),
+            });
+        gpu.record_clear(&mut encoder, &self.targets, &self.frame);
+        for p in &self.draws {
+            gpu.record_draw(&mut encoder, &self.targets, p);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(e.to_string()))?;
+        gpu.check()
+    }
+
+    /// The surfaces as dxso-draw holds them.
+    pub fn read_back(&self) -> Result<Surfaces, Error> {
+        self.gpu.read_back(&self.targets, &self.frame)
     }
 }
 
@@ -288,4 +334,8 @@ struct Prepared {
     index_count: u32,
     viewport: Viewport,
     rect: [u32; 4],
+    stencil_reference: u32,
+    blend_constant: wgpu::Color,
+    /// `SRGBWRITEENABLE`: 8-bit targets through their sRGB views.
+    srgb: bool,
 }

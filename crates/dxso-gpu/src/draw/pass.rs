@@ -19,8 +19,13 @@ type StagePair<'a> = (
 );
 
 impl Gpu {
-    /// Draw one draw into the surfaces.
-    pub(super) fn draw_one(&self, t: &Targets, frame: &Frame, draw: &Draw) -> Result<(), Error> {
+    /// Check and prepare one draw (`None`: it covers no pixel).
+    pub(super) fn prepare_one(
+        &self,
+        t: &Targets,
+        frame: &Frame,
+        draw: &Draw,
+    ) -> Result<Option<Prepared>, Error> {
         let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
         if total.is_none_or(|n| n > MAX_DRAW_VERTICES) {
             return Err(Error::Frame(format!(
@@ -28,10 +33,17 @@ impl Gpu {
                 draw.vertex_count, draw.instance_count
             )));
         }
-        let Some(p) = self.prepare_draw(t, frame, draw)? else {
-            return Ok(());
-        };
-        let srgb = state::srgb_write(&draw.states);
+        self.prepare_draw(t, frame, draw)
+    }
+
+    /// Record one prepared draw: a pass that loads and stores the surfaces.
+    pub(super) fn record_draw(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        t: &Targets,
+        p: &Prepared,
+    ) {
+        let srgb = p.srgb;
         let colors: Vec<_> = t
             .colors
             .iter()
@@ -64,11 +76,6 @@ impl Gpu {
                     store: wgpu::StoreOp::Store,
                 }),
             });
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("dxso-gpu draw"),
-            });
         {
             let mut rp = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("dxso-gpu draw"),
@@ -93,16 +100,14 @@ impl Gpu {
             );
             let [x, y, w, h] = p.rect;
             rp.set_scissor_rect(x, y, w, h);
-            rp.set_stencil_reference(state::stencil_reference(&draw.states));
-            rp.set_blend_constant(state::blend_constant(&draw.states));
+            rp.set_stencil_reference(p.stencil_reference);
+            rp.set_blend_constant(p.blend_constant);
             for (slot, vb) in p.vertices.iter().enumerate() {
                 rp.set_vertex_buffer(slot as u32, vb.slice(..));
             }
             rp.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
             rp.draw_indexed(0..p.index_count, 0, 0..1);
         }
-        self.queue.submit([encoder.finish()]);
-        self.check()
     }
 
     /// The pipeline, bindings and buffers of one draw (`None`: it covers no pixel).
@@ -262,6 +267,9 @@ impl Gpu {
             index_count: input.indices.len() as u32,
             viewport: vp,
             rect,
+            stencil_reference: state::stencil_reference(&draw.states),
+            blend_constant: state::blend_constant(&draw.states),
+            srgb: state::srgb_write(&draw.states),
         }))
     }
 
