@@ -130,7 +130,7 @@ impl Gpu {
             }
         };
         for (n, d) in draws.iter().enumerate() {
-            state::check(frame, d).map_err(in_draw(n))?;
+            state::check(d).map_err(in_draw(n))?;
         }
         let targets = self.targets(frame)?;
         let mut prepared = Vec::new();

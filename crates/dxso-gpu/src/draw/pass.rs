@@ -133,10 +133,82 @@ impl Gpu {
         let options = Options { float: self.float };
         let area = (vp.x as f32, vp.y as f32, vp.width as f32, vp.height as f32);
         let st = stages::build(draw, &options, area)?;
+        let generated_vs = st.generated_vs;
         if st.screen_space {
             // POSITIONT: z is the surface's depth as it is.
             (vp.min_z, vp.max_z) = (0.0, 1.0);
         }
+        let (vs, ps) = self.finish_stages(draw, st, &vp)?;
+
+        let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
+        let on_gpu = fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?;
+        let input = match on_gpu {
+            Some(v) => v,
+            None => fetch::on_cpu(draw, &vs.interface, program, &indices)?,
+        };
+        let vertices: Vec<wgpu::Buffer> = input
+            .streams
+            .iter()
+            .map(|st| {
+                self.device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("dxso-gpu draw vertices"),
+                        contents: &st.bytes,
+                        usage: wgpu::BufferUsages::VERTEX,
+                    })
+            })
+            .collect();
+        let index_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("dxso-gpu draw indices"),
+                contents: bytemuck::cast_slice(&input.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+
+        let vs_source: &dyn Source = if generated_vs {
+            &stages::Nothing
+        } else {
+            &draw.vertex
+        };
+        let ps_source: Box<dyn Source> = match &draw.pixel {
+            Some(p) => Box::new(stages::PixelSource::new(p)),
+            None => Box::new(stages::Nothing),
+        };
+        let layouts: Vec<wgpu::VertexBufferLayout<'_>> = input
+            .streams
+            .iter()
+            .map(|st| wgpu::VertexBufferLayout {
+                array_stride: st.stride,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &st.attributes,
+            })
+            .collect();
+        let stages = (&vs, &ps, vs_source, &*ps_source);
+        let (pipeline, groups) = self.pipeline(t, draw, stages, &layouts)?;
+        Ok(Some(Prepared {
+            pipeline,
+            groups,
+            vertices,
+            indices: index_buffer,
+            index_count: input.indices.len() as u32,
+            viewport: vp,
+            rect,
+            stencil_reference: state::stencil_reference(&draw.states),
+            blend_constant: state::blend_constant(&draw.states),
+            srgb: state::srgb_write(&draw.states),
+        }))
+    }
+
+    /// The translations with what D3D9 needs and GPUs lack added to their entries: the
+    /// pixel-centre offset, colour clamps, flat colours, clip distances, fog and the alpha
+    /// test ([`patch`]).
+    fn finish_stages(
+        &self,
+        draw: &Draw,
+        st: stages::Stages,
+        vp: &dxso_draw::Viewport,
+    ) -> Result<(Translation, Translation), Error> {
         let (mut vs, mut ps) = (st.vs, st.ps);
         if draw.primitive == Primitive::PointList
             && stages::semantics(vs.interface.outputs.iter().flat_map(|o| &o.varyings))
@@ -212,65 +284,7 @@ impl Gpu {
             &planes,
         )?;
         patch::flat_inputs(&mut ps.module, &ps_entry, &flat)?;
-
-        let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
-        let on_gpu = fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?;
-        let input = match on_gpu {
-            Some(v) => v,
-            None => fetch::on_cpu(draw, &vs.interface, program, &indices)?,
-        };
-        let vertices: Vec<wgpu::Buffer> = input
-            .streams
-            .iter()
-            .map(|st| {
-                self.device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("dxso-gpu draw vertices"),
-                        contents: &st.bytes,
-                        usage: wgpu::BufferUsages::VERTEX,
-                    })
-            })
-            .collect();
-        let index_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("dxso-gpu draw indices"),
-                contents: bytemuck::cast_slice(&input.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
-
-        let vs_source: &dyn Source = if st.generated_vs {
-            &stages::Nothing
-        } else {
-            &draw.vertex
-        };
-        let ps_source: Box<dyn Source> = match &draw.pixel {
-            Some(p) => Box::new(stages::PixelSource::new(p)),
-            None => Box::new(stages::Nothing),
-        };
-        let layouts: Vec<wgpu::VertexBufferLayout<'_>> = input
-            .streams
-            .iter()
-            .map(|st| wgpu::VertexBufferLayout {
-                array_stride: st.stride,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &st.attributes,
-            })
-            .collect();
-        let stages = (&vs, &ps, vs_source, &*ps_source);
-        let (pipeline, groups) = self.pipeline(t, draw, stages, &layouts)?;
-        Ok(Some(Prepared {
-            pipeline,
-            groups,
-            vertices,
-            indices: index_buffer,
-            index_count: input.indices.len() as u32,
-            viewport: vp,
-            rect,
-            stencil_reference: state::stencil_reference(&draw.states),
-            blend_constant: state::blend_constant(&draw.states),
-            srgb: state::srgb_write(&draw.states),
-        }))
+        Ok((vs, ps))
     }
 
     /// The render pipeline of a draw and its bind groups.

@@ -3,7 +3,7 @@
 
 use super::patch::{FogFactor, PixelTail};
 use crate::Error;
-use dxso_draw::{Draw, Frame, Primitive, RenderStates};
+use dxso_draw::{Draw, Primitive, RenderStates};
 
 /// `D3DRS_*` numbers read here.
 mod rs {
@@ -66,7 +66,7 @@ pub(super) fn fog_applies(draw: &Draw) -> bool {
 }
 
 /// Refuse, by name, what this path does not draw.
-pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
+pub(super) fn check(draw: &Draw) -> Result<(), Error> {
     let s = &draw.states;
     match draw.primitive {
         Primitive::PointList => {
@@ -111,7 +111,6 @@ pub(super) fn check(frame: &Frame, draw: &Draw) -> Result<(), Error> {
             ));
         }
     }
-    let _ = frame;
     Ok(())
 }
 
