@@ -274,15 +274,14 @@ impl Gpu {
             Vec::new()
         };
         let entry = vs.interface.entry_point.clone();
-        patch::finish_vertex(
-            &mut vs.module,
-            &entry,
-            1.0 / vp.width as f32,
-            -1.0 / vp.height as f32,
-            &colour_inputs,
-            &flat,
-            &planes,
-        )?;
+        let tail = patch::VertexTail {
+            offset: [1.0 / vp.width as f32, -1.0 / vp.height as f32],
+            clamp: &colour_inputs,
+            flat: &flat,
+            planes: &planes,
+            constants: &st.unwritten,
+        };
+        patch::finish_vertex(&mut vs.module, &entry, &tail)?;
         patch::flat_inputs(&mut ps.module, &ps_entry, &flat)?;
         Ok((vs, ps))
     }

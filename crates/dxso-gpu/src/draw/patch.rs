@@ -12,6 +12,22 @@ fn push(e: &mut naga::Arena<Expression>, x: Expression) -> Handle<Expression> {
     e.append(x, Span::UNDEFINED)
 }
 
+/// What [`finish_vertex`] adds to a vertex entry.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct VertexTail<'a> {
+    /// The pixel-centre offset in clip space (times w).
+    pub offset: [f32; 2],
+    /// Locations clamped to [0, 1].
+    pub clamp: &'a [u32],
+    /// Locations made flat.
+    pub flat: &'a [u32],
+    /// User clip planes (clip distances).
+    pub planes: &'a [[f32; 4]],
+    /// Outputs added at these locations with these values (pixel shader inputs the vertex
+    /// stage does not write).
+    pub constants: &'a [(u32, [f32; 4])],
+}
+
 /// Rewrite what the vertex entry `entry` returns:
 ///
 /// - the clip-space position gets `(dx, dy, 0, 0) · w`. D3D9 puts pixel centres on whole
@@ -21,15 +37,14 @@ fn push(e: &mut naga::Arena<Expression>, x: Expression) -> Handle<Expression> {
 /// - the members at `clamp` locations are clamped to [0, 1] (`x > 0 ? min(x, 1) : 0`, NaN
 ///   to 0), as D3D9 clamps the colour inputs of ps_1_x / ps_2_x (dxso-draw clamps them at
 ///   the vertex, which equals clamping each interpolated value).
-pub(super) fn finish_vertex(
-    m: &mut Module,
-    entry: &str,
-    dx: f32,
-    dy: f32,
-    clamp: &[u32],
-    flat: &[u32],
-    planes: &[[f32; 4]],
-) -> Result<(), Error> {
+pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> Result<(), Error> {
+    let VertexTail {
+        offset: [dx, dy],
+        clamp,
+        flat,
+        planes,
+        constants,
+    } = *tail;
     let bad = |what: &str| Error::Interface(format!("the vertex entry {entry}: {what}"));
     let ep = m
         .entry_points
@@ -61,7 +76,7 @@ pub(super) fn finish_vertex(
     let member_count = members.len();
     // Flat shading: the members at `flat` locations take the provoking (first) vertex's
     // value; user clip planes: a clip-distance member, `dot(plane, position)` each.
-    let flat_ty = if flat.is_empty() && planes.is_empty() {
+    let flat_ty = if flat.is_empty() && planes.is_empty() && constants.is_empty() {
         None
     } else {
         let mut t = m.types[result_ty].clone();
@@ -108,6 +123,21 @@ pub(super) fn finish_vertex(
                     offset: *span,
                 });
                 *span += (4 * planes.len() as u32).next_multiple_of(16);
+            }
+            for (k, &(location, _)) in constants.iter().enumerate() {
+                members.push(naga::StructMember {
+                    name: Some(format!("dxso_unwritten{k}")),
+                    ty: vec_ty,
+                    binding: Some(Binding::Location {
+                        location,
+                        interpolation: Some(naga::Interpolation::Perspective),
+                        sampling: Some(naga::Sampling::Center),
+                        blend_src: None,
+                        per_primitive: false,
+                    }),
+                    offset: *span,
+                });
+                *span += 16;
             }
         }
         Some((m.types.insert(t, Span::UNDEFINED), clip_ty))
@@ -209,6 +239,19 @@ pub(super) fn finish_vertex(
             Expression::Compose {
                 ty: arr,
                 components: dots,
+            },
+        ));
+    }
+    for &(_, v) in constants {
+        let k: Vec<_> = v
+            .iter()
+            .map(|&x| push(e, Expression::Literal(Literal::F32(x))))
+            .collect();
+        components.push(push(
+            e,
+            Expression::Compose {
+                ty: vec_ty,
+                components: k,
             },
         ));
     }

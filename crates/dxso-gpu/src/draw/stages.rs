@@ -178,6 +178,8 @@ pub(super) struct Stages {
     pub generated_vs: bool,
     /// Positions are `POSITIONT` (screen space: no viewport depth mapping).
     pub screen_space: bool,
+    /// The locations and values of pixel shader inputs the vertex stage does not write.
+    pub unwritten: Vec<(u32, [f32; 4])>,
 }
 
 /// Translate (or generate) both stages of `draw`.
@@ -211,11 +213,21 @@ pub(super) fn build(draw: &Draw, options: &Options, viewport: Rect) -> Result<St
         }
     };
     let (vs, ps) = dxso_naga::translate_pair(&vs, &ps, options)?;
-    for s in semantics(ps.interface.inputs.iter().flat_map(|i| &i.varyings)) {
-        if !outputs.contains(&s) {
-            return Err(Error::Refused(format!(
-                "the pixel shader reads {s}, which the vertex stage does not write (D3D9 leaves it undefined; the CPU draw reads (0, 0, 0, 1)): not drawn on the GPU path"
-            )));
+    // Pixel shader inputs no vertex output feeds read as the CPU draw reads them: (0, 0, 0, 1),
+    // and white for the diffuse colour of a draw without a vertex shader.
+    let mut unwritten = Vec::new();
+    for v in ps.interface.inputs.iter().flat_map(|i| &i.varyings) {
+        let s = v.semantic.to_ascii_uppercase();
+        if let (None, Some(l), false) = (v.builtin, v.location, outputs.contains(&s)) {
+            let white = generated_vs && s == "COLOR0";
+            unwritten.push((
+                l,
+                if white {
+                    [1.0; 4]
+                } else {
+                    [0.0, 0.0, 0.0, 1.0]
+                },
+            ));
         }
     }
     Ok(Stages {
@@ -223,5 +235,6 @@ pub(super) fn build(draw: &Draw, options: &Options, viewport: Rect) -> Result<St
         ps,
         generated_vs,
         screen_space,
+        unwritten,
     })
 }

@@ -398,7 +398,9 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// (`formats_mrt_d32f`); A16B16G16R16F, R16F, A32B32G32R32F, R32F and D24X8
 /// (`formats_float_d24x8`); one-pixel points at random, whole and
 /// half-pixel positions, exactly (`points_size_1`); two user clip planes with a vertex
-/// shader and one without (`clip_planes`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
+/// shader and one without (`clip_planes`); a vs_3_0 `texldl` of a vertex texture
+/// (`vertex_texture`); pixel shader inputs no vertex output feeds, (0, 0, 0, 1) and a
+/// missing diffuse colour white (`unwritten_inputs`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
 /// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
 /// GPU's vertex fetch (D3DCOLOR as `Unorm8x4Bgra`, FLOAT2/4, indices).
 #[test]
