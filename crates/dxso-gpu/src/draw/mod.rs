@@ -19,10 +19,10 @@
 //!   draw takes their z as it is), the scissor rectangle, `CULLMODE` (clockwise is the front
 //!   face), depth test/write/function, stencil (two-sided too), blending with separate alpha
 //!   and `BLENDFACTOR`, colour write masks, sRGB writes (an sRGB view of 8-bit targets).
-//!   Fog and the alpha test are added to the fragment entry ([`patch`]). What the path
-//!   cannot draw yet is refused by name ([`crate::Error::Refused`]): lines, points larger
-//!   than a pixel and sprites, depth bias, w-buffering, R5G6B5 targets. User clip planes are
-//!   clip distances added to the vertex entry ([`patch`]).
+//!   Fog, the alpha test and `DEPTHBIAS` are added to the fragment entry, user clip planes
+//!   to the vertex entry as clip distances ([`patch`]). What the path cannot draw yet is
+//!   refused by name ([`crate::Error::Refused`]): lines, points larger than a pixel and
+//!   sprites, slope-scaled depth bias, w-buffering, R5G6B5 targets.
 //! - **Surfaces** ([`formats`]): A8R8G8B8/X8R8G8B8 as `Rgba8Unorm` (X8's alpha kept at 1),
 //!   A2R10G10B10, A16B16G16R16 (where the adapter has 16-bit unorm), the float formats as
 //!   their wgpu twins; D16 as `Depth16Unorm`, D24X8/D32F as `Depth32Float`, D24S8 as

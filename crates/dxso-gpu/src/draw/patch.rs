@@ -357,6 +357,9 @@ pub(super) enum FogFactor {
 pub(super) struct PixelTail {
     pub fog: Option<(FogFactor, [f32; 3])>,
     pub alpha_test: Option<(u32, f32)>,
+    /// `DEPTHBIAS` added to the pixel's depth (clamped to [0, 1]) where the shader writes
+    /// no depth of its own.
+    pub depth_bias: Option<f32>,
 }
 
 /// `x > 0 ? min(x, 1) : 0` of a scalar or vector `x` (`zero`, `one` of its shape).
@@ -500,7 +503,7 @@ fn emits(e: &naga::Arena<Expression>, from: usize) -> naga::Block {
 
 /// Add fog and the alpha test ([`PixelTail`]) to the fragment entry `entry`.
 pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Result<(), Error> {
-    if tail.fog.is_none() && tail.alpha_test.is_none() {
+    if tail.fog.is_none() && tail.alpha_test.is_none() && tail.depth_bias.is_none() {
         return Ok(());
     }
     let bad = |what: &str| Error::Interface(format!("the fragment entry {entry}: {what}"));
@@ -520,6 +523,37 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
         .position(|mb| matches!(mb.binding, Some(Binding::Location { location: 0, .. })))
         .ok_or_else(no_oc0)?;
     let vec_ty = members[oc0].ty;
+    let writes_depth = members
+        .iter()
+        .any(|mb| matches!(mb.binding, Some(Binding::BuiltIn(BuiltIn::FragDepth))));
+    // Depth bias: a frag_depth member added to the result.
+    let bias = tail.depth_bias.filter(|_| !writes_depth);
+    let new_ty = match bias {
+        None => None,
+        Some(_) => {
+            let mut t = m.types[result_ty].clone();
+            let f32_ty = m.types.insert(
+                naga::Type {
+                    name: None,
+                    inner: TypeInner::Scalar(naga::Scalar::F32),
+                },
+                Span::UNDEFINED,
+            );
+            if let TypeInner::Struct { members, span } = &mut t.inner {
+                members.push(naga::StructMember {
+                    name: Some("dxso_depth".into()),
+                    ty: f32_ty,
+                    binding: Some(Binding::BuiltIn(BuiltIn::FragDepth)),
+                    offset: *span,
+                });
+                *span += 16;
+            }
+            Some(m.types.insert(t, Span::UNDEFINED))
+        }
+    };
+    if let (Some(t), Some(r)) = (new_ty, ep.function.result.as_mut()) {
+        r.ty = t;
+    }
     let f = &mut ep.function;
     let last = f
         .body
@@ -547,27 +581,16 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
                 },
                 FogFactor::Table { .. } => Binding::BuiltIn(BuiltIn::Position { invariant: false }),
             };
-            let k = match f
-                .arguments
-                .iter()
-                .position(|a| a.binding.as_ref() == Some(&binding))
-            {
-                Some(k) => k,
-                None => {
-                    f.arguments.push(naga::FunctionArgument {
-                        name: Some("dxso_fog".into()),
-                        ty: vec_ty,
-                        binding: Some(binding),
-                    });
-                    f.arguments.len() - 1
-                }
-            };
-            Some(push(
-                &mut f.expressions,
-                Expression::FunctionArgument(k as u32),
-            ))
+            Some(argument(f, binding, vec_ty))
         }
     };
+    let position = bias.map(|_| {
+        argument(
+            f,
+            Binding::BuiltIn(BuiltIn::Position { invariant: false }),
+            vec_ty,
+        )
+    });
     let e = &mut f.expressions;
     let lit =
         |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
@@ -620,6 +643,18 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
             },
         );
     }
+    if let (Some(b), Some(pos)) = (bias, position) {
+        let z = push(
+            e,
+            Expression::AccessIndex {
+                base: pos,
+                index: 2,
+            },
+        );
+        let b = lit(e, b);
+        let zb = bin(e, BinaryOperator::Add, z, b);
+        components.push(clamp01(e, zb, zero, one));
+    }
     let mut kill = None;
     if let Some((func, reference)) = tail.alpha_test {
         let a = push(
@@ -655,7 +690,13 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
             _ => None,
         };
     }
-    let out = push(e, Expression::Compose { ty, components });
+    let out = push(
+        e,
+        Expression::Compose {
+            ty: new_ty.unwrap_or(ty),
+            components,
+        },
+    );
     let mut inserted = emits(e, from);
     if let Some(condition) = kill {
         inserted.push(
@@ -670,4 +711,29 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
     inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
     f.body.splice(last..last + 1, inserted);
     Ok(())
+}
+
+/// The expression of the entry argument with `binding` (added, of type `ty`, if the entry
+/// has none).
+fn argument(
+    f: &mut naga::Function,
+    binding: Binding,
+    ty: Handle<naga::Type>,
+) -> Handle<Expression> {
+    let k = match f
+        .arguments
+        .iter()
+        .position(|a| a.binding.as_ref() == Some(&binding))
+    {
+        Some(k) => k,
+        None => {
+            f.arguments.push(naga::FunctionArgument {
+                name: Some(format!("dxso_in{}", f.arguments.len())),
+                ty,
+                binding: Some(binding),
+            });
+            f.arguments.len() - 1
+        }
+    };
+    push(&mut f.expressions, Expression::FunctionArgument(k as u32))
 }

@@ -91,8 +91,8 @@ pub(super) fn check(draw: &Draw) -> Result<(), Error> {
     let refusals = [
         (s.get(rs::ZENABLE) == 2, "ZENABLE USEW (w-buffering)"),
         (
-            nonzero(rs::DEPTHBIAS) || nonzero(rs::SLOPESCALEDEPTHBIAS),
-            "DEPTHBIAS/SLOPESCALEDEPTHBIAS (depth bias)",
+            nonzero(rs::SLOPESCALEDEPTHBIAS),
+            "SLOPESCALEDEPTHBIAS (slope-scaled depth bias)",
         ),
     ];
     if let Some((_, what)) = refusals.iter().find(|r| r.0) {
@@ -336,7 +336,14 @@ pub(super) fn pixel_tail(draw: &Draw, vertex_fog: Option<(u32, u32)>) -> PixelTa
             (s.get(rs::ALPHAREF) & 0xff) as f32 / 255.0,
         )
     });
-    PixelTail { fog, alpha_test }
+    let bias = float(rs::DEPTHBIAS);
+    // D3D9 biases triangles only (the CPU draw gives points none).
+    let depth_bias = (bias != 0.0 && draw.primitive != Primitive::PointList).then_some(bias);
+    PixelTail {
+        fog,
+        alpha_test,
+        depth_bias,
+    }
 }
 
 /// `SHADEMODE FLAT`.
