@@ -105,8 +105,13 @@ impl Gpu {
             for (slot, vb) in p.vertices.iter().enumerate() {
                 rp.set_vertex_buffer(slot as u32, vb.slice(..));
             }
-            rp.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
-            rp.draw_indexed(0..p.index_count, 0, 0..1);
+            match p.points {
+                Some(n) => rp.draw(0..6, 0..n),
+                None => {
+                    rp.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    rp.draw_indexed(0..p.index_count, 0, 0..1);
+                }
+            }
         }
     }
 
@@ -141,7 +146,12 @@ impl Gpu {
         let (vs, ps) = self.finish_stages(draw, st, &vp)?;
 
         let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
-        let on_gpu = fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?;
+        let expanded = expanded_points(draw);
+        let on_gpu = if expanded {
+            None
+        } else {
+            fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?
+        };
         let input = match on_gpu {
             Some(v) => v,
             None => fetch::on_cpu(draw, &vs.interface, program, &indices)?,
@@ -180,12 +190,22 @@ impl Gpu {
             .iter()
             .map(|st| wgpu::VertexBufferLayout {
                 array_stride: st.stride,
-                step_mode: wgpu::VertexStepMode::Vertex,
+                // Expanded points: one point an instance, its six corners the vertices.
+                step_mode: if expanded {
+                    wgpu::VertexStepMode::Instance
+                } else {
+                    wgpu::VertexStepMode::Vertex
+                },
                 attributes: &st.attributes,
             })
             .collect();
         let stages = (&vs, &ps, vs_source, &*ps_source);
-        let (pipeline, groups) = self.pipeline(t, draw, stages, &layouts)?;
+        let topology = if expanded {
+            wgpu::PrimitiveTopology::TriangleList
+        } else {
+            state::topology(draw.primitive)
+        };
+        let (pipeline, groups) = self.pipeline(t, draw, stages, &layouts, topology)?;
         Ok(Some(Prepared {
             pipeline,
             groups,
@@ -197,6 +217,7 @@ impl Gpu {
             stencil_reference: state::stencil_reference(&draw.states),
             blend_constant: state::blend_constant(&draw.states),
             srgb: state::srgb_write(&draw.states),
+            points: expanded.then_some(input.indices.len() as u32),
         }))
     }
 
@@ -274,12 +295,37 @@ impl Gpu {
             Vec::new()
         };
         let entry = vs.interface.entry_point.clone();
+        let points = expanded_points(draw).then(|| {
+            let size = state::point_size(&draw.states);
+            let sprite = if state::sprites(&draw.states) {
+                ps.interface
+                    .inputs
+                    .iter()
+                    .flat_map(|i| &i.varyings)
+                    .filter(|v| v.semantic.to_ascii_uppercase().starts_with("TEXCOORD"))
+                    .filter_map(|v| v.location)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            patch::Points {
+                half: [size / vp.width as f32, -size / vp.height as f32],
+                sprite,
+                screen_space: st.screen_space,
+            }
+        });
+        if points.is_some() && !planes.is_empty() {
+            return Err(Error::Refused(
+                "CLIPPLANEENABLE with points larger than a pixel or sprites (D3D9 clips a point by its centre)".into(),
+            ));
+        }
         let tail = patch::VertexTail {
             offset: [1.0 / vp.width as f32, -1.0 / vp.height as f32],
             clamp: &colour_inputs,
             flat: &flat,
             planes: &planes,
             constants: &st.unwritten,
+            points: points.as_ref(),
         };
         patch::finish_vertex(&mut vs.module, &entry, &tail)?;
         patch::flat_inputs(&mut ps.module, &ps_entry, &flat)?;
@@ -293,6 +339,7 @@ impl Gpu {
         draw: &Draw,
         (vs, ps, vs_source, ps_source): StagePair<'_>,
         buffers: &[wgpu::VertexBufferLayout<'_>],
+        topology: wgpu::PrimitiveTopology,
     ) -> Result<(wgpu::RenderPipeline, Vec<(u32, wgpu::BindGroup)>), Error> {
         let device = &self.device;
         let (vsi, psi) = (&vs.interface, &ps.interface);
@@ -370,7 +417,7 @@ impl Gpu {
                 buffers: &buffers.iter().cloned().map(Some).collect::<Vec<_>>(),
             },
             primitive: wgpu::PrimitiveState {
-                topology: state::topology(draw.primitive),
+                topology,
                 front_face: wgpu::FrontFace::Cw,
                 cull_mode: if draw.primitive == Primitive::PointList {
                     None
@@ -393,4 +440,11 @@ impl Gpu {
         self.check()?;
         Ok((pipeline, groups))
     }
+}
+
+/// Whether a draw's points are drawn as quads (larger than a pixel, or sprites): WebGPU's
+/// points are one pixel.
+fn expanded_points(draw: &Draw) -> bool {
+    draw.primitive == Primitive::PointList
+        && (state::point_size(&draw.states) != 1.0 || state::sprites(&draw.states))
 }

@@ -26,6 +26,21 @@ pub(super) struct VertexTail<'a> {
     /// Outputs added at these locations with these values (pixel shader inputs the vertex
     /// stage does not write).
     pub constants: &'a [(u32, [f32; 4])],
+    /// Points drawn as quads: instance i is point i, vertex 0..6 a corner of its two
+    /// triangles.
+    pub points: Option<&'a Points>,
+}
+
+/// Points larger than a pixel (or sprites) as quads.
+#[derive(Clone, Debug)]
+pub(super) struct Points {
+    /// Half the point's side in clip space (times w): `size / W`, `−size / H`.
+    pub half: [f32; 2],
+    /// Sprites: the locations that read (u, v, 0, 1) across the point.
+    pub sprite: Vec<u32>,
+    /// `POSITIONT` points: drawn wherever their centre is (no view-volume test, as on the
+    /// CPU).
+    pub screen_space: bool,
 }
 
 /// Rewrite what the vertex entry `entry` returns:
@@ -44,7 +59,17 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         flat,
         planes,
         constants,
+        points,
     } = *tail;
+    let u32_ty = points.map(|_| {
+        m.types.insert(
+            naga::Type {
+                name: None,
+                inner: TypeInner::Scalar(naga::Scalar::U32),
+            },
+            Span::UNDEFINED,
+        )
+    });
     let bad = |what: &str| Error::Interface(format!("the vertex entry {entry}: {what}"));
     let ep = m
         .entry_points
@@ -69,6 +94,15 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         .enumerate()
         .filter(|(_, mb)| {
             matches!(mb.binding, Some(Binding::Location { location, .. }) if clamp.contains(&location))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let sprite_members: Vec<usize> = members
+        .iter()
+        .enumerate()
+        .filter(|(_, mb)| {
+            matches!(mb.binding, Some(Binding::Location { location, .. })
+                if points.is_some_and(|p| p.sprite.contains(&location)))
         })
         .map(|(k, _)| k)
         .collect();
@@ -166,6 +200,7 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         return Err(bad("returns a struct of another shape"));
     }
     let from = f.expressions.len();
+    let vertex_index = u32_ty.map(|t| argument(f, Binding::BuiltIn(BuiltIn::VertexIndex), t));
     let e = &mut f.expressions;
     let kx = push(e, Expression::Literal(Literal::F32(dx)));
     let ky = push(e, Expression::Literal(Literal::F32(dy)));
@@ -178,7 +213,23 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
             components: vec![kx, ky, zero, zero],
         },
     );
-    let pos = components[position];
+    let original = components[position];
+    let mut pos = original;
+    let mut sprite_uv = None;
+    if let (Some(p), Some(vi)) = (points, vertex_index) {
+        let (moved, u, v) = point_corner(e, pos, vi, p, vec_ty);
+        pos = moved;
+        sprite_uv = Some((u, v));
+        for &k in &sprite_members {
+            components[k] = push(
+                e,
+                Expression::Compose {
+                    ty: vec_ty,
+                    components: vec![u, v, zero, one],
+                },
+            );
+        }
+    }
     let w = push(
         e,
         Expression::AccessIndex {
@@ -228,7 +279,7 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
                 Expression::Math {
                     fun: MathFunction::Dot,
                     arg: plane,
-                    arg1: Some(pos),
+                    arg1: Some(original),
                     arg2: None,
                     arg3: None,
                 },
@@ -242,11 +293,15 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
             },
         ));
     }
-    for &(_, v) in constants {
-        let k: Vec<_> = v
-            .iter()
-            .map(|&x| push(e, Expression::Literal(Literal::F32(x))))
-            .collect();
+    for &(location, v) in constants {
+        let sprite = points.is_some_and(|p| p.sprite.contains(&location));
+        let k: Vec<_> = match sprite_uv {
+            Some((su, sv)) if sprite => vec![su, sv, zero, one],
+            _ => v
+                .iter()
+                .map(|&x| push(e, Expression::Literal(Literal::F32(x))))
+                .collect(),
+        };
         components.push(push(
             e,
             Expression::Compose {
@@ -736,4 +791,103 @@ fn argument(
         }
     };
     push(&mut f.expressions, Expression::FunctionArgument(k as u32))
+}
+
+/// A point's quad corner: vertex `vi` (0..6, two clockwise triangles) of the square of
+/// half-side `p.half` (clip space, times w) around `pos`, or a position outside the view
+/// volume where the point's centre is outside it (D3D9 draws a point whole or not at all;
+/// `POSITIONT` points are not tested); and the corner's sprite coordinates (u, v).
+fn point_corner(
+    e: &mut naga::Arena<Expression>,
+    pos: Handle<Expression>,
+    vi: Handle<Expression>,
+    p: &Points,
+    vec_ty: Handle<naga::Type>,
+) -> (Handle<Expression>, Handle<Expression>, Handle<Expression>) {
+    let half = p.half;
+    let f = |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
+    let (zero, one, minus) = (f(e, 0.0), f(e, 1.0), f(e, -1.0));
+    let (hx, hy) = (f(e, half[0]), f(e, half[1]));
+    let ks: Vec<_> = (0..6)
+        .map(|k| push(e, Expression::Literal(Literal::U32(k))))
+        .collect();
+    let any = |e: &mut naga::Arena<Expression>, of: [usize; 3]| {
+        let eq: Vec<_> = of
+            .iter()
+            .map(|&k| bin(e, BinaryOperator::Equal, vi, ks[k]))
+            .collect();
+        let a = bin(e, BinaryOperator::LogicalOr, eq[0], eq[1]);
+        bin(e, BinaryOperator::LogicalOr, a, eq[2])
+    };
+    // Corners (−1, −1), (1, −1), (−1, 1); (−1, 1), (1, −1), (1, 1): x right, y down.
+    let right = any(e, [1, 4, 5]);
+    let low = any(e, [2, 3, 5]);
+    let select = |e: &mut naga::Arena<Expression>, c, a, b| {
+        push(
+            e,
+            Expression::Select {
+                condition: c,
+                accept: a,
+                reject: b,
+            },
+        )
+    };
+    let cx = select(e, right, one, minus);
+    let cy = select(e, low, one, minus);
+    let ox = bin(e, BinaryOperator::Multiply, cx, hx);
+    let oy = bin(e, BinaryOperator::Multiply, cy, hy);
+    let off = push(
+        e,
+        Expression::Compose {
+            ty: vec_ty,
+            components: vec![ox, oy, zero, zero],
+        },
+    );
+    let c = |e: &mut naga::Arena<Expression>, i| {
+        push(
+            e,
+            Expression::AccessIndex {
+                base: pos,
+                index: i,
+            },
+        )
+    };
+    let (x, y, z, w) = (c(e, 0), c(e, 1), c(e, 2), c(e, 3));
+    let ws = push(
+        e,
+        Expression::Splat {
+            size: VectorSize::Quad,
+            value: w,
+        },
+    );
+    let scaled = bin(e, BinaryOperator::Multiply, off, ws);
+    let moved = bin(e, BinaryOperator::Add, pos, scaled);
+    let ax = push(e, math1(MathFunction::Abs, x));
+    let ay = push(e, math1(MathFunction::Abs, y));
+    let tests = [
+        bin(e, BinaryOperator::LessEqual, ax, w),
+        bin(e, BinaryOperator::LessEqual, ay, w),
+        bin(e, BinaryOperator::GreaterEqual, z, zero),
+        bin(e, BinaryOperator::LessEqual, z, w),
+        bin(e, BinaryOperator::Greater, w, zero),
+    ];
+    let mut inside = tests[0];
+    for &t in &tests[1..] {
+        inside = bin(e, BinaryOperator::LogicalAnd, inside, t);
+    }
+    let away = push(
+        e,
+        Expression::Compose {
+            ty: vec_ty,
+            components: vec![zero, zero, minus, one],
+        },
+    );
+    let corner = if p.screen_space {
+        moved
+    } else {
+        select(e, inside, moved, away)
+    };
+    let u = select(e, right, one, zero);
+    let v = select(e, low, one, zero);
+    (corner, u, v)
 }

@@ -69,19 +69,6 @@ pub(super) fn fog_applies(draw: &Draw) -> bool {
 pub(super) fn check(draw: &Draw) -> Result<(), Error> {
     let s = &draw.states;
     match draw.primitive {
-        Primitive::PointList => {
-            if s.get(rs::POINTSPRITEENABLE) != 0 {
-                return Err(refuse(
-                    "POINTSPRITEENABLE: point sprites are not drawn on the GPU path yet".into(),
-                ));
-            }
-            let size = point_size(s);
-            if size != 1.0 {
-                return Err(refuse(format!(
-                    "POINTLIST of POINTSIZE {size} (clamped by POINTSIZE_MIN/MAX): WebGPU draws points of one pixel, larger ones are not drawn on the GPU path yet"
-                )));
-            }
-        }
         Primitive::LineList | Primitive::LineStrip => {
             return Err(refuse("LINELIST/LINESTRIP: lines (D3D9's diamond rule, LASTPIXEL) are not drawn on the GPU path yet".into()));
         }
@@ -358,7 +345,7 @@ pub(super) fn srgb_write(s: &RenderStates) -> bool {
 
 /// The point size of `POINTSIZE` clamped to `POINTSIZE_MIN`..`POINTSIZE_MAX`, as the CPU
 /// draw takes it (without a `PSIZE` output; 1 where not finite).
-fn point_size(s: &RenderStates) -> f32 {
+pub(super) fn point_size(s: &RenderStates) -> f32 {
     let float = |n: u32| f32::from_bits(s.get(n));
     let size = float(rs::POINTSIZE)
         .max(float(rs::POINTSIZE_MIN))
@@ -381,4 +368,9 @@ pub(super) fn topology(p: Primitive) -> wgpu::PrimitiveTopology {
 /// `CLIPPLANEENABLE`'s six plane bits.
 pub(super) fn clip_planes(s: &RenderStates) -> u32 {
     s.get(rs::CLIPPLANEENABLE) & 0x3f
+}
+
+/// `POINTSPRITEENABLE`.
+pub(super) fn sprites(s: &RenderStates) -> bool {
+    s.get(rs::POINTSPRITEENABLE) != 0
 }

@@ -208,13 +208,14 @@ fn table_fog_blends_the_fog_colour_by_depth() {
 }
 
 #[test]
-fn points_larger_than_a_pixel_are_refused() {
+fn a_point_of_size_4_covers_4_by_4_pixels() {
     let Some(gpu) = crate::gpu() else { return };
-    let json = positiont(&[(1.0, 1.0, 0.5, 0xffff_ffff)], r#""POINTSIZE": 4"#, false)
+    // Centre (4, 4), side 4: the centres x, y in [2, 6) (left and top edges in).
+    let json = positiont(&[(4.0, 4.0, 0.5, 0xffff_ffff)], r#""POINTSIZE": 4"#, false)
         .replace("TRIANGLELIST", "POINTLIST");
-    let s = scene(&json);
-    let e = gpu.draw_frame(&s.frame, &s.draws).map(|_| ()).unwrap_err();
-    assert!(e.to_string().contains("POINTSIZE 4"), "{e}");
+    let s = gpu_draw(&gpu, &scene(&json));
+    let want: Vec<(u32, u32)> = (2..6).flat_map(|y| (2..6).map(move |x| (x, y))).collect();
+    assert_eq!(lit(&s), want);
 }
 
 #[test]
@@ -234,11 +235,6 @@ fn refused_states_are_named() {
         ),
         (r#""ZENABLE": "USEW""#, "USEW", "TRIANGLELIST"),
         (r#""CULLMODE": "NONE""#, "LINELIST", "LINELIST"),
-        (
-            r#""POINTSPRITEENABLE": true"#,
-            "POINTSPRITEENABLE",
-            "POINTLIST",
-        ),
     ] {
         let json = positiont(&tri, state, false).replace("TRIANGLELIST", primitive);
         let s = scene(&json);
@@ -396,7 +392,9 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// A8R8G8B8 and X8R8G8B8 (`srgb_write_blend`); A2R10G10B10, G16R16F, G32R32F and D32F
 /// (`formats_mrt_d32f`); A16B16G16R16F, R16F, A32B32G32R32F, R32F and D24X8
 /// (`formats_float_d24x8`); one-pixel points at random, whole and
-/// half-pixel positions, exactly (`points_size_1`); two user clip planes with a vertex
+/// half-pixel positions, exactly (`points_size_1`); points of sizes 5 and 4 (clamped by
+/// POINTSIZE_MAX) partly off the target, sprites of size 8 with a texture, clip-space points
+/// through a vertex shader, some outside the view volume (`points_large_sprites`); two user clip planes with a vertex
 /// shader and one without (`clip_planes`); a vs_3_0 `texldl` of a vertex texture
 /// (`vertex_texture`); `DEPTHBIAS` pulling a coplanar decal in front, and pushing one behind,
 /// with and without an oDepth shader (`depth_bias_decal`); pixel shader inputs no vertex output feeds, (0, 0, 0, 1) and a
