@@ -21,9 +21,9 @@
 //!   and `BLENDFACTOR`, colour write masks, sRGB writes (an sRGB view of 8-bit targets).
 //!   Fog, the alpha test and `DEPTHBIAS` are added to the fragment entry, user clip planes
 //!   to the vertex entry as clip distances ([`patch`]). What the path cannot draw yet is
-//!   refused by name ([`crate::Error::Refused`]): lines, `PSIZE` outputs, slope-scaled
-//!   depth bias, w-buffering, R5G6B5 targets. Points larger than a pixel and sprites are
-//!   quads, an instance each, expanded in the vertex entry.
+//!   refused by name ([`crate::Error::Refused`]): lines, slope-scaled depth bias,
+//!   w-buffering, R5G6B5 targets. Points larger than a pixel, sized per vertex (`PSIZE`) and
+//!   sprites are quads, an instance each, expanded in the vertex entry.
 //! - **Surfaces** ([`formats`]): A8R8G8B8/X8R8G8B8 as `Rgba8Unorm` (X8's alpha kept at 1),
 //!   A2R10G10B10, A16B16G16R16 (where the adapter has 16-bit unorm), the float formats as
 //!   their wgpu twins; D16 as `Depth16Unorm`, D24X8/D32F as `Depth32Float`, D24S8 as

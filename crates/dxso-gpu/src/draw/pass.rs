@@ -139,6 +139,7 @@ impl Gpu {
         let area = (vp.x as f32, vp.y as f32, vp.width as f32, vp.height as f32);
         let st = stages::build(draw, &options, area)?;
         let generated_vs = st.generated_vs;
+        let psize = st.psize.is_some();
         if st.screen_space {
             // POSITIONT: z is the surface's depth as it is.
             (vp.min_z, vp.max_z) = (0.0, 1.0);
@@ -146,7 +147,7 @@ impl Gpu {
         let (vs, ps) = self.finish_stages(draw, st, &vp)?;
 
         let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
-        let expanded = expanded_points(draw);
+        let expanded = expanded_points(draw, psize);
         let on_gpu = if expanded {
             None
         } else {
@@ -231,15 +232,6 @@ impl Gpu {
         vp: &dxso_draw::Viewport,
     ) -> Result<(Translation, Translation), Error> {
         let (mut vs, mut ps) = (st.vs, st.ps);
-        if draw.primitive == Primitive::PointList
-            && stages::semantics(vs.interface.outputs.iter().flat_map(|o| &o.varyings))
-                .iter()
-                .any(|s| s == "PSIZE0")
-        {
-            return Err(Error::Refused(
-                "POINTLIST with a vertex shader writing PSIZE (per-vertex point sizes) is not drawn on the GPU path yet".into(),
-            ));
-        }
         let ps_entry = ps.interface.entry_point.clone();
         let (fog_semantic, fog_component) = if st.generated_vs {
             ("COLOR1", 3)
@@ -295,7 +287,7 @@ impl Gpu {
             Vec::new()
         };
         let entry = vs.interface.entry_point.clone();
-        let points = expanded_points(draw).then(|| {
+        let points = expanded_points(draw, st.psize.is_some()).then(|| {
             let size = state::point_size(&draw.states);
             let sprite = if state::sprites(&draw.states) {
                 ps.interface
@@ -308,10 +300,14 @@ impl Gpu {
             } else {
                 Vec::new()
             };
+            let f = |n: &str| f32::from_bits(draw.states.get_by_name(n).unwrap_or(0));
             patch::Points {
                 half: [size / vp.width as f32, -size / vp.height as f32],
                 sprite,
                 screen_space: st.screen_space,
+                psize: st.psize,
+                limits: [f("POINTSIZE_MIN"), f("POINTSIZE_MAX")],
+                per_pixel: [1.0 / vp.width as f32, -1.0 / vp.height as f32],
             }
         });
         if points.is_some() && !planes.is_empty() {
@@ -442,9 +438,9 @@ impl Gpu {
     }
 }
 
-/// Whether a draw's points are drawn as quads (larger than a pixel, or sprites): WebGPU's
-/// points are one pixel.
-fn expanded_points(draw: &Draw) -> bool {
+/// Whether a draw's points are drawn as quads (larger than a pixel, sized per vertex by a
+/// `PSIZE` output, or sprites): WebGPU's points are one pixel.
+fn expanded_points(draw: &Draw, psize: bool) -> bool {
     draw.primitive == Primitive::PointList
-        && (state::point_size(&draw.states) != 1.0 || state::sprites(&draw.states))
+        && (psize || state::point_size(&draw.states) != 1.0 || state::sprites(&draw.states))
 }

@@ -41,6 +41,13 @@ pub(super) struct Points {
     /// `POSITIONT` points: drawn wherever their centre is (no view-volume test, as on the
     /// CPU).
     pub screen_space: bool,
+    /// The location of a `PSIZE` output: its x is the size (clamped to `limits`, then to
+    /// 0..8192, 1 where not finite, as the CPU draw does) instead of `half`'s.
+    pub psize: Option<u32>,
+    /// `POINTSIZE_MIN`, `POINTSIZE_MAX`.
+    pub limits: [f32; 2],
+    /// Clip space per pixel (times w): `1/W`, `−1/H`.
+    pub per_pixel: [f32; 2],
 }
 
 /// Rewrite what the vertex entry `entry` returns:
@@ -97,6 +104,10 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         })
         .map(|(k, _)| k)
         .collect();
+    let psize_member = members.iter().position(|mb| {
+        matches!(mb.binding, Some(Binding::Location { location, .. })
+            if points.is_some_and(|p| p.psize == Some(location)))
+    });
     let sprite_members: Vec<usize> = members
         .iter()
         .enumerate()
@@ -217,7 +228,8 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
     let mut pos = original;
     let mut sprite_uv = None;
     if let (Some(p), Some(vi)) = (points, vertex_index) {
-        let (moved, u, v) = point_corner(e, pos, vi, p, vec_ty);
+        let psize = psize_member.map(|k| components[k]);
+        let (moved, u, v) = point_corner(e, pos, vi, p, psize, vec_ty);
         pos = moved;
         sprite_uv = Some((u, v));
         for &k in &sprite_members {
@@ -802,12 +814,22 @@ fn point_corner(
     pos: Handle<Expression>,
     vi: Handle<Expression>,
     p: &Points,
+    psize: Option<Handle<Expression>>,
     vec_ty: Handle<naga::Type>,
 ) -> (Handle<Expression>, Handle<Expression>, Handle<Expression>) {
-    let half = p.half;
     let f = |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
     let (zero, one, minus) = (f(e, 0.0), f(e, 1.0), f(e, -1.0));
-    let (hx, hy) = (f(e, half[0]), f(e, half[1]));
+    let (hx, hy) = match psize {
+        None => (f(e, p.half[0]), f(e, p.half[1])),
+        Some(v) => {
+            let size = point_size(e, v, p.limits, zero, one);
+            let (px, py) = (f(e, p.per_pixel[0]), f(e, p.per_pixel[1]));
+            (
+                bin(e, BinaryOperator::Multiply, size, px),
+                bin(e, BinaryOperator::Multiply, size, py),
+            )
+        }
+    };
     let ks: Vec<_> = (0..6)
         .map(|k| push(e, Expression::Literal(Literal::U32(k))))
         .collect();
@@ -890,4 +912,63 @@ fn point_corner(
     let u = select(e, right, one, zero);
     let v = select(e, low, one, zero);
     (corner, u, v)
+}
+
+/// A `PSIZE` output's point size as the CPU draw takes it: x clamped to `limits` (min, max),
+/// then to 0..8192, and 1 where that is not finite.
+fn point_size(
+    e: &mut naga::Arena<Expression>,
+    psize: Handle<Expression>,
+    limits: [f32; 2],
+    zero: Handle<Expression>,
+    one: Handle<Expression>,
+) -> Handle<Expression> {
+    let f = |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
+    let math2 = |e: &mut naga::Arena<Expression>, fun, a, b| {
+        push(
+            e,
+            Expression::Math {
+                fun,
+                arg: a,
+                arg1: Some(b),
+                arg2: None,
+                arg3: None,
+            },
+        )
+    };
+    let (lo, hi, top) = (f(e, limits[0]), f(e, limits[1]), f(e, 8192.0));
+    let x = push(
+        e,
+        Expression::AccessIndex {
+            base: psize,
+            index: 0,
+        },
+    );
+    let s = math2(e, MathFunction::Max, x, lo);
+    let s = math2(e, MathFunction::Min, s, hi);
+    let nan = push(
+        e,
+        Expression::Relational {
+            fun: naga::RelationalFunction::IsNan,
+            argument: s,
+        },
+    );
+    let inf = push(
+        e,
+        Expression::Relational {
+            fun: naga::RelationalFunction::IsInf,
+            argument: s,
+        },
+    );
+    let bad = bin(e, BinaryOperator::LogicalOr, nan, inf);
+    let c = math2(e, MathFunction::Min, s, top);
+    let c = math2(e, MathFunction::Max, c, zero);
+    push(
+        e,
+        Expression::Select {
+            condition: bad,
+            accept: one,
+            reject: c,
+        },
+    )
 }

@@ -119,6 +119,10 @@ fn pass_through_vs(semantics: &[(Usage, u8)], viewport: Rect) -> Result<String, 
                     "rcp r0.w, v{i}.w\nmov r2, c1\nmad r1.xy, v{i}, c0, r2\nmov r1.z, v{i}.z\nmul o{i}.xyz, r1, r0.w\nmov o{i}.w, r0.w"
                 );
             }
+            (Usage::PSize, 0) => {
+                let _ = writeln!(dcl, "dcl_psize o{i}");
+                let _ = writeln!(code, "mov o{i}, v{i}");
+            }
             (Usage::PSize, _) | (Usage::Position | Usage::PositionT, _) => {
                 return Err(Error::Refused(format!(
                     "a draw without a vertex shader passing {}{index}: not supported on the GPU path",
@@ -180,6 +184,8 @@ pub(super) struct Stages {
     pub screen_space: bool,
     /// The locations and values of pixel shader inputs the vertex stage does not write.
     pub unwritten: Vec<(u32, [f32; 4])>,
+    /// The location of the vertex stage's `PSIZE` output (per-vertex point sizes).
+    pub psize: Option<u32>,
 }
 
 /// Translate (or generate) both stages of `draw`.
@@ -230,11 +236,19 @@ pub(super) fn build(draw: &Draw, options: &Options, viewport: Rect) -> Result<St
             ));
         }
     }
+    let psize = vs
+        .interface
+        .outputs
+        .iter()
+        .flat_map(|o| &o.varyings)
+        .find(|v| v.semantic.eq_ignore_ascii_case("PSIZE0"))
+        .and_then(|v| v.location);
     Ok(Stages {
         vs,
         ps,
         generated_vs,
         screen_space,
         unwritten,
+        psize,
     })
 }

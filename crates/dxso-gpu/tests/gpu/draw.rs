@@ -394,7 +394,8 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// (`formats_float_d24x8`); one-pixel points at random, whole and
 /// half-pixel positions, exactly (`points_size_1`); points of sizes 5 and 4 (clamped by
 /// POINTSIZE_MAX) partly off the target, sprites of size 8 with a texture, clip-space points
-/// through a vertex shader, some outside the view volume (`points_large_sprites`); two user clip planes with a vertex
+/// through a vertex shader, some outside the view volume (`points_large_sprites`); per-vertex
+/// sizes from a vs_3_0 `PSIZE` output and from a `PSIZE` element (`points_psize`); two user clip planes with a vertex
 /// shader and one without (`clip_planes`); a vs_3_0 `texldl` of a vertex texture
 /// (`vertex_texture`); `DEPTHBIAS` pulling a coplanar decal in front, and pushing one behind,
 /// with and without an oDepth shader (`depth_bias_decal`); pixel shader inputs no vertex output feeds, (0, 0, 0, 1) and a
