@@ -181,18 +181,15 @@ fn draw_gpu_writes_what_the_cpu_draw_writes() {
         text.contains("\"frame_s\"") && text.contains("\"adapter\""),
         "{text}"
     );
-    // SLOPESCALEDEPTHBIAS is refused by name.
-    let text = r#"{"width": 4, "height": 4, "vertex_count": 3, "states": {"SLOPESCALEDEPTHBIAS": 0.5},
+    // w-buffering is refused by name.
+    let text = r#"{"width": 4, "height": 4, "vertex_count": 3, "states": {"ZENABLE": "USEW"},
         "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITIONT", "usage_index": 0}],
         "streams": [{"stride": 16, "f32": [0, 0, 0.5, 1, 4, 0, 0.5, 1, 0, 4, 0.5, 1]}]}"#;
-    let biased = out("biased.json");
-    std::fs::write(&biased, text).unwrap();
-    let r = dxso(&["draw", &biased, "--gpu", "-o", &out("b.png")]);
+    let refused = out("refused.json");
+    std::fs::write(&refused, text).unwrap();
+    let r = dxso(&["draw", &refused, "--gpu", "-o", &out("b.png")]);
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("SLOPESCALEDEPTHBIAS") && err.contains("draw 0"),
-        "{err}"
-    );
+    assert!(err.contains("USEW") && err.contains("draw 0"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

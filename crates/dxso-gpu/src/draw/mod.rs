@@ -19,10 +19,9 @@
 //!   draw takes their z as it is), the scissor rectangle, `CULLMODE` (clockwise is the front
 //!   face), depth test/write/function, stencil (two-sided too), blending with separate alpha
 //!   and `BLENDFACTOR`, colour write masks, sRGB writes (an sRGB view of 8-bit targets).
-//!   Fog, the alpha test and `DEPTHBIAS` are added to the fragment entry, user clip planes
+//!   Fog, the alpha test and depth bias are added to the fragment entry, user clip planes
 //!   to the vertex entry as clip distances ([`patch`]). What the path cannot draw yet is
-//!   refused by name ([`crate::Error::Refused`]): lines, slope-scaled depth bias,
-//!   w-buffering, R5G6B5 targets. Points larger than a pixel, sized per vertex (`PSIZE`) and
+//!   refused by name ([`crate::Error::Refused`]): lines, w-buffering, R5G6B5 targets. Points larger than a pixel, sized per vertex (`PSIZE`) and
 //!   sprites are quads, an instance each, expanded in the vertex entry.
 //! - **Surfaces** ([`formats`]): A8R8G8B8/X8R8G8B8 as `Rgba8Unorm` (X8's alpha kept at 1),
 //!   A2R10G10B10, A16B16G16R16 (where the adapter has 16-bit unorm), the float formats as

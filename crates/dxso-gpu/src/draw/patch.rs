@@ -424,9 +424,10 @@ pub(super) enum FogFactor {
 pub(super) struct PixelTail {
     pub fog: Option<(FogFactor, [f32; 3])>,
     pub alpha_test: Option<(u32, f32)>,
-    /// `DEPTHBIAS` added to the pixel's depth (clamped to [0, 1]) where the shader writes
-    /// no depth of its own.
-    pub depth_bias: Option<f32>,
+    /// `DEPTHBIAS` and `SLOPESCALEDEPTHBIAS`: the pixel's depth plus
+    /// `bias + slope · max(|∂z/∂x|, |∂z/∂y|)` (clamped to [0, 1]) where the shader writes no
+    /// depth of its own.
+    pub depth_bias: Option<(f32, f32)>,
 }
 
 /// `x > 0 ? min(x, 1) : 0` of a scalar or vector `x` (`zero`, `one` of its shape).
@@ -634,7 +635,6 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
     let Expression::Compose { ty, mut components } = f.expressions[ret].clone() else {
         return Err(bad("does not return a composed struct"));
     };
-    let from = f.expressions.len();
     let arg = match tail.fog {
         None => None,
         Some((factor, _)) => {
@@ -658,6 +658,48 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
             vec_ty,
         )
     });
+    // The depth's slope, at the entry's start: derivatives need uniform control flow, which a
+    // `texkill` in the body ends.
+    let mut start = naga::Block::new();
+    let mut steepest = None;
+    if let (Some((_, slope)), Some(pos)) = (bias, position)
+        && slope != 0.0
+    {
+        let e = &mut f.expressions;
+        let begin = e.len();
+        let z = push(
+            e,
+            Expression::AccessIndex {
+                base: pos,
+                index: 2,
+            },
+        );
+        let d = |e: &mut naga::Arena<Expression>, axis| {
+            let d = push(
+                e,
+                Expression::Derivative {
+                    axis,
+                    ctrl: naga::DerivativeControl::None,
+                    expr: z,
+                },
+            );
+            push(e, math1(MathFunction::Abs, d))
+        };
+        let dx = d(e, naga::DerivativeAxis::X);
+        let dy = d(e, naga::DerivativeAxis::Y);
+        steepest = Some(push(
+            e,
+            Expression::Math {
+                fun: MathFunction::Max,
+                arg: dx,
+                arg1: Some(dy),
+                arg2: None,
+                arg3: None,
+            },
+        ));
+        start = emits(e, begin);
+    }
+    let from = f.expressions.len();
     let e = &mut f.expressions;
     let lit =
         |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
@@ -710,7 +752,7 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
             },
         );
     }
-    if let (Some(b), Some(pos)) = (bias, position) {
+    if let (Some((b, slope)), Some(pos)) = (bias, position) {
         let z = push(
             e,
             Expression::AccessIndex {
@@ -718,7 +760,12 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
                 index: 2,
             },
         );
-        let b = lit(e, b);
+        let mut b = lit(e, b);
+        if let Some(m) = steepest {
+            let k = lit(e, slope);
+            let t = bin(e, BinaryOperator::Multiply, k, m);
+            b = bin(e, BinaryOperator::Add, b, t);
+        }
         let zb = bin(e, BinaryOperator::Add, z, b);
         components.push(clamp01(e, zb, zero, one));
     }
@@ -777,6 +824,7 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
     }
     inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
     f.body.splice(last..last + 1, inserted);
+    f.body.splice(0..0, start);
     Ok(())
 }
 

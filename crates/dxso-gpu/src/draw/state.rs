@@ -74,18 +74,10 @@ pub(super) fn check(draw: &Draw) -> Result<(), Error> {
         }
         _ => {}
     }
-    let nonzero = |n: u32| s.get(n) != 0;
-    let refusals = [
-        (s.get(rs::ZENABLE) == 2, "ZENABLE USEW (w-buffering)"),
-        (
-            nonzero(rs::SLOPESCALEDEPTHBIAS),
-            "SLOPESCALEDEPTHBIAS (slope-scaled depth bias)",
-        ),
-    ];
-    if let Some((_, what)) = refusals.iter().find(|r| r.0) {
-        return Err(refuse(format!(
-            "render state {what} is not supported on the GPU path yet"
-        )));
+    if s.get(rs::ZENABLE) == 2 {
+        return Err(refuse(
+            "render state ZENABLE USEW (w-buffering) is not supported on the GPU path yet".into(),
+        ));
     }
     if s.get(rs::ALPHABLENDENABLE) != 0 {
         let mut dest = vec![s.get(rs::DESTBLEND)];
@@ -323,9 +315,10 @@ pub(super) fn pixel_tail(draw: &Draw, vertex_fog: Option<(u32, u32)>) -> PixelTa
             (s.get(rs::ALPHAREF) & 0xff) as f32 / 255.0,
         )
     });
-    let bias = float(rs::DEPTHBIAS);
+    let (bias, slope) = (float(rs::DEPTHBIAS), float(rs::SLOPESCALEDEPTHBIAS));
     // D3D9 biases triangles only (the CPU draw gives points none).
-    let depth_bias = (bias != 0.0 && draw.primitive != Primitive::PointList).then_some(bias);
+    let depth_bias = ((bias != 0.0 || slope != 0.0) && draw.primitive != Primitive::PointList)
+        .then_some((bias, slope));
     PixelTail {
         fog,
         alpha_test,

@@ -228,11 +228,6 @@ fn refused_states_are_named() {
         (0.0, 4.0, 0.5, white),
     ];
     for (state, name, primitive) in [
-        (
-            r#""SLOPESCALEDEPTHBIAS": 1"#,
-            "SLOPESCALEDEPTHBIAS",
-            "TRIANGLELIST",
-        ),
         (r#""ZENABLE": "USEW""#, "USEW", "TRIANGLELIST"),
         (r#""CULLMODE": "NONE""#, "LINELIST", "LINELIST"),
     ] {
@@ -398,7 +393,8 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// sizes from a vs_3_0 `PSIZE` output and from a `PSIZE` element (`points_psize`); two user clip planes with a vertex
 /// shader and one without (`clip_planes`); a vs_3_0 `texldl` of a vertex texture
 /// (`vertex_texture`); `DEPTHBIAS` pulling a coplanar decal in front, and pushing one behind,
-/// with and without an oDepth shader (`depth_bias_decal`); pixel shader inputs no vertex output feeds, (0, 0, 0, 1) and a
+/// with and without an oDepth shader (`depth_bias_decal`); `SLOPESCALEDEPTHBIAS` both ways on
+/// sloped quads, one with a `texkill` shader (`depth_bias_slope`); pixel shader inputs no vertex output feeds, (0, 0, 0, 1) and a
 /// missing diffuse colour white (`unwritten_inputs`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
 /// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
 /// GPU's vertex fetch (D3DCOLOR as `Unorm8x4Bgra`, FLOAT2/4, indices).
