@@ -143,6 +143,7 @@ impl Gpu {
         if st.screen_space {
             // POSITIONT: z is the surface's depth as it is.
             (vp.min_z, vp.max_z) = (0.0, 1.0);
+            screen_positions(draw)?;
         }
         let (vs, ps) = self.finish_stages(draw, st, &vp)?;
 
@@ -443,4 +444,36 @@ impl Gpu {
 fn expanded_points(draw: &Draw, psize: bool) -> bool {
     draw.primitive == Primitive::PointList
         && (psize || state::point_size(&draw.states) != 1.0 || state::sprites(&draw.states))
+}
+
+/// Check a `POSITIONT` draw's positions: the GPU path maps them to clip space with w = 1/rhw,
+/// which only positions the CPU draw rasterizes as they are survive: finite x, y inside
+/// ±2^22, a finite z and an rhw whose reciprocal is finite and positive. Others are refused
+/// (the CPU draw drops a primitive with such a vertex, or rasterizes it with a negative w).
+fn screen_positions(draw: &Draw) -> Result<(), Error> {
+    let Some(element) = draw
+        .fixed_function
+        .as_ref()
+        .and_then(|f| f.iter().position(|&s| s == (dxso::ir::Usage::PositionT, 0)))
+    else {
+        return Ok(());
+    };
+    let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
+    let Some(slot) = program.inputs.iter().position(|p| p.0 as usize == element) else {
+        return Ok(());
+    };
+    let fetched = draw.vertex.fetch(draw.vertex_count, draw.instance_count)?;
+    let limit = (1u32 << 22) as f32;
+    for v in 0..fetched.vertices {
+        let p = &fetched.vertex(v)[slot * 4..slot * 4 + 4];
+        let w = 1.0 / p[3];
+        let ok = |x: f32| x.is_finite() && x.abs() < limit;
+        if !(ok(p[0]) && ok(p[1]) && p[2].is_finite() && w.is_finite() && w > 0.0) {
+            return Err(Error::Refused(format!(
+                "POSITIONT vertex {v} is ({:?}, {:?}, {:?}, rhw {:?}): the GPU path draws finite screen positions (x, y within ±2^22) with rhw > 0",
+                p[0], p[1], p[2], p[3]
+            )));
+        }
+    }
+    Ok(())
 }

@@ -219,6 +219,22 @@ fn a_point_of_size_4_covers_4_by_4_pixels() {
 }
 
 #[test]
+fn positiont_with_a_negative_rhw_is_refused() {
+    let Some(gpu) = crate::gpu() else { return };
+    let white = 0xffff_ffff;
+    let tri = [
+        (0.0, 0.0, 0.5, white),
+        (4.0, 0.0, 0.5, white),
+        (0.0, 4.0, 0.5, white),
+    ];
+    // Vertex 0's rhw (1.0, 0x3f800000) becomes -1.0.
+    let json = positiont(&tri, r#""ZENABLE": false"#, false).replacen("0000803f", "000080bf", 1);
+    let s = scene(&json);
+    let e = gpu.draw_frame(&s.frame, &s.draws).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("rhw -1.0"), "{e}");
+}
+
+#[test]
 fn refused_states_are_named() {
     let Some(gpu) = crate::gpu() else { return };
     let white = 0xffff_ffff;
