@@ -183,6 +183,9 @@ impl Gpu {
         } else {
             &draw.vertex
         };
+        if let Some(p) = &draw.pixel {
+            srgb_textures(p)?;
+        }
         let ps_source: Box<dyn Source> = match &draw.pixel {
             Some(p) => Box::new(stages::PixelSource::new(p)),
             None => Box::new(stages::Nothing),
@@ -472,6 +475,20 @@ fn screen_positions(draw: &Draw) -> Result<(), Error> {
             return Err(Error::Refused(format!(
                 "POSITIONT vertex {v} is ({:?}, {:?}, {:?}, rhw {:?}): the GPU path draws finite screen positions (x, y within ±2^22) with rhw > 0",
                 p[0], p[1], p[2], p[3]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuse `SRGBTEXTURE` on a pixel sampler whose texture D3D9 reads as sRGB: the texture
+/// upload gives the GPU the stored values, which its filter would take as linear.
+fn srgb_textures(ps: &dxso_vm::PixelState) -> Result<(), Error> {
+    for n in 0..dxso_vm::PIXEL_SAMPLERS {
+        let srgb = ps.sampler_state(n).srgb_texture;
+        if srgb && ps.texture(n).is_some_and(|t| t.format.srgb_read()) {
+            return Err(Error::Refused(format!(
+                "s{n}: SRGBTEXTURE (sRGB texture reads) is not drawn on the GPU path yet"
             )));
         }
     }

@@ -235,6 +235,18 @@ fn positiont_with_a_negative_rhw_is_refused() {
 }
 
 #[test]
+fn srgb_texture_reads_are_refused() {
+    let Some(gpu) = crate::gpu() else { return };
+    let path = dxso_testdata::repo_root().join("examples/draw/textured.scene.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["draws"][0]["pixel_samplers"]["s0"]["srgb_texture"] = true.into();
+    let s = scene(&json.to_string());
+    let e = gpu.draw_frame(&s.frame, &s.draws).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("SRGBTEXTURE"), "{e}");
+}
+
+#[test]
 fn refused_states_are_named() {
     let Some(gpu) = crate::gpu() else { return };
     let white = 0xffff_ffff;
