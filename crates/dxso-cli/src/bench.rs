@@ -97,12 +97,10 @@ pub fn bench(
         }
         let work = match scene {
             Loaded::Vertex(scene) => vertices(&name, *scene, repeat, threads, gpu.as_ref(), &tick)?,
-            Loaded::Frame(_) if gpu.is_some() => {
-                return Err(Failure::Io(anyhow::anyhow!(
-                    "{name}: bench --gpu of a draw scene is not available yet (the GPU draw path lands with `draw --gpu`)"
-                )));
-            }
-            Loaded::Frame(scene) => frame(&name, scene, repeat, threads, &tick)?,
+            Loaded::Frame(scene) => match gpu.as_ref() {
+                Some(gpu) => gpu_frame(&name, &scene, repeat, gpu, &tick)?,
+                None => frame(&name, scene, repeat, threads, &tick)?,
+            },
         };
         results.push(BenchResult {
             scene: name,
@@ -170,6 +168,35 @@ fn vertices(
     Ok(Work::Vertices {
         vertices,
         median_s: median(times),
+    })
+}
+
+/// A draw scene's frame on the GPU: translations, pipelines and buffers made once (resident
+/// data); each timed frame is the clear and every draw, submitted and waited for; the
+/// surfaces are read back once, after the timed frames.
+fn gpu_frame(
+    name: &str,
+    scene: &DrawScene,
+    repeat: usize,
+    gpu: &dxso_gpu::Gpu,
+    tick: &dyn Fn(),
+) -> Result<Work, Failure> {
+    let fail = |e| gpu_failure(name, e);
+    let prepared = gpu
+        .prepare_frame(&scene.frame, &scene.draws)
+        .map_err(fail)?;
+    prepared.run().map_err(fail)?;
+    let mut times = Vec::with_capacity(repeat);
+    for _ in 0..repeat.max(1) {
+        tick();
+        let t = Instant::now();
+        prepared.run().map_err(fail)?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    prepared.read_back().map_err(fail)?;
+    Ok(Work::Frame {
+        pixels: scene.frame.width as u64 * scene.frame.height as u64,
+        frame_s: median(times),
     })
 }
 

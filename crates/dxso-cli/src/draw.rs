@@ -35,6 +35,8 @@ pub struct DrawArgs {
     pub format: Option<DrawFormat>,
     pub trace_pixel: Option<(u32, u32)>,
     pub gpu: bool,
+    /// With `gpu` or `compare`: the adapter whose name contains this.
+    pub adapter: Option<String>,
     pub compare: bool,
 }
 
@@ -50,14 +52,44 @@ fn draw_failure(path: &Path, e: DrawError) -> Failure {
     }
 }
 
-pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
-    for (flag, given) in [("--gpu", args.gpu), ("--compare", args.compare)] {
-        if given {
-            return Err(usage(format!(
-                "dxso draw {flag} is not available yet: it lands with the draw pipeline (draws run on the CPU only for now)"
-            )));
+/// A GPU draw error: what the scene asks and the GPU path cannot draw (or the scene's own
+/// problems) exit 1; no adapter and dxso's or the driver's defects exit 2.
+fn gpu_failure(path: &Path, e: dxso_gpu::Error) -> Failure {
+    use dxso_gpu::Error as E;
+    match e {
+        E::Refused(_) | E::Vm(_) | E::Frame(_) | E::Translate(_) | E::Unsupported { .. } => {
+            Failure::Input(format!("{}: error: {e}", path.display()))
         }
+        e => Failure::Io(anyhow!("{}: {e}", path.display())),
     }
+}
+
+fn open_gpu(adapter: Option<&str>) -> Result<dxso_gpu::Gpu, Failure> {
+    dxso_gpu::Gpu::new(adapter).map_err(|e| Failure::Io(e.into()))
+}
+
+/// `--gpu`/`--compare` combinations the command refuses.
+fn check_gpu_flags(args: &DrawArgs) -> Result<(), Failure> {
+    if args.adapter.is_some() && !args.gpu && !args.compare {
+        return Err(usage(
+            "--adapter picks the GPU of --gpu or --compare: give one of them",
+        ));
+    }
+    if (args.gpu || args.compare) && args.trace_pixel.is_some() {
+        return Err(usage(
+            "--trace-pixel traces the CPU draw (dxso's engine): drop --gpu/--compare",
+        ));
+    }
+    if args.compare && !args.pixels.is_empty() {
+        return Err(usage(
+            "--compare prints the differences per target; --pixel prints one draw's values (use --gpu --pixel X,Y)",
+        ));
+    }
+    Ok(())
+}
+
+pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
+    check_gpu_flags(args)?;
     let json = match (args.format, args.pixels.is_empty()) {
         (Some(DrawFormat::Json), true) => {
             return Err(usage(
@@ -125,8 +157,21 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
             .map_err(|e| draw_failure(path, e))?;
         return stdout(&trace_text(&scene, x, y, &reports));
     }
-    let surfaces =
-        dxso_draw::draw_frame(&scene.frame, &scene.draws).map_err(|e| draw_failure(path, e))?;
+    if args.compare {
+        return compare(
+            args,
+            &scene,
+            out.as_deref().filter(|_| args.output.is_some()),
+            dds,
+        );
+    }
+    let surfaces = if args.gpu {
+        let gpu = open_gpu(args.adapter.as_deref())?;
+        gpu.draw_frame(&scene.frame, &scene.draws)
+            .map_err(|e| gpu_failure(path, e))?
+    } else {
+        dxso_draw::draw_frame(&scene.frame, &scene.draws).map_err(|e| draw_failure(path, e))?
+    };
     if let Some(o) = &out {
         if dds {
             write_dds(&surfaces, args.target, o)?;
@@ -144,6 +189,110 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
         stdout(&pixels_json(&surfaces, &args.pixels))?;
     }
     Ok(())
+}
+
+/// `--compare`: the scene drawn on the CPU and on the GPU; per target, the pixels that
+/// differ and the largest difference per channel; `diff` (a PNG) gets target `--target`'s
+/// absolute differences, scaled so that the largest is 1.
+fn compare(
+    args: &DrawArgs,
+    scene: &DrawScene,
+    diff: Option<&Path>,
+    dds: bool,
+) -> Result<(), Failure> {
+    let path = &args.scene;
+    if dds {
+        return Err(usage("--compare writes its differences as OUT.png"));
+    }
+    let gpu = open_gpu(args.adapter.as_deref())?;
+    let cpu =
+        dxso_draw::draw_frame(&scene.frame, &scene.draws).map_err(|e| draw_failure(path, e))?;
+    let on_gpu = gpu
+        .draw_frame(&scene.frame, &scene.draws)
+        .map_err(|e| gpu_failure(path, e))?;
+    let mut text = format!(
+        "{}: CPU against GPU ({})\n",
+        path.display(),
+        gpu.adapter_name()
+    );
+    let mut picture = None;
+    for (n, (a, b)) in cpu.targets.iter().zip(&on_gpu.targets).enumerate() {
+        let diffs: Vec<[f32; 4]> = a
+            .texels
+            .iter()
+            .zip(&b.texels)
+            .map(|(p, q)| std::array::from_fn(|c| difference(p[c], q[c])))
+            .collect();
+        let differ = diffs.iter().filter(|d| d.iter().any(|&x| x != 0.0)).count();
+        let largest: [f32; 4] =
+            std::array::from_fn(|c| diffs.iter().map(|d| d[c]).fold(0.0, f32::max));
+        text.push_str(&format!(
+            "target {n} ({}): {differ} of {} pixels differ; largest difference r {} g {} b {} a {}\n",
+            a.format.name(),
+            a.texels.len(),
+            number(largest[0]),
+            number(largest[1]),
+            number(largest[2]),
+            number(largest[3])
+        ));
+        if n == args.target {
+            picture = Some((diffs, largest));
+        }
+    }
+    if let (Some(a), Some(b)) = (&cpu.depth_stencil, &on_gpu.depth_stencil) {
+        let dz = a.z.iter().zip(&b.z).map(|(p, q)| difference(*p, *q));
+        let differ = dz.clone().filter(|&d| d != 0.0).count();
+        let largest = dz.fold(0.0, f32::max);
+        let stencil = a
+            .stencil
+            .iter()
+            .zip(&b.stencil)
+            .filter(|(p, q)| p != q)
+            .count();
+        text.push_str(&format!(
+            "depth ({}): {differ} pixels differ, largest {}; stencil: {stencil} differ\n",
+            a.format.name(),
+            number(largest)
+        ));
+    }
+    stdout(&text)?;
+    if let (Some(o), Some((diffs, largest))) = (diff, picture) {
+        let scale = largest.iter().fold(0.0f32, |m, &x| m.max(x));
+        let texels = diffs
+            .iter()
+            .map(|d| {
+                let s = |x: f32| if scale > 0.0 { x / scale } else { 0.0 };
+                [s(d[0]), s(d[1]), s(d[2]), 1.0]
+            })
+            .collect();
+        let picture = Surfaces {
+            width: cpu.width,
+            height: cpu.height,
+            targets: vec![dxso_draw::Target {
+                format: TargetFormat::A32B32G32R32F,
+                texels,
+            }],
+            depth_stencil: None,
+        };
+        write_png(&picture, 0, o)?;
+        eprintln!(
+            "{}: differences of target {} written to {}",
+            path.display(),
+            args.target,
+            o.display()
+        );
+    }
+    Ok(())
+}
+
+/// |a − b|, with NaN against NaN 0 and NaN against a number infinite.
+fn difference(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => 0.0,
+        (false, false) if a == b => 0.0,
+        (false, false) => (a - b).abs(),
+        _ => f32::INFINITY,
+    }
 }
 
 /// The pixel debugger's report: for every draw that shades (x, y), its interpolated inputs,

@@ -151,13 +151,14 @@ enum Command {
         /// Trace the pixel shader and the output merger at X,Y (not available yet).
         #[arg(long, value_name = "X,Y", value_parser = draw::parse_xy)]
         trace_pixel: Option<(u32, u32)>,
-        /// Draw on a GPU through wgpu (not available yet).
-        #[arg(long)]
+        /// Draw on a GPU through wgpu (a render pipeline; states it cannot express are refused).
+        #[arg(long, conflicts_with = "compare")]
         gpu: bool,
-        /// With --gpu: the first adapter whose name contains NAME.
-        #[arg(long, value_name = "NAME", requires = "gpu")]
+        /// With --gpu or --compare: the first adapter whose name contains NAME.
+        #[arg(long, value_name = "NAME")]
         adapter: Option<String>,
-        /// Draw on the CPU and the GPU and compare the targets (not available yet).
+        /// Draw on the CPU and the GPU and print, per target, the pixels that differ and the
+        /// largest difference per channel (-o diff.png writes the differences).
         #[arg(long)]
         compare: bool,
     },
@@ -320,7 +321,7 @@ fn main() -> ExitCode {
             format,
             trace_pixel,
             gpu,
-            adapter: _,
+            adapter,
             compare,
         } => draw::draw(&draw::DrawArgs {
             scene,
@@ -330,6 +331,7 @@ fn main() -> ExitCode {
             format,
             trace_pixel,
             gpu,
+            adapter,
             compare,
         }),
         Command::Bench {

@@ -76,7 +76,7 @@ impl On {
 pub(crate) fn gpu_failure(name: &str, e: dxso_gpu::Error) -> Failure {
     use dxso_gpu::Error as E;
     match e {
-        E::Vm(_) | E::Translate(_) | E::Unsupported { .. } => {
+        E::Vm(_) | E::Translate(_) | E::Unsupported { .. } | E::Refused(_) | E::Frame(_) => {
             Failure::Input(format!("{name}: error: {e}"))
         }
         e => Failure::Io(anyhow::Error::new(e).context(name.to_string())),

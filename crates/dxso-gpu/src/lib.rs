@@ -47,16 +47,27 @@
 //! a clockwise triangle is front-facing (`vFace` +1). [`Gpu::render_draw`] draws a dxso-vm
 //! device's vertices instead, through its vertex shader's `@vertex` entry.
 //!
+//! **Whole draws** ([`Gpu::draw_frame`]): a `dxso_draw::Frame` and its `Draw`s (what
+//! `dxso draw` scenes become) through a wgpu render pipeline per draw — the translated
+//! vertex and pixel shaders (or generated pass-through and fixed-function stages) with
+//! D3D9's pixel-centre offset, fog and the alpha test added in naga IR, the declaration as
+//! vertex buffer layouts where WebGPU has its formats, and the draw's states as pipeline and
+//! pass state — read back as the same `dxso_draw::Surfaces` the CPU draw returns. What it
+//! cannot express yet is [`Error::Refused`] by name (docs/gpu.md lists it, with how close
+//! each example comes to the CPU draw).
+//!
 //! Without an adapter [`Gpu::new`] returns [`Error::NoAdapter`]; on Linux without a GPU,
 //! Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
 
 mod bind;
+mod draw;
 pub mod entry;
 mod frame;
 mod render;
 mod run;
 pub mod textures;
 
+pub use draw::PreparedFrame;
 pub use frame::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
 pub use run::Draw;
 
@@ -91,6 +102,10 @@ pub enum Error {
     /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
     #[error("render: {0}")]
     Frame(String),
+    /// A draw's state, format or primitive that the GPU draw ([`Gpu::draw_frame`]) cannot
+    /// express yet: named, never drawn wrong.
+    #[error("not drawn on the GPU: {0}")]
+    Refused(String),
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("GPU: {0}")]
     Gpu(String),
@@ -120,6 +135,8 @@ pub struct Gpu {
     limits: wgpu::Limits,
     features: wgpu::Features,
     float: dxso_naga::FloatMode,
+    /// Whether `Rgba16Unorm` (D3D9's A16B16G16R16) can be a render target here.
+    rgba16_unorm_target: bool,
     /// Errors wgpu reported outside an operation's result (its validation), taken by
     /// [`Gpu::check`].
     errors: Arc<Mutex<Vec<String>>>,
@@ -175,7 +192,20 @@ impl Gpu {
         let info = chosen.get_info();
         let limits = chosen.limits();
         let features = chosen.features()
-            & (wgpu::Features::FLOAT32_FILTERABLE | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER);
+            & (wgpu::Features::FLOAT32_FILTERABLE
+                | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
+                | wgpu::Features::DEPTH32FLOAT_STENCIL8
+                | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
+                | wgpu::Features::FLOAT32_BLENDABLE
+                | wgpu::Features::CLIP_DISTANCES
+                | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
+        let rgba16_unorm_target = features.contains(
+            wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
+                | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES,
+        ) && chosen
+            .get_texture_format_features(wgpu::TextureFormat::Rgba16Unorm)
+            .allowed_usages
+            .contains(wgpu::TextureUsages::RENDER_ATTACHMENT);
         let (device, queue) = pollster::block_on(chosen.request_device(&wgpu::DeviceDescriptor {
             label: Some("dxso-gpu"),
             required_features: features,
@@ -200,6 +230,7 @@ impl Gpu {
             limits,
             features,
             float: dxso_naga::FloatMode::Strict,
+            rgba16_unorm_target,
             errors,
         })
     }

@@ -302,16 +302,27 @@ fn bad_scenes_exit_1_naming_the_field() {
 }
 
 #[test]
-fn usage_and_unavailable_flags_exit_2() {
+fn usage_errors_exit_2() {
     let d = dir("usage");
     let scene = write(&d, "clear.json", CLEAR);
     for (args, fragment) in [
-        (&["--gpu"][..], "--gpu is not available yet"),
         (
-            &["--gpu", "--adapter", "llvmpipe"][..],
-            "--gpu is not available yet",
+            &["--gpu", "--adapter", "no adapter is called this"][..],
+            "mesa-vulkan-drivers",
         ),
-        (&["--compare"][..], "--compare is not available yet"),
+        (&["--gpu", "--compare"][..], "cannot be used with"),
+        (
+            &["--gpu", "--trace-pixel", "1,1"][..],
+            "--trace-pixel traces the CPU draw",
+        ),
+        (
+            &["--compare", "--pixel", "1,1"][..],
+            "--compare prints the differences",
+        ),
+        (
+            &["--compare", "-o", "diff.dds"][..],
+            "--compare writes its differences as OUT.png",
+        ),
         (
             &["--trace-pixel", "9,1"][..],
             "--pixel 9,1 is outside the 4x3 frame",

@@ -1,4 +1,5 @@
-//! `dxso run --gpu` and `dxso bench --gpu` (../shared/CLI.md). Tests that need an adapter
+//! `dxso run --gpu`, `dxso bench --gpu`, `dxso draw --gpu` and `dxso draw --compare`
+//! (../shared/CLI.md). Tests that need an adapter
 //! are skipped without one (named in the summary at exit); under `CI=true` they fail.
 
 use std::process::{Command, Output};
@@ -116,4 +117,79 @@ fn a_draw_too_large_is_refused_alike_on_cpu_and_gpu() {
         assert!(err.contains("too large"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+/// `draw --gpu` writes what the CPU draw writes (an example drawn exactly alike), `--pixel`
+/// prints the same JSON, `--compare` reports no difference and writes the differences'
+/// picture, `bench --gpu` times the frame; a state the GPU path cannot draw exits 1 naming
+/// it.
+#[test]
+fn draw_gpu_writes_what_the_cpu_draw_writes() {
+    if !have_adapter() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dxso-draw-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = path("../../examples/draw/textured.scene.json");
+    let out = |name: &str| dir.join(name).to_string_lossy().to_string();
+    for (name, extra) in [("cpu.dds", &[][..]), ("gpu.dds", &["--gpu"][..])] {
+        let mut args = vec!["draw", scene.as_str(), "-o"];
+        let o = out(name);
+        args.push(&o);
+        args.extend(extra);
+        let r = dxso(&args);
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read(out("cpu.dds")).unwrap(),
+        std::fs::read(out("gpu.dds")).unwrap()
+    );
+    let cpu = dxso(&["draw", &scene, "--pixel", "60,60"]);
+    let gpu = dxso(&["draw", &scene, "--pixel", "60,60", "--gpu"]);
+    assert_eq!(cpu.stdout, gpu.stdout);
+    let diff = out("diff.png");
+    let r = dxso(&["draw", &scene, "--compare", "-o", &diff]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        text.contains("target 0 (A8R8G8B8): 0 of 32768 pixels differ"),
+        "{text}"
+    );
+    assert!(std::path::Path::new(&diff).exists());
+    // bench --gpu times the frame with resident data.
+    let r = dxso(&[
+        "bench", &scene, "--gpu", "--repeat", "1", "--format", "json",
+    ]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        text.contains("\"frame_s\"") && text.contains("\"adapter\""),
+        "{text}"
+    );
+    // w-buffering is refused by name.
+    let text = r#"{"width": 4, "height": 4, "vertex_count": 3, "states": {"ZENABLE": "USEW"},
+        "declaration": [{"stream": 0, "offset": 0, "type": "FLOAT4", "usage": "POSITIONT", "usage_index": 0}],
+        "streams": [{"stride": 16, "f32": [0, 0, 0.5, 1, 4, 0, 0.5, 1, 0, 4, 0.5, 1]}]}"#;
+    let refused = out("refused.json");
+    std::fs::write(&refused, text).unwrap();
+    let r = dxso(&["draw", &refused, "--gpu", "-o", &out("b.png")]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("USEW") && err.contains("draw 0"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

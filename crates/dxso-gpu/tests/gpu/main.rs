@@ -4,6 +4,7 @@
 
 mod compare;
 mod corpus;
+mod draw;
 mod instructions;
 mod pixel;
 mod pixel1x;

@@ -36,6 +36,21 @@ impl Device {
         self.shader.as_deref()
     }
 
+    /// The vertex declaration (`GetVertexDeclaration`).
+    pub fn declaration(&self) -> &[crate::VertexElement] {
+        &self.declaration
+    }
+
+    /// `GetStreamSource` of stream `n` (`None`: unset, or past stream 15).
+    pub fn stream(&self, n: usize) -> Option<&crate::StreamSource> {
+        self.streams.get(n)?.as_ref()
+    }
+
+    /// The index buffer (`None`: the draw reads stream vertices in order).
+    pub fn indices(&self) -> Option<&[u32]> {
+        self.indices.as_deref()
+    }
+
     /// `GetTexture` of vertex sampler `n` (s0..s3).
     pub fn texture(&self, n: usize) -> Option<&Arc<Texture>> {
         self.textures.get(n)?.as_ref()

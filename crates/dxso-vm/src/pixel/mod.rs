@@ -317,6 +317,22 @@ impl PixelState {
     pub fn writes_depth(&self) -> bool {
         self.writes_depth
     }
+    /// The shader (as validated), for a caller that translates it (the GPU path).
+    pub fn shader(&self) -> &dxso::Shader {
+        &self.program.shader
+    }
+    /// The texture bound to sampler `n` (`None`: unbound or past s15).
+    pub fn texture(&self, n: usize) -> Option<&Arc<Texture>> {
+        self.textures.get(n)?.as_ref()
+    }
+    /// The sampler state of sampler `n` (the default past s15).
+    pub fn sampler_state(&self, n: usize) -> SamplerState {
+        self.samplers.get(n).copied().unwrap_or_default()
+    }
+    /// The ps_1_x texture stage states of stage `n` (the default past stage 7).
+    pub fn stage(&self, n: usize) -> StageState {
+        self.stages.get(n).copied().unwrap_or_default()
+    }
     /// The shader's version.
     pub fn version(&self) -> Version {
         self.version
