@@ -284,10 +284,6 @@ impl Device {
         Ok(())
     }
 
-    /// `GetStreamSource`: what stream `n` reads, `None` when it is not bound.
-    pub fn stream(&self, n: usize) -> Option<&StreamSource> {
-        self.streams.get(n).and_then(Option::as_ref)
-    }
 
     /// `SetIndices`: vertex `k` of a draw reads stream element `indices[k]`.
     pub fn set_indices(&mut self, indices: Option<Vec<u32>>) {
