@@ -164,7 +164,7 @@ enum Command {
     },
     /// Measure draws: the built-in workloads, or the scenes given.
     #[command(
-        after_help = "Examples:\n  dxso bench\n  dxso bench w1.json w2.json w3.json --repeat 5 --format json\n  dxso bench w1.json --threads 1\n  dxso bench w1.json --gpu"
+        after_help = "Examples:\n  dxso bench\n  dxso bench w1.json w2.json w3.json --repeat 5 --format json\n  dxso bench w1.json --threads 1\n  dxso bench w1.json --gpu\n  dxso bench w1.json p1.json --gpu --float ieee"
     )]
     Bench {
         /// Scenes to measure (default: the built-in W1, W2, W3 with 1,000,000 vertices).
@@ -184,6 +184,9 @@ enum Command {
         /// With --gpu: the first adapter whose name contains NAME (default: the best one).
         #[arg(long, value_name = "NAME", requires = "gpu")]
         adapter: Option<String>,
+        /// With --gpu: how the shaders are translated (as `dxso translate --float`).
+        #[arg(long, value_enum, default_value_t = translate::Float::Strict, requires = "gpu")]
+        float: translate::Float,
     },
     /// Translate a vertex or pixel shader for GPUs: WGSL, SPIR-V, GLSL, MSL or HLSL.
     #[command(
@@ -341,12 +344,13 @@ fn main() -> ExitCode {
             format,
             gpu,
             adapter,
+            float,
         } => bench::bench(
             &scenes,
             repeat,
             threads,
             format == Format::Json,
-            &run::On::new(gpu, adapter),
+            &run::On::new(gpu, adapter).with_float(float.mode()),
         ),
         Command::Demo { output } => demo::demo(&output),
         Command::Serve { port, open, file } => serve::serve(port, open, file.as_deref()),

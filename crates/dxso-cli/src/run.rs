@@ -51,22 +51,33 @@ impl From<dxso_gpu::Error> for GpuOr {
 pub struct On {
     /// `Some(adapter name to look for)` for the GPU.
     gpu: Option<Option<String>>,
+    /// How the GPU's shaders are translated.
+    float: dxso_naga::FloatMode,
 }
 
 impl On {
     pub fn new(gpu: bool, adapter: Option<String>) -> On {
         On {
             gpu: gpu.then_some(adapter),
+            float: dxso_naga::FloatMode::Strict,
         }
+    }
+
+    /// The GPU's shaders translated in `float` mode (`Strict` unless set).
+    pub fn with_float(self, float: dxso_naga::FloatMode) -> On {
+        On { float, ..self }
     }
 
     /// The GPU, opened; no usable adapter is a usage error (exit 2) that says how to get one.
     pub(crate) fn open(&self) -> Result<Option<dxso_gpu::Gpu>, Failure> {
         match &self.gpu {
             None => Ok(None),
-            Some(name) => dxso_gpu::Gpu::new(name.as_deref())
-                .map(Some)
-                .map_err(|e| Failure::Io(e.into())),
+            Some(name) => {
+                let mut gpu =
+                    dxso_gpu::Gpu::new(name.as_deref()).map_err(|e| Failure::Io(e.into()))?;
+                gpu.set_float_mode(self.float);
+                Ok(Some(gpu))
+            }
         }
     }
 }

@@ -25,6 +25,16 @@ pub enum Float {
     Ieee,
 }
 
+impl Float {
+    /// The translation's float mode.
+    pub fn mode(self) -> dxso_naga::FloatMode {
+        match self {
+            Float::Strict => dxso_naga::FloatMode::Strict,
+            Float::Ieee => dxso_naga::FloatMode::Ieee,
+        }
+    }
+}
+
 /// Validate the shader (text or bytecode) read from file `name` and translate it. A shader
 /// that fails validation is refused with the validator's diagnostics, as `translate` prints
 /// them.
@@ -41,10 +51,7 @@ pub fn translation(
     // The source (text, spans and its own copy of the instructions) is not needed past here.
     drop(loaded);
     let options = dxso_naga::Options {
-        float: match float {
-            Float::Strict => dxso_naga::FloatMode::Strict,
-            Float::Ieee => dxso_naga::FloatMode::Ieee,
-        },
+        float: float.mode(),
     };
     dxso_naga::translate(&checked, &options)
         .map_err(|e| Failure::Input(format!("{name}: error: {e}")))

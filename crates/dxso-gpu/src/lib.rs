@@ -69,7 +69,7 @@ pub mod textures;
 
 pub use draw::PreparedFrame;
 pub use frame::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
-pub use run::Draw;
+pub use run::{Draw, Resident};
 
 use std::sync::{Arc, Mutex};
 

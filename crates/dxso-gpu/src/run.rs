@@ -259,6 +259,61 @@ impl<'a> Draw<'a> {
         }
     }
 
+    /// A command encoder holding one dispatch of the shader over the first `n` vertices of
+    /// the buffers (the parameters already written).
+    fn dispatch(&self, n: usize) -> wgpu::CommandEncoder {
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            for (g, bg) in &self.groups {
+                pass.set_bind_group(*g, bg, &[]);
+            }
+            pass.set_bind_group(self.group, &self.io_group, &[]);
+            pass.dispatch_workgroups(n.div_ceil(entry::WORKGROUP_SIZE as usize) as u32, 1, 1);
+        }
+        encoder
+    }
+
+    /// The draw with its inputs resident on the GPU: its vertices fetched (dxso-vm's fetch)
+    /// and uploaded once, for [`Resident::run`] to dispatch the shader over them again and
+    /// again without fetch, upload or read-back (what `dxso bench --gpu` reports as the
+    /// throughput). `None` where the draw needs more than one dispatch (more vertices than
+    /// one storage binding holds), whose buffers are reused part by part. A [`Draw::run`]
+    /// in between overwrites the resident inputs: make a new `Resident` after one.
+    pub fn resident(&self) -> Result<Option<Resident<'_, 'a>>, Error> {
+        let total = dxso_vm::draw_vertices(self.vertex_count, self.instance_count)?;
+        if total > self.chunk || total == 0 || self.stored == 0 {
+            return Ok(None);
+        }
+        let fetched = self
+            .vm
+            .fetch_range(self.vertex_count, self.instance_count, 0..total)?;
+        if let Some(buf) = &self.inputs {
+            let mut packed = Vec::new();
+            pack_inputs(&fetched, &self.input_slots, 0..total, &mut packed);
+            self.gpu
+                .queue
+                .write_buffer(buf, 0, bytemuck::cast_slice(&packed));
+        }
+        self.gpu.queue.write_buffer(
+            &self.params,
+            0,
+            bytemuck::cast_slice(&[total as u32, 0, 0, 0]),
+        );
+        self.gpu.check()?;
+        Ok(Some(Resident {
+            draw: self,
+            vertices: total,
+        }))
+    }
+
     /// Run the draw's vertices `range` into `out` (sized for them).
     fn run_range(&self, range: std::ops::Range<usize>, out: &mut Outputs) -> Result<(), Error> {
         let gpu = self.gpu;
@@ -302,21 +357,7 @@ impl<'a> Draw<'a> {
             }
             gpu.queue
                 .write_buffer(&self.params, 0, bytemuck::cast_slice(&[n as u32, 0, 0, 0]));
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: None,
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&self.pipeline);
-                for (g, bg) in &self.groups {
-                    pass.set_bind_group(*g, bg, &[]);
-                }
-                pass.set_bind_group(self.group, &self.io_group, &[]);
-                pass.dispatch_workgroups(n.div_ceil(entry::WORKGROUP_SIZE as usize) as u32, 1, 1);
-            }
+            let mut encoder = self.dispatch(n);
             let bytes = (n * self.stored * 16) as u64;
             if let (Some(o), Some(r)) = (&self.outputs, &self.readback) {
                 encoder.copy_buffer_to_buffer(o, 0, r, 0, bytes);
@@ -347,5 +388,30 @@ impl<'a> Draw<'a> {
             start += n;
         }
         Ok(())
+    }
+}
+
+/// A draw whose inputs are on the GPU (see [`Draw::resident`]).
+pub struct Resident<'d, 'a> {
+    draw: &'d Draw<'a>,
+    vertices: usize,
+}
+
+impl Resident<'_, '_> {
+    /// The vertices one run covers.
+    pub fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    /// Dispatch the shader over the resident inputs into the output buffer, submit and wait
+    /// until the GPU has finished (the outputs stay on the GPU).
+    pub fn run(&self) -> Result<(), Error> {
+        let gpu = self.draw.gpu;
+        let encoder = self.draw.dispatch(self.vertices);
+        gpu.queue.submit([encoder.finish()]);
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(e.to_string()))?;
+        gpu.check()
     }
 }

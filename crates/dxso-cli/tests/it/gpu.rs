@@ -97,6 +97,29 @@ fn bench_gpu_reports_as_the_cpu_bench_does() {
     assert!(r["median_s"].as_f64().unwrap() > 0.0);
     assert!(r["vertices_per_s"].as_f64().unwrap() > 0.0);
     assert!(!r["adapter"].as_str().unwrap().is_empty());
+    // The inputs resident; the harness's whole draw (fetch, upload, read-back) named apart.
+    assert!(r["harness_s"].as_f64().unwrap() > 0.0);
+}
+
+/// `bench --gpu --float ieee` translates in Ieee mode; `--float` without `--gpu` is a usage
+/// error (the CPU engine has one arithmetic).
+#[test]
+fn bench_gpu_takes_the_float_mode() {
+    let scene = path("tests/data/scale.json");
+    let out = dxso(&["bench", &scene, "--repeat", "1", "--float", "ieee"]);
+    assert_eq!(out.status.code(), Some(2));
+    if !have_adapter() {
+        return;
+    }
+    for mode in ["strict", "ieee"] {
+        let out = dxso(&["bench", &scene, "--repeat", "1", "--gpu", "--float", mode]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// A draw's size is checked once, by the same function, on every path: a vertex count of
