@@ -116,23 +116,33 @@ def constants(scene):
 
 
 class Peer:
-    def __init__(self):
+    """float_textures: hold the textures as rgba32float (the texel values over 255), as
+    dxso-gpu uploads every texture, instead of bgra8unorm."""
+
+    def __init__(self, float_textures=False):
         adapters = [a for a in wgpu.gpu.enumerate_adapters_sync()
                     if a.info["backend_type"] == "Vulkan" and a.info["adapter_type"] == "CPU"]
         if not adapters:
             sys.exit("no Vulkan CPU adapter (lavapipe) found: apt-get install mesa-vulkan-drivers")
         self.adapter = adapters[0]
-        self.device = self.adapter.request_device_sync()
+        self.float_textures = float_textures
+        self.device = self.adapter.request_device_sync(
+            required_features=["float32-filterable"] if float_textures else [])
         self.staging = self.device.create_buffer(
             size=256, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
 
     def texture(self, t):
         d = self.device
-        tex = d.create_texture(size=(t["width"], t["height"], 1), format="bgra8unorm",
+        fmt = "rgba32float" if self.float_textures else "bgra8unorm"
+        tex = d.create_texture(size=(t["width"], t["height"], 1), format=fmt,
                                usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST)
         # A8R8G8B8's bytes in memory are B, G, R, A: a bgra8unorm texture holds them as they are.
-        data = np.asarray(t["levels"][0], np.uint8).tobytes()
-        d.queue.write_texture({"texture": tex}, data, {"bytes_per_row": 4 * t["width"]},
+        data = np.asarray(t["levels"][0], np.uint8)
+        texel = 4
+        if self.float_textures:
+            data = (data.reshape(-1, 4)[:, [2, 1, 0, 3]].astype(np.float32) / 255).astype(np.float32)
+            texel = 16
+        d.queue.write_texture({"texture": tex}, data.tobytes(), {"bytes_per_row": texel * t["width"]},
                               (t["width"], t["height"], 1))
         return tex
 
