@@ -33,7 +33,9 @@ impl Tr {
     /// `a * b`; in Strict a zero factor gives +0 even against inf or NaN (C8).
     pub fn mul(&mut self, a: H, b: H, shape: Shape) -> H {
         let p = self.fb.fmul(a, b);
-        if !self.strict {
+        // A square needs no zero rule: ±0 · ±0 is +0 in IEEE arithmetic, the rule's result
+        // (dp3 r0, r0 in every `nrm` and by hand).
+        if !self.strict || a == b {
             return p;
         }
         let zero = self.fb.kf(0.0, shape);
