@@ -270,7 +270,8 @@ impl Gpu {
 
     /// Everything of a draw that does not change between runs: the translation, the
     /// pipeline, constants, textures and buffers. [`Draw::run`] then fetches the vertices,
-    /// uploads them, dispatches and reads the outputs back (what `dxso bench --gpu` times).
+    /// uploads them, dispatches and reads the outputs back (what `dxso bench --gpu` reports as
+    /// `harness_s`; [`Draw::resident`] gives the dispatch alone).
     pub fn prepare<'a>(
         &'a self,
         device: &'a dxso_vm::Device,
