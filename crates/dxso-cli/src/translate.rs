@@ -33,11 +33,28 @@ pub fn translation(
     bytes: Vec<u8>,
     float: Float,
 ) -> Result<dxso_naga::Translation, Failure> {
+    let checked = load_checked(name, bytes)?;
+    let options = dxso_naga::Options {
+        float: match float {
+            Float::Strict => dxso_naga::FloatMode::Strict,
+            Float::Ieee => dxso_naga::FloatMode::Ieee,
+        },
+    };
+    dxso_naga::translate(&checked, &options)
+        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))
+}
+
+/// Load the shader (text or bytecode) read from file `name` and validate it (`Caps::max()`):
+/// a shader that fails validation is refused with the validator's diagnostics, as
+/// `translate` and `decompile` print them.
+pub fn load_checked(name: &str, bytes: Vec<u8>) -> Result<dxso::validate::Checked, Failure> {
     let loaded = load_shader(name, &bytes).map_err(Failure::Input)?;
     drop(bytes);
     // One validation; its diagnostics are what a refusal prints.
-    let checked = match dxso::validate::validate(&loaded.shader, &Caps::max()) {
-        Ok(c) => c,
+    match dxso::validate::validate(&loaded.shader, &Caps::max()) {
+        // The source (text, spans and its own copy of the instructions) is not needed past
+        // here: it is dropped on return.
+        Ok(c) => Ok(c),
         Err(found) => {
             let mut text = String::new();
             for d in found.iter().filter(|d| d.severity == Severity::Error) {
@@ -50,19 +67,9 @@ pub fn translation(
             if text.is_empty() {
                 text = format!("{name}: error: the shader is invalid\n");
             }
-            return Err(Failure::Input(text));
+            Err(Failure::Input(text))
         }
-    };
-    // The source (text, spans and its own copy of the instructions) is not needed past here.
-    drop(loaded);
-    let options = dxso_naga::Options {
-        float: match float {
-            Float::Strict => dxso_naga::FloatMode::Strict,
-            Float::Ieee => dxso_naga::FloatMode::Ieee,
-        },
-    };
-    dxso_naga::translate(&checked, &options)
-        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))
+    }
 }
 
 /// The target language of `--to`.

@@ -40,8 +40,6 @@ pub(crate) struct Ctx<'a> {
     pub helpers: BTreeSet<Helper>,
     /// The loop counters (`aL`) of the loops being emitted, innermost last.
     pub loops: Vec<String>,
-    /// Loops emitted so far (for unique counter names).
-    pub loop_serial: usize,
     /// The name `aL` reads when no loop of this function encloses it (a subroutine's
     /// parameter).
     pub outer_al: Option<String>,
@@ -49,6 +47,10 @@ pub(crate) struct Ctx<'a> {
     pub tmp_serial: usize,
     /// Subroutines that read `aL` of the loop they are called from (take it as a parameter).
     pub al_params: BTreeSet<u32>,
+    /// Inputs are read relatively (`v[aL]`): a local array holds them.
+    pub input_array: bool,
+    /// ps_1_x: the locals holding texm3x2pad/texm3x3pad results not consumed yet.
+    pub pads: Vec<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -127,6 +129,18 @@ impl<'a> Ctx<'a> {
     ) -> Result<E, Error> {
         use RegisterKind as K;
         let v = self.shader.version;
+        if let Some(r) = rel
+            && reg.kind == K::Input
+        {
+            let index = self.index(r)?;
+            self.input_array = true;
+            let i = if reg.number == 0 {
+                index
+            } else {
+                format!("{index} + {}", reg.number)
+            };
+            return Ok(E::atom(format!("v[{i}]"), 4).swizzle(comps));
+        }
         if let Some(r) = rel {
             if reg.kind != K::Const {
                 return Err(Error::Unsupported(format!(

@@ -7,7 +7,7 @@ use crate::{Dialect, Error, Options, io, lift, needs, uniforms::Uniforms};
 use dxso::Opcode;
 use dxso::Shader;
 use dxso::ctab::ConstantTable;
-use dxso::ir::RegisterKind;
+use dxso::ir::{Register, RegisterKind};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -32,10 +32,11 @@ pub(crate) fn program(
         uses_p0: false,
         helpers: BTreeSet::new(),
         loops: Vec::new(),
-        loop_serial: 0,
         outer_al: None,
         tmp_serial: 0,
         al_params: BTreeSet::new(),
+        pads: Vec::new(),
+        input_array: false,
     };
     let parts = split(&shader.instructions);
     cx.al_params = al_params(shader, &parts);
@@ -47,7 +48,7 @@ pub(crate) fn program(
         let returns = if label.is_none() { main_return } else { "" };
         bodies.push(cx.body(label, range, &plan, returns)?);
     }
-    Ok(assemble(&cx, bodies))
+    assemble(&cx, bodies)
 }
 
 /// Subroutines that read `aL` outside their own loops.
@@ -74,7 +75,7 @@ fn al_params(shader: &Shader, parts: &[(Option<u32>, std::ops::Range<usize>)]) -
     out
 }
 
-fn assemble(cx: &Ctx, bodies: Vec<Body>) -> String {
+fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     let v = cx.shader.version;
     let (stage, input_ty, output_ty) = if v.is_vertex() {
         ("vertex", "VS_INPUT", "VS_OUTPUT")
@@ -112,6 +113,11 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> String {
         s.push_str("};\n");
     }
     let globals = bodies.len() > 1;
+    if globals && cx.input_array {
+        return Err(Error::Unsupported(
+            "relative input reads in a shader with subroutines".into(),
+        ));
+    }
     let locals = locals(cx, v.is_pixel() && v.major == 1);
     if globals {
         s.push('\n');
@@ -188,7 +194,7 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> String {
         }
     }
     s.push_str("}\n");
-    s
+    Ok(s)
 }
 
 /// Declarations of the registers the body uses as variables.
@@ -209,6 +215,23 @@ fn locals(cx: &Ctx, ps1: bool) -> Vec<String> {
     }
     if cx.uses_p0 {
         out.push("bool4 p0 = false;".into());
+    }
+    if cx.input_array {
+        // Relative input reads (`v[aL]`): the input registers as one array.
+        let n = if cx.shader.version.is_vertex() {
+            16
+        } else {
+            10
+        };
+        let regs: Vec<String> = (0..n)
+            .map(
+                |k| match cx.io.read.get(&Register::new(RegisterKind::Input, k)) {
+                    Some(view) => view.read(&[0, 1, 2, 3]).full().s,
+                    None => "float4(0, 0, 0, 0)".into(),
+                },
+            )
+            .collect();
+        out.push(format!("float4 v[{n}] = {{ {} }};", regs.join(", ")));
     }
     out
 }

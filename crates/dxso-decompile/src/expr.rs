@@ -28,6 +28,9 @@ pub(crate) struct E {
     pub p: u8,
     /// Components: 1 for a scalar, up to 4.
     pub w: usize,
+    /// A scalar text standing for `w` equal components (HLSL widens it in arithmetic; a
+    /// function argument spells the vector out, [`E::full`]).
+    pub splat: bool,
 }
 
 impl E {
@@ -37,12 +40,47 @@ impl E {
             s: s.into(),
             p: ATOM,
             w,
+            splat: false,
         }
     }
 
     /// An expression of precedence `p`.
     pub fn new(s: impl Into<String>, p: u8, w: usize) -> E {
-        E { s: s.into(), p, w }
+        E {
+            s: s.into(),
+            p,
+            w,
+            splat: false,
+        }
+    }
+
+    /// A scalar expression standing for `w` equal components.
+    pub fn splat(mut self, w: usize) -> E {
+        self.splat = w > 1;
+        self.w = w;
+        self
+    }
+
+    /// The expression with a splat spelled out as a vector (`float3(x, x, x)` or `x.xxx`).
+    pub fn full(&self) -> E {
+        if !self.splat {
+            return self.clone();
+        }
+        if self.p == ATOM
+            && let Some((base, c)) = self.s.rsplit_once('.')
+            && c.len() == 1
+            && XYZW.iter().any(|x| c.starts_with(*x))
+            && !base.is_empty()
+            && !base.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        {
+            return E::atom(format!("{base}.{}", c.repeat(self.w)), self.w);
+        }
+        let one = self.s.clone();
+        let parts = vec![one; self.w];
+        E::atom(
+            format!("{}({})", float_ty(self.w), parts.join(", ")),
+            self.w,
+        )
     }
 
     /// The text, parenthesized when its precedence is below `min`.
@@ -56,6 +94,12 @@ impl E {
 
     /// The components `comps` of this expression (an identity selection is left out).
     pub fn swizzle(&self, comps: &[usize]) -> E {
+        if self.splat || (self.w == 1 && self.is_literal()) {
+            return self.clone().splat(comps.len());
+        }
+        if comps.len() > 1 && comps.iter().all(|&c| c == comps[0]) {
+            return self.swizzle(&comps[..1]).splat(comps.len());
+        }
         let identity = comps.len() == self.w && comps.iter().enumerate().all(|(i, &c)| i == c);
         if identity {
             return self.clone();
@@ -69,19 +113,29 @@ impl E {
         )
     }
 
-    /// Unary minus.
-    pub fn neg(&self) -> E {
-        if let Some(rest) = self.s.strip_prefix('-')
-            && self.p == UNARY
-        {
-            return E::new(rest, ATOM.min(classify(rest)), self.w);
-        }
-        E::new(format!("-{}", self.at(UNARY)), UNARY, self.w)
+    /// A number (not an expression that computes one).
+    pub fn is_literal(&self) -> bool {
+        self.s
+            .trim_start_matches('-')
+            .starts_with(|c: char| c.is_ascii_digit())
+            || self.s.starts_with("asfloat(")
     }
 
-    /// A call `f(self)`.
+    /// Unary minus.
+    pub fn neg(&self) -> E {
+        let mut e = match self.s.strip_prefix('-') {
+            Some(rest) if self.p == UNARY => E::new(rest, ATOM.min(classify(rest)), self.w),
+            _ => E::new(format!("-{}", self.at(UNARY)), UNARY, self.w),
+        };
+        e.splat = self.splat;
+        e
+    }
+
+    /// A componentwise call `f(self)` (a splat stays one).
     pub fn call(&self, f: &str) -> E {
-        E::atom(format!("{f}({})", self.s), self.w)
+        let mut e = E::atom(format!("{f}({})", self.s), self.w);
+        e.splat = self.splat;
+        e
     }
 }
 
@@ -112,7 +166,12 @@ pub(crate) fn float_ty(w: usize) -> &'static str {
 /// A binary operation `a op b` at precedence `p` (left-associative).
 pub(crate) fn bin(a: &E, op: &str, b: &E, p: u8) -> E {
     let w = a.w.max(b.w);
-    E::new(format!("{} {op} {}", a.at(p), b.at(p + 1)), p, w)
+    let mut e = E::new(format!("{} {op} {}", a.at(p), b.at(p + 1)), p, w);
+    e.splat = a.splat && b.splat;
+    if a.splat && b.splat && a.w != b.w {
+        e.splat = false;
+    }
+    e
 }
 
 /// `a + b`, written `a - x` when `b` is `-x`.
@@ -135,7 +194,7 @@ pub(crate) fn call(f: &str, args: &[&E], w: usize) -> E {
         if k > 0 {
             s.push_str(", ");
         }
-        s.push_str(&a.s);
+        s.push_str(&a.full().s);
     }
     s.push(')');
     E::atom(s, w)
@@ -174,9 +233,7 @@ pub(crate) fn literal(vals: &[f32]) -> E {
 /// A literal that may be written as one scalar where HLSL widens it (arithmetic operands).
 pub(crate) fn literal_splat(vals: &[f32]) -> E {
     if vals.len() > 1 && vals.iter().all(|v| v.to_bits() == vals[0].to_bits()) {
-        let mut e = literal(&vals[..1]);
-        e.w = vals.len();
-        return e;
+        return literal(&vals[..1]).splat(vals.len());
     }
     literal(vals)
 }

@@ -154,7 +154,13 @@ impl Ctx<'_> {
                 one(format!("if ({}) {call}", c.s))
             }
             O::Ret => one(format!("return{returns};")),
-            O::Phase => one("// phase: the second half of the ps_1_4 shader".into()),
+            O::Phase => {
+                // ps_1_4: the temporaries' alpha does not survive the phase (0 here, as
+                // dxso's engines do; D3D9 leaves it undefined).
+                let mut lines = vec!["// phase".to_string()];
+                lines.extend(self.temps.iter().map(|r| format!("r{r}.w = 0;")));
+                Ok((lines, 0))
+            }
             _ => {
                 if let Some(lines) = self.ps1x(inst)? {
                     return Ok((lines, 0));

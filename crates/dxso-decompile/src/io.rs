@@ -23,18 +23,24 @@ pub(crate) struct Io {
     pub init: Vec<String>,
     /// ps_1_1 .. ps_1_3: the `t#` registers, locals that start as their coordinates.
     pub t_locals: Vec<u32>,
-    names: Vec<String>,
+    in_names: Vec<String>,
+    out_names: Vec<String>,
 }
 
 impl Io {
     fn member(&mut self, input: bool, ty: &str, base: &str, semantic: &str) -> String {
+        let names = if input {
+            &mut self.in_names
+        } else {
+            &mut self.out_names
+        };
         let mut name = base.to_string();
         let mut n = 1;
-        while self.names.contains(&name) {
+        while names.contains(&name) {
             name = format!("{base}_{n}");
             n += 1;
         }
-        self.names.push(name.clone());
+        names.push(name.clone());
         let line = format!("{ty} {name} : {semantic};");
         if input {
             self.inputs.push(line);
@@ -245,7 +251,6 @@ fn pixel(shader: &Shader, io: &mut Io, dialect: Dialect) {
                 single(format!("({e} ? 1.0 : -1.0)"), 1)
             }
         };
-        let _ = MISCTYPE_FACE;
         io.read.insert(reg, view);
     }
     let mut colors = used(shader, RegisterKind::ColorOut, true);

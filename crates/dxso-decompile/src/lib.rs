@@ -42,10 +42,13 @@ mod flow;
 mod inst;
 mod io;
 mod lift;
+mod listing;
 mod needs;
 mod ps1x;
 mod uniforms;
 mod view;
+
+pub use listing::listing_table;
 
 use dxso::ctab::ConstantTable;
 use dxso::validate::Checked;

@@ -177,7 +177,10 @@ impl Uniforms {
         let relative_hits = needs
             .relative
             .filter(|(base, _)| *base < at + count && needs.file_end >= at);
-        let fits = leaves.len() == count as usize
+        // A struct indexed relatively: its members' registers as one array.
+        let struct_indexed = relative_hits.is_some() && c.ty.class == Class::Struct;
+        let fits = !struct_indexed
+            && leaves.len() == count as usize
             && leaves.iter().enumerate().all(|(k, leaf)| {
                 let mut read = needs.float.get(&(at + k as u32)).copied().unwrap_or(0);
                 if let Some((_, m)) = relative_hits {
@@ -189,7 +192,7 @@ impl Uniforms {
             let (decl, arr) = array_suffix(count);
             self.decls.push(format!(
                 "float4 {name}{decl} : register(c{at}); // {} in the constant table",
-                hlsl_type(&c.ty)
+                described(&c.ty)
             ));
             for k in 0..count {
                 self.float
@@ -382,10 +385,15 @@ impl Uniforms {
         } else {
             format!("{index} + {off}")
         };
+        let p = if off == 0 {
+            i.clone()
+        } else {
+            format!("({i})")
+        };
         let s = match (a.stride, a.columns) {
             (1, _) => format!("{}[{i}]", a.name),
-            (n, false) => format!("{}[({i}) / {n}][({i}) % {n}]", a.name),
-            (n, true) => format!("transpose({}[({i}) / {n}])[({i}) % {n}]", a.name),
+            (n, false) => format!("{}[{p} / {n}][{p} % {n}]", a.name),
+            (n, true) => format!("transpose({}[{p} / {n}])[{p} % {n}]", a.name),
         };
         Some(E::atom(s, 4))
     }
@@ -504,6 +512,24 @@ fn hlsl_type_one(t: &TypeInfo, hint: &str, structs: &mut Vec<String>) -> String 
 fn hlsl_type(t: &TypeInfo) -> String {
     let (ty, suffix) = declared(t, "T", &mut Vec::new());
     format!("{ty}{suffix}")
+}
+
+/// The table's type in words, for a comment (a struct by its members).
+fn described(t: &TypeInfo) -> String {
+    if t.class != Class::Struct {
+        return hlsl_type(t);
+    }
+    let members: Vec<String> = t
+        .members
+        .iter()
+        .map(|m| format!("{} {}", hlsl_type(&m.ty), m.name))
+        .collect();
+    let n = if t.elements > 1 {
+        format!("[{}]", t.elements)
+    } else {
+        String::new()
+    };
+    format!("struct {{ {}; }}{n}", members.join("; "))
 }
 
 /// A comment naming the table's type when it differs from the declaration's.

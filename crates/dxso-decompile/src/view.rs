@@ -35,6 +35,9 @@ impl View {
 
     /// Read register components `comps` (output order) as one expression.
     pub fn read(&self, comps: &[usize]) -> E {
+        if comps.len() > 1 && comps.iter().all(|&c| c == comps[0]) {
+            return self.read(&comps[..1]).splat(comps.len());
+        }
         // Runs of consecutive output components from the same segment.
         let mut parts: Vec<E> = Vec::new();
         let mut k = 0;

@@ -37,9 +37,7 @@ fn run(case: &Case, dir: &Path, k: usize) -> Outcome {
     };
     let table = match shader.constant_table() {
         Ok(Some(t)) => Some(t),
-        _ => dxso::text::parse_header(&case.source, shader.version)
-            .ok()
-            .flatten(),
+        _ => dxso_decompile::listing_table(&case.source, shader.version),
     };
     let options = Options {
         dialect: Dialect::Glslang,
@@ -113,7 +111,9 @@ struct Tally {
 
 /// Run every case on all cores; the tally.
 fn sweep(cases: &[Case]) -> Tally {
-    let tmp = std::env::temp_dir().join(format!("dxso-decompile-{}", std::process::id()));
+    static SWEEPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let serial = SWEEPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = std::env::temp_dir().join(format!("dxso-decompile-{}-{serial}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
     let dump = std::env::var_os("DXSO_DECOMPILE_DUMP").map(PathBuf::from);
     let tally = Mutex::new(Tally::default());
