@@ -47,6 +47,9 @@ pub(crate) struct Ctx<'a> {
     pub tmp_serial: usize,
     /// Subroutines that read `aL` of the loop they are called from (take it as a parameter).
     pub al_params: BTreeSet<u32>,
+    /// Values of temporaries not written out but folded into the one instruction that reads
+    /// them: register -> (value, the channels it holds, ascending).
+    pub pending: BTreeMap<u32, (E, Vec<usize>)>,
     /// Inputs are read relatively (`v[aL]`): a local array holds them.
     pub input_array: bool,
     /// ps_1_x: the locals holding texm3x2pad/texm3x3pad results not consumed yet.
@@ -157,6 +160,20 @@ impl<'a> Ctx<'a> {
         }
         Ok(match reg.kind {
             K::Temp => {
+                if let Some((e, chans)) = self.pending.get(&reg.number) {
+                    let at: Option<Vec<usize>> = comps
+                        .iter()
+                        .map(|c| chans.iter().position(|x| x == c))
+                        .collect();
+                    if let Some(at) = at {
+                        let v = if e.w == 1 && !e.splat {
+                            e.clone().splat(comps.len())
+                        } else {
+                            e.swizzle(&at)
+                        };
+                        return Ok(v);
+                    }
+                }
                 self.temps.insert(reg.number);
                 View::full(format!("r{}", reg.number)).read(comps)
             }
@@ -276,6 +293,27 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// Fold `inst`'s value into its one reader instead of writing it (the plan found that
+    /// reader): `None` writes it after all (a value too long to repeat inline).
+    pub fn defer(&mut self, inst: &Instruction) -> Result<Option<Vec<String>>, Error> {
+        let Some(v) = self.value(inst)? else {
+            return Ok(None);
+        };
+        let Some(d) = inst.dst else { return Ok(None) };
+        self.pending.remove(&d.reg.number);
+        if v.s.len() > INLINE_LIMIT {
+            return self.assign(inst, v).map(Some);
+        }
+        let v = if d.saturate() {
+            E::atom(format!("saturate({})", v.s), v.w)
+        } else {
+            v
+        };
+        self.pending
+            .insert(d.reg.number, (v, Self::channels(d.mask.0)));
+        Ok(Some(Vec::new()))
+    }
+
     /// The statements that write `value` (one component per channel of `inst`'s mask, or
     /// one scalar for all) to `inst`'s destination, with its result modifiers and predicate.
     pub fn assign(&mut self, inst: &Instruction, value: E) -> Result<Vec<String>, Error> {
@@ -296,6 +334,9 @@ impl<'a> Ctx<'a> {
         };
         if d.saturate() {
             value = E::atom(format!("saturate({})", value.s), value.w);
+        }
+        if d.reg.kind == RegisterKind::Temp {
+            self.pending.remove(&d.reg.number);
         }
         let view = self.dst_view(&d)?;
         let writes = view.writes(&chans);
@@ -374,6 +415,9 @@ impl<'a> Ctx<'a> {
         Ok(out)
     }
 }
+
+/// The longest expression folded into its reader (longer ones get a statement).
+const INLINE_LIMIT: usize = 100;
 
 /// Component `k` of a swizzled lvalue `base.xyz` (of `n` components).
 fn single_component(lv: &str, k: usize, n: usize) -> String {

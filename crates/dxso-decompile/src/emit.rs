@@ -37,6 +37,7 @@ pub(crate) fn program(
         al_params: BTreeSet::new(),
         pads: Vec::new(),
         input_array: false,
+        pending: Default::default(),
     };
     let parts = split(&shader.instructions);
     cx.al_params = al_params(shader, &parts);

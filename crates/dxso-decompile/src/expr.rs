@@ -75,10 +75,17 @@ impl E {
         {
             return E::atom(format!("{base}.{}", c.repeat(self.w)), self.w);
         }
-        let one = self.s.clone();
-        let parts = vec![one; self.w];
-        E::atom(
-            format!("{}({})", float_ty(self.w), parts.join(", ")),
+        if self.is_literal() {
+            let parts = vec![self.s.clone(); self.w];
+            return E::atom(
+                format!("{}({})", float_ty(self.w), parts.join(", ")),
+                self.w,
+            );
+        }
+        // A cast replicates a scalar without repeating it.
+        E::new(
+            format!("({}){}", float_ty(self.w), self.at(ATOM)),
+            UNARY,
             self.w,
         )
     }
@@ -100,6 +107,24 @@ impl E {
         if comps.len() > 1 && comps.iter().all(|&c| c == comps[0]) {
             return self.swizzle(&comps[..1]).splat(comps.len());
         }
+        if let Some(vals) = self.literal_parts() {
+            let picked: Vec<String> = comps
+                .iter()
+                .map(|&c| vals[c.min(vals.len() - 1)].clone())
+                .collect();
+            if comps.len() == 1 {
+                let p = if picked[0].starts_with('-') {
+                    UNARY
+                } else {
+                    ATOM
+                };
+                return E::new(picked[0].clone(), p, 1);
+            }
+            return E::atom(
+                format!("{}({})", float_ty(comps.len()), picked.join(", ")),
+                comps.len(),
+            );
+        }
         let identity = comps.len() == self.w && comps.iter().enumerate().all(|(i, &c)| i == c);
         if identity {
             return self.clone();
@@ -111,6 +136,21 @@ impl E {
             format!("{}.{}", self.at(ATOM), swizzle_text(comps)),
             comps.len(),
         )
+    }
+
+    /// The components of a literal vector (`float3(1, 0, 0.5)`).
+    fn literal_parts(&self) -> Option<Vec<String>> {
+        let inner = self
+            .s
+            .strip_prefix(float_ty(self.w))?
+            .strip_prefix('(')?
+            .strip_suffix(')')?;
+        let parts: Vec<String> = inner.split(", ").map(str::to_string).collect();
+        let numbers = parts.iter().all(|p| {
+            let e = E::atom(p.clone(), 1);
+            e.is_literal() && !p.contains('(')
+        });
+        (self.w > 1 && parts.len() == self.w && numbers).then_some(parts)
     }
 
     /// A number (not an expression that computes one).
@@ -178,6 +218,10 @@ pub(crate) fn bin(a: &E, op: &str, b: &E, p: u8) -> E {
 pub(crate) fn add(a: &E, b: &E) -> E {
     if b.p == UNARY && b.s.starts_with('-') {
         return bin(a, "-", &b.neg(), ADD);
+    }
+    if b.p == ADD && a.p > ADD {
+        // IEEE addition commutes exactly: the sum first reads without parentheses.
+        return bin(b, "+", a, ADD);
     }
     bin(a, "+", b, ADD)
 }

@@ -85,6 +85,10 @@ impl Ctx<'_> {
             let (lines, delta) = match &plan[i] {
                 Action::Drop => continue,
                 Action::Emit(lines) => (lines.clone(), 0),
+                Action::Inline => match self.defer(inst)? {
+                    Some(lines) => (lines, 0),
+                    None => self.statement(inst, &mut b, returns)?,
+                },
                 Action::Keep => self.statement(inst, &mut b, returns)?,
             };
             if delta < 0 {

@@ -36,6 +36,18 @@ impl Ctx<'_> {
     /// The statements of an arithmetic or texture instruction; `None` when `inst` is not
     /// one (flow control, declarations, ps_1_x texture addressing).
     pub(crate) fn arithmetic(&mut self, inst: &Instruction) -> Result<Option<Vec<String>>, Error> {
+        if inst.opcode == Opcode::TexKill {
+            return self.texkill(inst).map(Some);
+        }
+        match self.value(inst)? {
+            Some(v) => self.assign(inst, v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The value an arithmetic or texture instruction computes (before its destination's
+    /// modifiers); `None` when `inst` is not one.
+    pub(crate) fn value(&mut self, inst: &Instruction) -> Result<Option<E>, Error> {
         use Opcode as O;
         let chans = Ctx::channels(inst.dst.map_or(0xF, |d| d.mask.0));
         let w = chans.len();
@@ -163,13 +175,12 @@ impl Ctx<'_> {
             }
             O::Dsx => self.s(inst, 0)?.call("ddx"),
             O::Dsy => self.s(inst, 0)?.call("ddy"),
-            O::TexKill => return self.texkill(inst).map(Some),
             O::Tex | O::TexLdl | O::TexLdd if self.shader.version.major >= 2 => {
                 self.sample(inst)?
             }
             _ => return Ok(None),
         };
-        self.assign(inst, v).map(Some)
+        Ok(Some(v))
     }
 
     /// The second operand of `pow`, a scalar.

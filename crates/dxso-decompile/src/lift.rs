@@ -22,6 +22,8 @@ pub(crate) enum Action {
     Drop,
     /// These statements instead of its own.
     Emit(Vec<String>),
+    /// No statement: its value goes into the one instruction that reads it.
+    Inline,
 }
 
 /// Live temporary components: bit `4 * r + c`.
@@ -61,7 +63,137 @@ pub(crate) fn plan(cx: &mut Ctx) -> Result<Vec<Action>, Error> {
             plan[i..i + g.len()].clone_from_slice(&g);
         }
     }
+    let constants: Vec<u32> = cx.defs.float.keys().copied().collect();
+    for i in 0..insts.len() {
+        if plan[i] == Action::Keep && inlinable(insts, &plan, &live, &constants, i) {
+            plan[i] = Action::Inline;
+        }
+    }
     Ok(plan)
+}
+
+/// Opcodes whose value is one pure expression ([`Ctx::value`]).
+fn pure(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Mov
+            | O::Add
+            | O::Sub
+            | O::Mul
+            | O::Mad
+            | O::Min
+            | O::Max
+            | O::Slt
+            | O::Sge
+            | O::Abs
+            | O::Frc
+            | O::Sgn
+            | O::Lrp
+            | O::Cmp
+            | O::Cnd
+            | O::Dp3
+            | O::Dp4
+            | O::Dp2Add
+            | O::Rcp
+            | O::Rsq
+            | O::Exp
+            | O::ExpP
+            | O::Log
+            | O::LogP
+            | O::Pow
+            | O::Nrm
+            | O::Crs
+            | O::SinCos
+            | O::Lit
+            | O::Dst
+            | O::M4x4
+            | O::M4x3
+            | O::M3x4
+            | O::M3x3
+            | O::M3x2
+            | O::Dsx
+            | O::Dsy
+            | O::Tex
+            | O::TexLdl
+            | O::TexLdd
+    )
+}
+
+/// Whether instruction `i`'s value (a temporary) is read by exactly one later instruction
+/// of the same block, before anything it reads changes, and by nothing after that.
+fn inlinable(
+    insts: &[Instruction],
+    plan: &[Action],
+    live: &[Live],
+    constants: &[u32],
+    i: usize,
+) -> bool {
+    let inst = &insts[i];
+    let Some(d) = inst.dst else { return false };
+    if !pure(inst.opcode)
+        || d.reg.kind != RegisterKind::Temp
+        || inst.predicate.is_some()
+        || d.shift != 0
+        || d.relative.is_some()
+    {
+        return false;
+    }
+    let r = d.reg.number;
+    let mask = d.mask.0;
+    // Registers the value reads.
+    let sources: Vec<dxso::ir::Register> = inst
+        .srcs
+        .iter()
+        .flat_map(|s| {
+            let mut v = vec![s.reg];
+            if let Some(rel) = s.relative {
+                v.push(rel.reg);
+            }
+            v
+        })
+        .collect();
+    for j in i + 1..insts.len() {
+        let next = &insts[j];
+        if next.opcode.info().flow || next.opcode == Opcode::Label {
+            return false;
+        }
+        let readers: Vec<usize> = (0..next.srcs.len())
+            .filter(|&k| next.srcs[k].reg == d.reg && reads(next, k) & mask != 0)
+            .collect();
+        if !readers.is_empty() {
+            let k = readers[0];
+            // A constant may be read more than once; other values once.
+            let constant = inst.opcode == Opcode::Mov
+                && inst.srcs[0].reg.kind == RegisterKind::Const
+                && inst.srcs[0].relative.is_none()
+                && constants.contains(&inst.srcs[0].reg.number);
+            let ok = (readers.len() == 1 || constant)
+                && readers
+                    .iter()
+                    .all(|&k| reads(next, k) & !mask == 0 && next.srcs[k].relative.is_none())
+                && plan[j] == Action::Keep
+                && pure(next.opcode)
+                && reads(next, k) & !mask == 0
+                && next.srcs[k].relative.is_none();
+            if !ok {
+                return false;
+            }
+            let overwrites = next.dst.is_some_and(|x| {
+                x.reg == d.reg && x.mask.0 & mask == mask && next.predicate.is_none()
+            });
+            return overwrites || live[j][(r as usize).min(TEMPS - 1)] & mask == 0;
+        }
+        if let Some(x) = next.dst {
+            if sources.contains(&x.reg) || (x.reg == d.reg) {
+                return false;
+            }
+        }
+        if next.opcode == Opcode::Dcl || next.opcode == Opcode::Comment {
+            continue;
+        }
+    }
+    false
 }
 
 fn writes_temp(inst: &Instruction) -> bool {
