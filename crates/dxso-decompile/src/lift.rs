@@ -245,16 +245,70 @@ fn reads(inst: &Instruction, k: usize) -> u8 {
     }
 }
 
+/// Temporaries read by each instruction.
+fn read_set(inst: &Instruction) -> Live {
+    let mut live = vec![0; TEMPS];
+    for (k, s) in inst.srcs.iter().enumerate() {
+        if s.reg.kind == RegisterKind::Temp {
+            live[(s.reg.number as usize).min(TEMPS - 1)] |= reads(inst, k);
+        }
+    }
+    if let Some(d) = inst.dst
+        && d.reg.kind == RegisterKind::Temp
+        && (inst.predicate.is_some() || inst.opcode == Opcode::TexKill)
+    {
+        // A predicated write keeps the old value where the predicate is off.
+        live[(d.reg.number as usize).min(TEMPS - 1)] |= 0xF;
+    }
+    live
+}
+
+/// What may be live at a branch point: every temporary read from the start of the
+/// outermost loop around it (a back edge may go there) to the end of the shader
+/// (subroutines included: they follow `main`).
+fn branch_live(insts: &[Instruction]) -> Vec<Live> {
+    let n = insts.len();
+    let mut suffix = vec![vec![0u8; TEMPS]; n + 1];
+    for i in (0..n).rev() {
+        let r = read_set(&insts[i]);
+        suffix[i] = suffix[i + 1].iter().zip(&r).map(|(a, b)| a | b).collect();
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut depth = 0usize;
+    let mut outer = 0usize;
+    let mut in_subroutine = false;
+    for (i, inst) in insts.iter().enumerate() {
+        // A subroutine returns to callers anywhere in `main`: anything may be read.
+        in_subroutine |= inst.opcode == Opcode::Label;
+        if in_subroutine {
+            out.push(vec![0xF; TEMPS]);
+            continue;
+        }
+        if matches!(inst.opcode, Opcode::Loop | Opcode::Rep) {
+            if depth == 0 {
+                outer = i;
+            }
+            depth += 1;
+        }
+        let from = if depth > 0 { outer } else { i };
+        out.push(suffix[from].clone());
+        if matches!(inst.opcode, Opcode::EndLoop | Opcode::EndRep) {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    out
+}
+
 /// Live temporaries after each instruction.
 fn liveness(insts: &[Instruction]) -> Vec<Live> {
+    let at_branch = branch_live(insts);
     let all: Live = vec![0xF; TEMPS];
     let mut out = vec![all.clone(); insts.len()];
     let mut live: Live = vec![0; TEMPS];
     for (i, inst) in insts.iter().enumerate().rev() {
         if inst.opcode.info().flow || inst.opcode == Opcode::Label {
-            // Everything may be read after a branch point; a subroutine's end returns to
-            // code that may read anything.
-            live = all.clone();
+            // After a branch point: whatever a path from here may read.
+            live = at_branch[i].clone();
             out[i] = live.clone();
             continue;
         }

@@ -87,9 +87,8 @@ pub(crate) fn needs(shader: &Shader, defs: &Defs) -> Needs {
             let comps = inst.src_components(k);
             match s.reg.kind {
                 RegisterKind::Const => {
-                    if let Some(_r) = s.relative {
-                        let (base, m) = n.relative.unwrap_or((u32::MAX, 0));
-                        n.relative = Some((base.min(s.reg.number), m | comps));
+                    if s.relative.is_some() {
+                        n.relative.push((s.reg.number, comps));
                         continue;
                     }
                     let count = if k == 1 { rows } else { 1 };

@@ -83,8 +83,8 @@ pub(crate) struct MatrixUse {
 pub(crate) struct Needs {
     /// `c#` registers read without relative addressing (and not `def`ined): components read.
     pub float: BTreeMap<u32, u8>,
-    /// Lowest base of a relative `c#` read, and the components such reads take.
-    pub relative: Option<(u32, u8)>,
+    /// The base of each relative `c#` read, and the components it takes.
+    pub relative: Vec<(u32, u8)>,
     /// Largest `c#` register number a relative read could reach (the file's size - 1).
     pub file_end: u32,
     /// `i#` registers read (not `defi`ned).
@@ -174,16 +174,19 @@ impl Uniforms {
         leaves.truncate(count as usize);
         // A leaf narrower than what the shader reads of its register, or a type HLSL would
         // not hold as floats, is declared as the raw registers: exact, and still named.
+        // Relative reads index the array their base lies in.
         let relative_hits = needs
             .relative
-            .filter(|(base, _)| *base < at + count && needs.file_end >= at);
+            .iter()
+            .filter(|(base, _)| (at..at + count).contains(base))
+            .fold(None, |m: Option<u8>, (_, c)| Some(m.unwrap_or(0) | c));
         // A struct indexed relatively: its members' registers as one array.
         let struct_indexed = relative_hits.is_some() && c.ty.class == Class::Struct;
         let fits = !struct_indexed
             && leaves.len() == count as usize
             && leaves.iter().enumerate().all(|(k, leaf)| {
                 let mut read = needs.float.get(&(at + k as u32)).copied().unwrap_or(0);
-                if let Some((_, m)) = relative_hits {
+                if let Some(m) = relative_hits {
                     read |= m;
                 }
                 leaf.float && read >> leaf.width == 0
@@ -244,14 +247,14 @@ impl Uniforms {
             .copied()
             .filter(|r| !self.float.contains_key(r))
             .collect();
-        let relative_outside = needs.relative.is_some_and(|(base, _)| {
+        let relative_outside = needs.relative.iter().any(|&(base, _)| {
             !self
                 .indexable
                 .iter()
                 .any(|a| base >= a.start && base < a.start + a.count)
         });
         if !has_table || relative_outside {
-            let end = if needs.relative.is_some() {
+            let end = if !needs.relative.is_empty() {
                 needs.file_end + 1
             } else {
                 missing.iter().max().map_or(0, |m| m + 1)
