@@ -45,7 +45,7 @@ impl Ctx<'_> {
             O::TexBem | O::TexBemL => {
                 let t = self.operand(inst, 0)?;
                 let c = self.coord(n);
-                let at = self.bump(n, &c, &t);
+                let at = self.bump_xy(n, &c, &t);
                 let texel = self.stage(n, &at)?;
                 if inst.opcode == O::TexBem {
                     texel
@@ -74,8 +74,7 @@ impl Ctx<'_> {
             }
             O::TexM3x2Pad | O::TexM3x3Pad => {
                 let u = self.row_dot(inst)?;
-                let name = format!("pad{}", self.pads.len() + self.tmp_serial);
-                self.tmp_serial += 1;
+                let name = format!("pad{n}");
                 self.pads.push(name.clone());
                 return Ok(Some(vec![format!("float {name} = {};", u.s)]));
             }
@@ -116,15 +115,14 @@ impl Ctx<'_> {
         let n = inst.dst.map_or(0, |d| d.reg.number);
         let w = self.row_dot(inst)?;
         let p = self.take_pads(2);
-        self.tmp_serial += 1;
-        let normal = format!("normal{}", self.tmp_serial);
+        let normal = format!("normal{n}");
         let mut lines = vec![format!(
             "float3 {normal} = float3({}, {}, {});",
             p[0], p[1], w.s
         )];
         let value = match inst.opcode {
             Opcode::TexM3x3 => E::atom(format!("float4({normal}, 1)"), 4),
-            Opcode::TexM3x3Tex => self.stage(n, &E::atom(format!("float4({normal}, 0)"), 4))?,
+            Opcode::TexM3x3Tex => self.stage(n, &E::atom(normal.clone(), 3))?,
             _ => {
                 let eye = if inst.opcode == Opcode::TexM3x3Spec {
                     let src = *inst.srcs.get(1).ok_or_else(|| bad(inst))?;
@@ -138,13 +136,12 @@ impl Ctx<'_> {
                         .collect();
                     format!("float3({})", e.join(", "))
                 };
-                self.tmp_serial += 1;
-                let e = format!("eye{}", self.tmp_serial);
+                let e = format!("eye{n}");
                 lines.push(format!("float3 {e} = {eye};"));
-                let r = format!(
-                    "float4(2 * {normal} * dot({normal}, {e}) / dot({normal}, {normal}) - {e}, 0)"
-                );
-                self.stage(n, &E::atom(r, 4))?
+                // The eye vector reflected about the normal.
+                let r =
+                    format!("2 * {normal} * dot({normal}, {e}) / dot({normal}, {normal}) - {e}");
+                self.stage(n, &E::new(r, expr::ADD, 3))?
             }
         };
         lines.extend(self.assign(inst, value)?);
@@ -170,7 +167,8 @@ impl Ctx<'_> {
     fn row_dot(&mut self, inst: &Instruction) -> Result<E, Error> {
         let n = inst.dst.map_or(0, |d| d.reg.number);
         let c = self.coord(n).swizzle(&[0, 1, 2]);
-        let t = self.operand(inst, 0)?.swizzle(&[0, 1, 2]);
+        let src = *inst.srcs.first().ok_or_else(|| bad(inst))?;
+        let t = self.src(&src, &[0, 1, 2])?;
         Ok(call("dot", &[&c, &t], 1))
     }
 
@@ -189,15 +187,23 @@ impl Ctx<'_> {
 
     /// `base.xy` plus stage `n`'s bump matrix times `d.rg`; z and w are `base`'s.
     fn bump(&mut self, n: u32, base: &E, d: &E) -> E {
+        let xy = self.bump_xy(n, base, d);
+        let zw = base.swizzle(&[2, 3]);
+        E::atom(format!("float4({}, {})", xy.s, zw.s), 4)
+    }
+
+    /// `base.xy` plus stage `n`'s bump matrix times `d.rg`.
+    fn bump_xy(&mut self, n: u32, base: &E, d: &E) -> E {
         let m = self.stage_state(
             &format!("BUMPENVMAT{n}"),
             &format!("(D3DTSS_BUMPENVMAT00, 01, 10, 11) of stage {n}"),
         );
-        let b = base.at(expr::ATOM);
+        let b = base.swizzle(&[0, 1]);
         let t = d.at(expr::ATOM);
-        E::atom(
-            format!("float4({b}.xy + {t}.x * {m}.xy + {t}.y * {m}.zw, {b}.zw)"),
-            4,
+        E::new(
+            format!("{} + {t}.x * {m}.xy + {t}.y * {m}.zw", b.at(expr::ADD)),
+            expr::ADD,
+            2,
         )
     }
 
