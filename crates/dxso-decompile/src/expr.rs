@@ -31,6 +31,9 @@ pub(crate) struct E {
     /// A scalar text standing for `w` equal components (HLSL widens it in arithmetic; a
     /// function argument spells the vector out, [`E::full`]).
     pub splat: bool,
+    /// The text is `base.swizzle` (this many trailing characters), so a further swizzle
+    /// composes with it.
+    pub swz: Option<usize>,
 }
 
 impl E {
@@ -41,6 +44,7 @@ impl E {
             p: ATOM,
             w,
             splat: false,
+            swz: None,
         }
     }
 
@@ -51,6 +55,7 @@ impl E {
             p,
             w,
             splat: false,
+            swz: None,
         }
     }
 
@@ -132,10 +137,23 @@ impl E {
         if self.w == 1 && comps.len() == 1 {
             return self.clone();
         }
-        E::atom(
+        if let Some(n) = self.swz
+            && n == self.w
+            && self.p == ATOM
+        {
+            let (base, sw) = self.s.split_at(self.s.len() - n);
+            let sw: Vec<char> = sw.chars().collect();
+            let text: String = comps.iter().map(|&c| sw[c.min(n - 1)]).collect();
+            let mut e = E::atom(format!("{base}{text}"), comps.len());
+            e.swz = Some(comps.len());
+            return e;
+        }
+        let mut e = E::atom(
             format!("{}.{}", self.at(ATOM), swizzle_text(comps)),
             comps.len(),
-        )
+        );
+        e.swz = Some(comps.len());
+        e
     }
 
     /// The components of a literal vector (`float3(1, 0, 0.5)`).
@@ -218,6 +236,10 @@ pub(crate) fn bin(a: &E, op: &str, b: &E, p: u8) -> E {
 pub(crate) fn add(a: &E, b: &E) -> E {
     if b.p == UNARY && b.s.starts_with('-') {
         return bin(a, "-", &b.neg(), ADD);
+    }
+    if a.p == UNARY && a.s.starts_with('-') && !(b.p == UNARY && b.s.starts_with('-')) {
+        // `-x + y` reads as `y - x` (exactly: IEEE addition commutes).
+        return bin(b, "-", &a.neg(), ADD);
     }
     if b.p == ADD && a.p > ADD {
         // IEEE addition commutes exactly: the sum first reads without parentheses.

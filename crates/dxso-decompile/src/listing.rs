@@ -17,10 +17,15 @@ pub fn listing_table(text: &str, version: Version) -> Option<ConstantTable> {
 }
 
 /// The table of a Unity header (`None` without one). Unity binds a matrix as rows, so a
-/// `Matrix` is a `row_major float4x4` (or `floatNx4` of its register count).
+/// `Matrix` is a `row_major float4x4` (or `floatNx4` of its register count). A header
+/// written for Direct3D 11 (`ConstBuffer`, `BindCB`: byte offsets in constant buffers, not
+/// registers, as 3Dmigoto's listings of `d3d11_9x` shaders carry) names nothing here.
 fn unity_table(text: &str, version: Version) -> Option<ConstantTable> {
     let mut constants: Vec<Constant> = Vec::new();
     for line in text.lines() {
+        if line.contains("ConstBuffer ") || line.contains("BindCB ") {
+            return None;
+        }
         let Some(body) = line.trim_start().strip_prefix("//") else {
             if line.trim().is_empty() {
                 continue;
@@ -124,5 +129,11 @@ mod tests {
         assert_eq!(t.constants[1].ty.rows, 3);
         assert_eq!(t.constants[1].ty.class, Class::MatrixRows);
         assert_eq!(t.constants[4].ty.ty, ParamType::SamplerCube);
+    }
+
+    #[test]
+    fn a_direct3d_11_header_names_nothing() {
+        let text = "//   ConstBuffer \"$Globals\" 48\n//   Vector 32 [_MainTex_ST]\nvs_2_0\n";
+        assert_eq!(listing_table(text, Version::vs(2, 0)), None);
     }
 }
