@@ -8,13 +8,28 @@ use std::path::Path;
 
 /// The shaders: what each one shows.
 const SHADERS: &[(&str, &str)] = &[
-    ("vs_2_0/1aa06e7d9989", "a Direct3D 11 header ignored: registers as c#"),
-    ("vs_2_x/aeb12f608b03", "Unity 5 (d3d11_9x) header ignored, position fix-ups"),
-    ("vs_3_0/0a5aa9e740bd", "Unity header: row_major matrices, texldl stereo fix"),
-    ("vs_3_0/05a5a6a02c2f", "Source skinning: relative bone reads, a light loop"),
+    (
+        "vs_2_0/1aa06e7d9989",
+        "a Direct3D 11 header ignored: registers as c#",
+    ),
+    (
+        "vs_2_x/aeb12f608b03",
+        "Unity 5 (d3d11_9x) header ignored, position fix-ups",
+    ),
+    (
+        "vs_3_0/0a5aa9e740bd",
+        "Unity header: row_major matrices, texldl stereo fix",
+    ),
+    (
+        "vs_3_0/05a5a6a02c2f",
+        "Source skinning: relative bone reads, a light loop",
+    ),
     ("vs_3_0/00135a3929e7", "vs_3_0 with if"),
     ("ps_2_0/b6d1e6a4af47", "rcp/rsq chains, cmp"),
-    ("ps_2_0/63e5ee3fc2b6", "a blur: texture reads folded into one sum"),
+    (
+        "ps_2_0/63e5ee3fc2b6",
+        "a blur: texture reads folded into one sum",
+    ),
     ("ps_2_x/68da99ca8b80", "specular: normalize, pow, texCUBE"),
     ("ps_3_0/25b0a29f24dd", "overlay blend: cmp as ?:, lerp"),
     ("ps_3_0/182c094c5d8d", "light shafts: rep as a counted for"),
@@ -52,5 +67,8 @@ fn a_dozen_corpus_shaders_read_as_reviewed() {
             differ.push(*name);
         }
     }
-    assert!(differ.is_empty(), "output differs from the snapshot: {differ:?}");
+    assert!(
+        differ.is_empty(),
+        "output differs from the snapshot: {differ:?}"
+    );
 }
