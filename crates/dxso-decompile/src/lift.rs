@@ -184,13 +184,10 @@ fn inlinable(
             });
             return overwrites || live[j][(r as usize).min(TEMPS - 1)] & mask == 0;
         }
-        if let Some(x) = next.dst {
-            if sources.contains(&x.reg) || (x.reg == d.reg) {
-                return false;
-            }
-        }
-        if next.opcode == Opcode::Dcl || next.opcode == Opcode::Comment {
-            continue;
+        if let Some(x) = next.dst
+            && (sources.contains(&x.reg) || x.reg == d.reg)
+        {
+            return false;
         }
     }
     false
