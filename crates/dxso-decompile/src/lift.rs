@@ -378,10 +378,13 @@ fn normalize(
     let ca = da.mask.0.trailing_zeros() as usize;
     let cb = db.mask.0.trailing_zeros() as usize;
     let rsq_src = b.srcs[0];
+    let v_reads = (0..3).fold(0u8, |m, k| m | 1 << v.swizzle.get(k));
     if rsq_src.reg != da.reg
         || rsq_src.swizzle.get(0) != ca
         || rsq_src.modifier != SrcModifier::None
-        || v.reg == da.reg
+        // V itself must be intact when the last instruction reads it.
+        || (v.reg == da.reg && v_reads >> ca & 1 != 0)
+        || (v.reg == db.reg && v_reads >> cb & 1 != 0)
     {
         return Ok(None);
     }
