@@ -82,6 +82,13 @@ impl Ctx<'_> {
                 let text = dxso::text::print_instruction(inst, self.shader.version);
                 push(&mut b.lines, indent, format!("// {}", text.trim()));
             }
+            if matches!(plan[i], Action::Drop | Action::Emit(_))
+                && let Some(d) = inst.dst
+                && d.reg.kind == RegisterKind::Temp
+            {
+                // Written here (or by the lifted statement): a folded value no longer holds.
+                self.pending.remove(&d.reg.number);
+            }
             let (lines, delta) = match &plan[i] {
                 Action::Drop => continue,
                 Action::Emit(lines) => (lines.clone(), 0),

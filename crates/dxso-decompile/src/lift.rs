@@ -11,7 +11,8 @@ use crate::Error;
 use crate::ctx::Ctx;
 use crate::expr::{E, call};
 use dxso::Opcode;
-use dxso::ir::{Instruction, RegisterKind, Src, SrcModifier};
+use dxso::ir::{Instruction, Register, RegisterKind, Src, SrcModifier};
+use std::collections::BTreeMap;
 
 /// What emission does with one instruction.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,12 +62,34 @@ pub(crate) fn plan(cx: &mut Ctx) -> Result<Vec<Action>, Error> {
         }
         if let Some(g) = dot_group(cx, &plan, i)? {
             plan[i..i + g.len()].clone_from_slice(&g);
+            continue;
+        }
+        if let Some(g) = weighted_sum(cx, &plan, i)? {
+            plan[i..i + g.len()].clone_from_slice(&g);
         }
     }
     let constants: Vec<u32> = cx.defs.float.keys().copied().collect();
+    // Registers a folded value reads, through the values folded into it.
+    let mut reads_of: BTreeMap<Register, Vec<Register>> = BTreeMap::new();
     for i in 0..insts.len() {
-        if plan[i] == Action::Keep && inlinable(insts, &plan, &live, &constants, i) {
+        let inst = &insts[i];
+        let mut sources = Vec::new();
+        for s in &inst.srcs {
+            sources.push(s.reg);
+            if let Some(rel) = s.relative {
+                sources.push(rel.reg);
+            }
+            if let Some(more) = reads_of.get(&s.reg) {
+                sources.extend(more.iter().copied());
+            }
+        }
+        if plan[i] == Action::Keep && inlinable(insts, &plan, &live, &constants, &sources, i) {
             plan[i] = Action::Inline;
+            if let Some(d) = inst.dst {
+                reads_of.insert(d.reg, sources);
+            }
+        } else if let Some(d) = inst.dst {
+            reads_of.remove(&d.reg);
         }
     }
     Ok(plan)
@@ -121,12 +144,14 @@ fn pure(op: Opcode) -> bool {
 }
 
 /// Whether instruction `i`'s value (a temporary) is read by exactly one later instruction
-/// of the same block, before anything it reads changes, and by nothing after that.
+/// of the same block, before anything it reads (`sources`, through the values folded into
+/// it) changes, and by nothing after that.
 fn inlinable(
     insts: &[Instruction],
     plan: &[Action],
     live: &[Live],
     constants: &[u32],
+    sources: &[Register],
     i: usize,
 ) -> bool {
     let inst = &insts[i];
@@ -141,18 +166,6 @@ fn inlinable(
     }
     let r = d.reg.number;
     let mask = d.mask.0;
-    // Registers the value reads.
-    let sources: Vec<dxso::ir::Register> = inst
-        .srcs
-        .iter()
-        .flat_map(|s| {
-            let mut v = vec![s.reg];
-            if let Some(rel) = s.relative {
-                v.push(rel.reg);
-            }
-            v
-        })
-        .collect();
     for j in i + 1..insts.len() {
         let next = &insts[j];
         if next.opcode.info().flow || next.opcode == Opcode::Label {
@@ -502,5 +515,95 @@ fn dot_group(cx: &mut Ctx, plan: &[Action], i: usize) -> Result<Option<Vec<Actio
     let lines = cx.assign(&merged, e)?;
     let mut out = vec![Action::Emit(lines)];
     out.extend(std::iter::repeat_n(Action::Drop, n - 1));
+    Ok(Some(out))
+}
+
+/// `mul d, M[k], v.c` + `mad d, M[k'], v.c', d` ...: registers of one matrix weighted by
+/// components of one vector and summed, which is `mul(v, M)` (the registers are rows) or
+/// `mul(M, v)` (columns).
+fn weighted_sum(cx: &mut Ctx, plan: &[Action], i: usize) -> Result<Option<Vec<Action>>, Error> {
+    let insts = &cx.shader.instructions;
+    let first = &insts[i];
+    let Some(d) = first.dst else { return Ok(None) };
+    if first.opcode != Opcode::Mul || first.predicate.is_some() || d.reg.kind != RegisterKind::Temp
+    {
+        return Ok(None);
+    }
+    // (register, vector component) of a term, with the vector operand.
+    let term = |inst: &Instruction| -> Option<(u32, usize, Src)> {
+        let k = (0..2).find(|&k| {
+            let s = inst.srcs[k];
+            s.reg.kind == RegisterKind::Const
+                && s.relative.is_none()
+                && s.modifier == SrcModifier::None
+                && s.swizzle == dxso::ir::Swizzle::IDENTITY
+        })?;
+        let v = inst.srcs[1 - k];
+        (v.swizzle.is_replicate() && v.relative.is_none() && v.reg != d.reg).then_some((
+            inst.srcs[k].reg.number,
+            v.swizzle.get(0),
+            v,
+        ))
+    };
+    let Some(t0) = term(first) else {
+        return Ok(None);
+    };
+    let mut terms = vec![(t0.0, t0.1)];
+    let vector = t0.2;
+    let same_vector = |v: &Src| v.reg == vector.reg && v.modifier == vector.modifier;
+    let mut n = 1;
+    while let Some(next) = insts.get(i + n) {
+        let acc = next.srcs.get(2);
+        let ok = next.opcode == Opcode::Mad
+            && plan[i + n] == Action::Keep
+            && next.predicate.is_none()
+            && next.dst == Some(d)
+            && acc.is_some_and(|a| {
+                a.reg == d.reg
+                    && a.modifier == SrcModifier::None
+                    && a.relative.is_none()
+                    && a.swizzle == dxso::ir::Swizzle::IDENTITY
+            });
+        let t = if ok { term(next) } else { None };
+        match t {
+            Some((r, c, v)) if same_vector(&v) => terms.push((r, c)),
+            _ => break,
+        }
+        n += 1;
+    }
+    if n < 2 || d.saturate() || d.shift != 0 {
+        return Ok(None);
+    }
+    terms.sort_unstable();
+    let regs: Vec<u32> = terms.iter().map(|t| t.0).collect();
+    if regs.windows(2).any(|w| w[1] != w[0] + 1)
+        || regs.iter().any(|r| cx.defs.float.contains_key(r))
+    {
+        return Ok(None);
+    }
+    let Some(m) = cx.uniforms.weighted_of(&regs) else {
+        return Ok(None);
+    };
+    let comps: Vec<u8> = terms.iter().map(|t| t.1 as u8).collect();
+    let mut v = vector;
+    let mut sw = [0u8; 4];
+    for (k, c) in sw.iter_mut().enumerate() {
+        *c = comps[k.min(comps.len() - 1)];
+    }
+    v.swizzle = dxso::ir::Swizzle::from_components(sw);
+    let x = cx.src(&v, &(0..regs.len()).collect::<Vec<_>>())?;
+    let mat = E::atom(m.expr.clone(), 4);
+    let product = if m.columns {
+        call("mul", &[&mat, &x], m.out)
+    } else {
+        call("mul", &[&x, &mat], m.out)
+    };
+    let chans = Ctx::channels(d.mask.0);
+    if chans.iter().any(|&c| c >= m.out) {
+        return Ok(None);
+    }
+    let lines = cx.assign(&insts[i + n - 1], product.swizzle(&chans))?;
+    let mut out = vec![Action::Drop; n - 1];
+    out.push(Action::Emit(lines));
     Ok(Some(out))
 }

@@ -375,6 +375,46 @@ impl Uniforms {
         })
     }
 
+    /// The matrix whose rows (or columns) are registers `regs` from its first, for a sum of
+    /// those registers weighted by a vector's components: `columns` then means `mul(M, v)`.
+    pub fn weighted_of(&self, regs: &[u32]) -> Option<MatrixUse> {
+        let n = regs.len();
+        if let Some(m) = self.matrices.get(regs.first()?) {
+            let same = regs.iter().enumerate().all(|(k, r)| {
+                self.matrices.get(r).is_some_and(|x| {
+                    x.path == m.path && x.columns == m.columns && x.index == k as u32
+                })
+            });
+            if !same {
+                return None;
+            }
+            let (rows, cols) = (m.rows as usize, m.cols as usize);
+            let (full, out) = if m.columns {
+                (cols, rows)
+            } else {
+                (rows, cols)
+            };
+            let expr = match (n < full, m.columns) {
+                (false, _) => m.path.clone(),
+                (true, false) => format!("(float{n}x{cols}){}", m.path),
+                (true, true) => format!("(float{rows}x{n}){}", m.path),
+            };
+            return Some(MatrixUse {
+                expr,
+                columns: m.columns,
+                out,
+                from: 0,
+            });
+        }
+        // Raw registers: the rows of a matrix built of them.
+        let raw = self.matrix_of(regs, 4)?;
+        Some(MatrixUse {
+            columns: false,
+            out: 4,
+            ..raw
+        })
+    }
+
     /// The relatively addressed read `c[index + base]` (`index` an `int` expression): the
     /// array it falls in, indexed.
     pub fn relative(&self, index: &str, base: u32) -> Option<E> {

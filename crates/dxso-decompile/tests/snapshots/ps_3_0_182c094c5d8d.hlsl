@@ -33,7 +33,8 @@ PS_OUTPUT main(PS_INPUT i)
     r1 = i.texcoord0.xyxy * -AspectRatioAndInvAspectRatio.zwzw + r30.xyxy;
     r2.x = 1 / rsqrt(abs(dot(r1.zw, r1.zw) + 0)) * 0.5;
     r1 = r1 * (1 / r2.x);
-    r1 = r1 * min(r2.x, 1 / rsqrt(abs(r2.x)) * 0.5) * (0.015625 * LightShaftParameters.z);
+    r1 = r1 * min(r2.x, 1 / rsqrt(abs(r2.x)) * 0.5);
+    r1 = r1 * (0.015625 * LightShaftParameters.z);
     r0 = r1.zwzw * float4(0, 0, 1, 1) + AspectRatioAndInvAspectRatio.zwzw * i.texcoord0.xyxy;
     r1 = r1 * AspectRatioAndInvAspectRatio.xyxy;
     r2 = 0;

@@ -20,7 +20,7 @@ VS_OUTPUT main(VS_INPUT i)
     VS_OUTPUT o = (VS_OUTPUT)0;
     float4 r0 = 0;
     o.texcoord0 = i.texcoord1.xyyx * c[1].xyyx + c[1].zwwz + frac(c[2].xywz * c[3].x);
-    r0 = c[4] * i.texcoord0.x + i.texcoord0.y * c[5] + c[6] * i.texcoord0.z + c[7] * i.texcoord0.w;
+    r0 = mul(i.texcoord0, float4x4(c[4], c[5], c[6], c[7]));
     o.texcoord1 = r0.z * (1 / r0.w);
     o.position.xy = r0.w * c[0].xy + r0.xy;
     o.position.zw = r0.zw;

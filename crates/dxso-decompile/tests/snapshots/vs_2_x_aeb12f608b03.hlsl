@@ -21,7 +21,7 @@ VS_OUTPUT main(VS_INPUT i)
     float4 r0 = 0;
     float4 r1 = 0;
     o.texcoord0.xy = i.texcoord1.xy * c[1].xy + c[1].zw;
-    r0 = c[3] * i.texcoord0.x + i.texcoord0.y * c[4] + c[5] * i.texcoord0.z + c[6] * i.texcoord0.w;
+    r0 = mul(i.texcoord0, float4x4(c[3], c[4], c[5], c[6]));
     r1.w = r0.y * c[2].x * 0.5;
     r1.xz = r0.xw * 0.5;
     o.texcoord1.xy = r1.z + r1.xw;

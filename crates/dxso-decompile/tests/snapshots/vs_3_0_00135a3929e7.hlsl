@@ -85,7 +85,7 @@ VS_OUTPUT main(VS_INPUT i)
         r0.y = r3.w;
         r1.xy = r3.xy;
     }
-    r3 = transpose(worldViewProjMatrix)[0] * r2.x + r2.y * transpose(worldViewProjMatrix)[1] + transpose(worldViewProjMatrix)[2] * r2.z;
+    r3 = mul((float4x3)worldViewProjMatrix, r2.xyz);
     r3 = transpose(worldViewProjMatrix)[3] * i.position.w + r3;
     r2.xyw = transpose(worldMatrix)[0].xyz * r2.x + r2.y * transpose(worldMatrix)[1].xyz;
     r2.xyz = transpose(worldMatrix)[2].xyz * r2.z + r2.xyw + transpose(worldMatrix)[3].xyz * i.position.w;
@@ -93,7 +93,8 @@ VS_OUTPUT main(VS_INPUT i)
     r0.xyz = transpose(worldITMatrix)[2].xyz * r0.z + r0.xyw;
     r1.xyw = transpose(worldITMatrix)[0].xyz * r1.x + r1.y * transpose(worldITMatrix)[1].xyz;
     r1.xyz = transpose(worldITMatrix)[2].xyz * r1.z + r1.xyw;
-    o.texcoord0.xy = transpose(textureMatrix0)[0].xy * i.texcoord0.x + transpose(textureMatrix0)[1].xy * i.texcoord0.y + transpose(textureMatrix0)[3].xy;
+    r4.xy = mul((float4x2)textureMatrix0, i.texcoord0.xy).xy;
+    o.texcoord0.xy = r4.xy + transpose(textureMatrix0)[3].xy;
     r5.x = transpose(viewITMatrix)[0].w - r2.x;
     r5.y = transpose(viewITMatrix)[1].w - r2.y;
     r5.z = transpose(viewITMatrix)[2].w - r2.z;
