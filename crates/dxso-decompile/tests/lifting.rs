@@ -788,3 +788,53 @@ mov o2, r2
     let embedded = dxso_decompile::decompile(&checked, &Options::default()).unwrap();
     assert_eq!(embedded, hlsl(SOURCE));
 }
+
+/// A value folded into its reader (`mov r0, c8`) no longer stands for r0 once a lifted group (the dp4s) writes r0: the last add reads the product.
+#[test]
+fn a_lifted_group_ends_a_folded_value() {
+    const SOURCE: &str = r#"vs_2_0
+dcl_position v0
+mov r0, c8
+add r1, r0, v0
+dp4 r0.x, v0, c0
+dp4 r0.y, v0, c1
+dp4 r0.z, v0, c2
+dp4 r0.w, v0, c3
+add oPos, r0, r1
+"#;
+    let expected = r#"VS_OUTPUT main(VS_INPUT i)
+{
+    VS_OUTPUT o = (VS_OUTPUT)0;
+    float4 r0 = 0;
+    float4 r1 = 0;
+    r1 = c[8] + i.position;
+    r0 = mul(float4x4(c[0], c[1], c[2], c[3]), i.position);
+    o.position = r0 + r1;
+    return o;
+}
+"#;
+    assert_eq!(main_of(&hlsl(SOURCE)), expected);
+}
+
+/// `r2 = r1 + c1` folds `r1 = r5 * c0`, which folds `r5 = v0`: the later write of r5 keeps r2 a statement, as the fold would read the new r5.
+#[test]
+fn a_folded_value_waits_for_what_its_sources_read() {
+    const SOURCE: &str = r#"vs_2_0
+dcl_position v0
+mov r5, v0
+mul r1, r5, c0
+add r2, r1, c1
+mov r5, c2
+add oPos, r2, r5
+"#;
+    let expected = r#"VS_OUTPUT main(VS_INPUT i)
+{
+    VS_OUTPUT o = (VS_OUTPUT)0;
+    float4 r2 = 0;
+    r2 = i.position * c[0] + c[1];
+    o.position = r2 + c[2];
+    return o;
+}
+"#;
+    assert_eq!(main_of(&hlsl(SOURCE)), expected);
+}
