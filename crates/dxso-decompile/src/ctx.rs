@@ -50,6 +50,8 @@ pub(crate) struct Ctx<'a> {
     /// Values of temporaries not written out but folded into the one instruction that reads
     /// them: register -> (value, the channels it holds, ascending).
     pub pending: BTreeMap<u32, (E, Vec<usize>)>,
+    /// Relative reads of the `c` array see the `def`s: a local copy `cd` holds both.
+    pub def_overlay: bool,
     /// Inputs are read relatively (`v[aL]`): a local array holds them.
     pub input_array: bool,
     /// ps_1_x: the locals holding texm3x2pad/texm3x3pad results not consumed yet.
@@ -152,10 +154,15 @@ impl<'a> Ctx<'a> {
                 )));
             }
             let index = self.index(r)?;
-            let e = self
+            let mut e = self
                 .uniforms
                 .relative(&index, reg.number)
                 .ok_or_else(|| Error::Unsupported("relative read outside every array".into()))?;
+            // A relative read sees the shader's `def`s: the array with them written over.
+            if e.s.starts_with("c[") && !self.defs.float.is_empty() {
+                self.def_overlay = true;
+                e.s.insert(1, 'd');
+            }
             return Ok(e.swizzle(comps));
         }
         Ok(match reg.kind {

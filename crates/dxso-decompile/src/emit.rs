@@ -37,6 +37,7 @@ pub(crate) fn program(
         al_params: BTreeSet::new(),
         pads: Vec::new(),
         input_array: false,
+        def_overlay: false,
         pending: Default::default(),
     };
     let parts = split(&shader.instructions);
@@ -181,6 +182,22 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     for l in &cx.io.init {
         let _ = writeln!(s, "    {l}");
     }
+    if cx.def_overlay {
+        let n = cx
+            .uniforms
+            .indexable
+            .iter()
+            .find(|a| a.name == "c")
+            .map_or(0, |a| a.count);
+        let _ = writeln!(
+            s,
+            "    for (int k = 0; k < {n}; k++) {{\n        cd[k] = c[k];\n    }}"
+        );
+        for (r, v) in cx.defs.float.iter().filter(|(r, _)| **r < n) {
+            let lit = crate::expr::literal(v);
+            let _ = writeln!(s, "    cd[{r}] = {};", lit.s);
+        }
+    }
     if let Some(b) = main {
         for line in &b.lines {
             let _ = writeln!(s, "    {line}");
@@ -216,6 +233,17 @@ fn locals(cx: &Ctx, ps1: bool) -> Vec<String> {
     }
     if cx.uses_p0 {
         out.push("bool4 p0 = false;".into());
+    }
+    if cx.def_overlay {
+        // The `c` array as relative reads see it: the shader's `def`s written over the
+        // uniforms (D3D9's rule; the copy's statements open `main`).
+        let n = cx
+            .uniforms
+            .indexable
+            .iter()
+            .find(|a| a.name == "c")
+            .map_or(0, |a| a.count);
+        out.push(format!("float4 cd[{n}];"));
     }
     if cx.input_array {
         // Relative input reads (`v[aL]`): the input registers as one array.

@@ -598,6 +598,12 @@ fn sweep(step: usize) {
         .into_iter()
         .filter(|p| p.to_string_lossy().contains("/vs_"))
         .step_by(step)
+        // DXSO_BEHAVIOUR_ONLY=NAME,...: just these files (to look at a difference).
+        .filter(|p| {
+            std::env::var("DXSO_BEHAVIOUR_ONLY").map_or(true, |only| {
+                only.split(',').any(|o| p.to_string_lossy().contains(o))
+            })
+        })
         .collect();
     let (mut matched, mut compared) = (0, 0);
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
