@@ -159,7 +159,8 @@ impl<'a> Ctx<'a> {
                 .relative(&index, reg.number)
                 .ok_or_else(|| Error::Unsupported("relative read outside every array".into()))?;
             // A relative read sees the shader's `def`s: the array with them written over.
-            if e.s.starts_with("c[") && !self.defs.float.is_empty() {
+            // (Defs below the base are reached only by a negative index: not overlaid.)
+            if e.s.starts_with("c[") && self.defs.float.range(reg.number..).next().is_some() {
                 self.def_overlay = true;
                 e.s.insert(1, 'd');
             }

@@ -838,3 +838,31 @@ add oPos, r2, r5
 "#;
     assert_eq!(main_of(&hlsl(SOURCE)), expected);
 }
+
+/// A relative read sees the shader's `def`s (c5 here, one past the base): the `c` array
+/// is read through a local copy with the defs written over it.
+#[test]
+fn relative_reads_see_the_defs() {
+    const SOURCE: &str = r#"vs_2_0
+def c5, 1, 2, 3, 4
+dcl_position v0
+dcl_texcoord v1
+mova a0.x, v1.x
+mov oPos, c4[a0.x]
+"#;
+    let expected = r#"VS_OUTPUT main(VS_INPUT i)
+{
+    VS_OUTPUT o = (VS_OUTPUT)0;
+    int4 a0 = 0;
+    float4 cd[256];
+    for (int k = 0; k < 256; k++) {
+        cd[k] = c[k];
+    }
+    cd[5] = float4(1, 2, 3, 4);
+    a0.x = (int)round(i.texcoord0.x);
+    o.position = cd[a0.x + 4];
+    return o;
+}
+"#;
+    assert_eq!(main_of(&hlsl(SOURCE)), expected);
+}
