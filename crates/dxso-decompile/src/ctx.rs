@@ -162,7 +162,8 @@ impl<'a> Ctx<'a> {
             // (Defs below the base are reached only by a negative index: not overlaid.)
             if e.s.starts_with("c[") && self.defs.float.range(reg.number..).next().is_some() {
                 self.def_overlay = true;
-                e.s.insert(1, 'd');
+                let inner = e.s.get(2..e.s.len().saturating_sub(1)).unwrap_or("0");
+                e.s = format!("cd_at({inner})");
             }
             return Ok(e.swizzle(comps));
         }

@@ -133,6 +133,16 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
             let _ = writeln!(s, "static {output_ty} o;");
         }
     }
+    if cx.def_overlay {
+        let n = overlay_len(cx);
+        let _ = write!(
+            s,
+            "\n// The constants as relative reads see them: the shader's defs written over the\n\
+             // uniforms (filled as main starts), 0 outside the register file (dxso's choice).\n\
+             static float4 cd[{n}];\n\
+             float4 cd_at(int k)\n{{\n    return (uint)k < {n} ? cd[k] : 0;\n}}\n"
+        );
+    }
     if cx.helpers.contains(&Helper::Lit) {
         s.push_str(LIT);
     }
@@ -183,12 +193,7 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
         let _ = writeln!(s, "    {l}");
     }
     if cx.def_overlay {
-        let n = cx
-            .uniforms
-            .indexable
-            .iter()
-            .find(|a| a.name == "c")
-            .map_or(0, |a| a.count);
+        let n = overlay_len(cx);
         let _ = writeln!(
             s,
             "    for (int k = 0; k < {n}; k++) {{\n        cd[k] = c[k];\n    }}"
@@ -215,6 +220,15 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     Ok(s)
 }
 
+/// Registers of the `c` array the def overlay copies.
+fn overlay_len(cx: &Ctx) -> u32 {
+    cx.uniforms
+        .indexable
+        .iter()
+        .find(|a| a.name == "c")
+        .map_or(0, |a| a.count)
+}
+
 /// Declarations of the registers the body uses as variables.
 fn locals(cx: &Ctx, ps1: bool) -> Vec<String> {
     let mut out = Vec::new();
@@ -233,17 +247,6 @@ fn locals(cx: &Ctx, ps1: bool) -> Vec<String> {
     }
     if cx.uses_p0 {
         out.push("bool4 p0 = false;".into());
-    }
-    if cx.def_overlay {
-        // The `c` array as relative reads see it: the shader's `def`s written over the
-        // uniforms (D3D9's rule; the copy's statements open `main`).
-        let n = cx
-            .uniforms
-            .indexable
-            .iter()
-            .find(|a| a.name == "c")
-            .map_or(0, |a| a.count);
-        out.push(format!("float4 cd[{n}];"));
     }
     if cx.input_array {
         // Relative input reads (`v[aL]`): the input registers as one array.
