@@ -264,3 +264,59 @@ fn wine_sources_compile_back() {
     let Some(cases) = wine() else { return };
     check("Wine conformance", &cases);
 }
+
+/// Every corpus shader and Wine source that validates decompiles in the fxc dialect too,
+/// with the instructions as comments (no compiler checks this dialect here: no error, and
+/// every instruction's comment is in the output).
+#[test]
+fn every_shader_decompiles_for_fxc_with_comments() {
+    let (Some(mut cases), Some(wine)) = (corpus(1), wine()) else {
+        return;
+    };
+    cases.extend(wine);
+    let options = Options {
+        dialect: Dialect::Fxc,
+        asm_comments: true,
+    };
+    let (mut done, mut failed) = (0, Vec::new());
+    for case in &cases {
+        let Ok(shader) = dxso::text::parse(&case.source) else {
+            continue;
+        };
+        let Ok(checked) = dxso::validate::validate(&shader, &dxso::validate::Caps::max()) else {
+            continue;
+        };
+        let table = dxso_decompile::listing_table(&case.source, shader.version);
+        match dxso_decompile::decompile_with_table(&checked, table.as_ref(), &options) {
+            Ok(hlsl) => {
+                let comments = hlsl
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with("// "))
+                    .count();
+                let instructions = shader
+                    .instructions
+                    .iter()
+                    // `label` and the `ret` ending a function are the function's braces.
+                    .filter(|i| {
+                        !matches!(
+                            i.opcode,
+                            dxso::Opcode::Comment
+                                | dxso::Opcode::Dcl
+                                | dxso::Opcode::Label
+                                | dxso::Opcode::Ret
+                        )
+                    })
+                    .count();
+                assert!(
+                    comments >= instructions,
+                    "{}: {comments} comments",
+                    case.name
+                );
+                done += 1;
+            }
+            Err(e) => failed.push(format!("{}: {e}", case.name)),
+        }
+    }
+    eprintln!("{done} shaders decompile for fxc; {} fail", failed.len());
+    assert!(failed.is_empty(), "{failed:?}");
+}
