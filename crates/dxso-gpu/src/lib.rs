@@ -50,6 +50,12 @@
 //! Without an adapter [`Gpu::new`] returns [`Error::NoAdapter`]; on Linux without a GPU,
 //! Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
 
+#![expect(
+    missing_docs,
+    reason = "the docs of its public items are being written (issue #28)"
+)]
+#![forbid(unsafe_code)]
+
 mod bind;
 pub mod entry;
 mod frame;

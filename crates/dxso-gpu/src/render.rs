@@ -230,6 +230,10 @@ impl Gpu {
         )
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "to be split along its phases (issue #28)"
+    )]
     fn run_pass(&self, pass: Pass<'_>, frame: &Frame) -> Result<Image, Error> {
         let device = &self.device;
         let max = self.limits.max_texture_dimension_2d;

@@ -283,6 +283,10 @@ fn legacy_outputs() -> impl Iterator<Item = (ir::Register, &'static str, Usage, 
 /// The inputs and outputs of `shader`. `agreed` gives the locations of semantics without a
 /// fixed one that another stage already uses ([`crate::translate_pair`]); the others are
 /// numbered after them.
+#[expect(
+    clippy::too_many_lines,
+    reason = "to be split along its phases (issue #28)"
+)]
 pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
     let v = shader.version;
     let vs = v.is_vertex();

@@ -282,6 +282,7 @@ impl Tr {
 
     /// The ps_1_x instructions with a meaning of their own; `Ok(false)` for the others (and
     /// for every instruction of other versions).
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ps_1_x instruction
     pub fn ps1x(&mut self, inst: &Instruction) -> Result<bool, Error> {
         if self.ps1.held.is_none() {
             return Ok(false);

@@ -92,6 +92,7 @@ impl Pinned {
 // SAFETY: the pointer is only read (as `AsRef`), under the contract above; `Py` is `Send +
 // Sync`.
 unsafe impl Send for Pinned {}
+// SAFETY: as for `Send`: shared access only reads the pinned bytes.
 unsafe impl Sync for Pinned {}
 
 impl AsRef<[u8]> for Pinned {

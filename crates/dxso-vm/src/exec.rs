@@ -111,9 +111,10 @@ pub(crate) fn on_isa<T: OnIsa>(isa: Isa, task: T) -> T::Output {
     #[cfg(target_arch = "x86_64")]
     {
         let isa = isa.min(Isa::detect());
-        // SAFETY: the features each path is compiled for were detected on this processor.
         match isa {
+            // SAFETY: `isa` is at most what was detected on this processor, so it has AVX-512.
             Isa::Avx512 => return unsafe { on_avx512(task) },
+            // SAFETY: likewise, AVX2 and FMA were detected.
             Isa::Avx2 => return unsafe { on_avx2(task) },
             Isa::Base => {}
         }
@@ -384,6 +385,7 @@ impl Machine {
     /// Run the program over the batch in the arena, reporting every executed op to `tracer`
     /// (monomorphised: with [`NoTrace`] the run pays nothing). `Err` when the instruction cap
     /// is hit.
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per op
     #[inline(always)]
     pub fn run_traced<T: Tracer>(
         &mut self,
@@ -644,6 +646,7 @@ impl Machine {
         self.al
     }
 
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ALU operation
     #[inline(always)]
     fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3], u: &Uniforms) {
         let mask = dst.mask;

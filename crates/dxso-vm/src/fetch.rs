@@ -479,6 +479,7 @@ pub struct StreamData {
 // SAFETY: `ptr`/`len` are shared, read-only access to bytes that `_owner` (`Send + Sync`)
 // holds; nothing writes through them.
 unsafe impl Send for StreamData {}
+// SAFETY: as for `Send`: the bytes are only read.
 unsafe impl Sync for StreamData {}
 
 impl StreamData {

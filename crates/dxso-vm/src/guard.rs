@@ -24,11 +24,15 @@ use std::ops::{Deref, DerefMut};
 /// Every bit pattern of `size_of::<Self>()` zero bytes is a valid `Self`, and `Self` has no
 /// drop glue.
 pub(crate) unsafe trait Plain: Copy {}
-// SAFETY: plain numbers and arrays of them.
+// SAFETY: zero bytes are a valid number, and numbers have no drop glue.
 unsafe impl Plain for u8 {}
+// SAFETY: as for `u8`.
 unsafe impl Plain for u32 {}
+// SAFETY: as for `u8`.
 unsafe impl Plain for f32 {}
+// SAFETY: as for `u8`.
 unsafe impl Plain for [f32; 4] {}
+// SAFETY: `Row` is an array of `f32`, as above.
 unsafe impl Plain for Row {}
 
 /// `len` elements in a private anonymous mapping of whole pages, the last element flush
@@ -42,6 +46,7 @@ pub(crate) struct GuardedBuf<T: Plain> {
 
 // SAFETY: the buffer owns its mapping alone, like a `Vec<T>`.
 unsafe impl<T: Plain + Send> Send for GuardedBuf<T> {}
+// SAFETY: as for `Send`: shared access reads the elements, like `&Vec<T>`.
 unsafe impl<T: Plain + Sync> Sync for GuardedBuf<T> {}
 
 impl<T: Plain> GuardedBuf<T> {
@@ -178,6 +183,7 @@ enum ArenaOwner {
 
 // SAFETY: the arena owns its rows alone, like a `Vec<Row>`.
 unsafe impl Send for Arena {}
+// SAFETY: as for `Send`: shared access reads the rows, like `&Vec<Row>`.
 unsafe impl Sync for Arena {}
 
 impl Arena {

@@ -493,7 +493,11 @@ impl Fused {
     }
 }
 
+// SAFETY: the mappings hold finished, read-only code (as for `Jit`), and its entry points
+// touch nothing but the memory passed to each call.
 unsafe impl Send for Fused {}
+// SAFETY: as for `Send`: `run` takes `&self` and only reads the code and its counters
+// (atomics).
 unsafe impl Sync for Fused {}
 
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow

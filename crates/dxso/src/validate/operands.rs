@@ -34,6 +34,10 @@ impl Validator<'_> {
         }
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "to be split along its phases (issue #28)"
+    )]
     pub(super) fn operands(&mut self, i: usize, inst: &Instruction) {
         use Opcode::{
             BreakC, BreakP, Call, CallNz, Crs, Dcl, Def, DefB, DefI, If, IfC, Mov, MovA, Nrm, Pow,

@@ -30,6 +30,7 @@ pub(super) struct Code {
 // SAFETY: the module is only read after `finalize_definitions` (its code is immutable), and
 // the entry point touches nothing but the memory passed to it.
 unsafe impl Send for Code {}
+// SAFETY: as for `Send`: shared access only reads the finished code and calls it.
 unsafe impl Sync for Code {}
 
 impl Drop for Code {
