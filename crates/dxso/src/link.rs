@@ -294,11 +294,9 @@ pub fn link(vs: &Checked, ps: &Checked, software: bool) -> Result<Linkage, Vec<L
     link_shaders(vs.shader(), ps.shader(), software)
 }
 
-/// [`link`] on shaders that have not been validated (the CLI validates first).
-#[expect(
-    clippy::too_many_lines,
-    reason = "to be split along its phases (issue #28)"
-)]
+/// [`link`] on shaders that have not been validated (the CLI validates first). By phase:
+/// the versions, the outputs a vs_3_0 may give an older pixel shader, each input matched
+/// to its output, and (ps_3_0) the packing of registers.
 pub fn link_shaders(
     vs: &Shader,
     ps: &Shader,
@@ -306,13 +304,7 @@ pub fn link_shaders(
 ) -> Result<Linkage, Vec<LinkDiagnostic>> {
     let mut diags: Vec<LinkDiagnostic> = Vec::new();
     let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
-        diags.push(LinkDiagnostic {
-            rule,
-            error: true,
-            message,
-            vs_instruction: v,
-            ps_instruction: p,
-        })
+        diags.push(link_error(rule, message, v, p))
     };
     if !vs.version.is_vertex() || !ps.version.is_pixel() {
         err(
@@ -350,31 +342,89 @@ pub fn link_shaders(
     let outputs = output_signature(vs);
     let inputs = input_signature(ps);
     if vs3 && !ps3 {
-        for o in &outputs {
-            let fvf = match o.usage {
-                Usage::Position | Usage::Fog | Usage::PSize => o.usage_index == 0,
-                Usage::Color => o.usage_index <= 1,
-                Usage::TexCoord => o.usage_index <= 7,
-                _ => false,
-            };
-            if !fvf {
-                err(
-                    LinkRule::Fvf,
-                    format!(
-                        "{} ({}) is not an FVF output; a vs_3_0 feeding {} may use POSITION0, COLOR0-1, TEXCOORD0-7, FOG0 and PSIZE0",
-                        o.semantic(),
-                        o.register_name(),
-                        ps.version
-                    ),
-                    o.instruction,
-                    None,
-                );
-            }
+        fvf_outputs(&outputs, ps.version, &mut diags);
+    }
+    let (varyings, warnings) = match_varyings(&inputs, &outputs, ps3, &mut diags);
+    if ps3 {
+        packing(&varyings, &mut diags);
+    }
+    if diags.iter().any(|d| d.error) {
+        diags.extend(warnings);
+        return Err(diags);
+    }
+    let unused = outputs
+        .into_iter()
+        .filter(|o| {
+            !varyings
+                .iter()
+                .any(|v| v.vs.usage == o.usage && v.vs.usage_index == o.usage_index)
+        })
+        .collect();
+    Ok(Linkage {
+        varyings,
+        unused,
+        warnings,
+    })
+}
+
+/// An error of `rule` at the vertex shader's instruction `v` and the pixel shader's `p`.
+fn link_error(
+    rule: LinkRule,
+    message: String,
+    v: Option<usize>,
+    p: Option<usize>,
+) -> LinkDiagnostic {
+    LinkDiagnostic {
+        rule,
+        error: true,
+        message,
+        vs_instruction: v,
+        ps_instruction: p,
+    }
+}
+
+/// A vs_3_0 feeding an older pixel shader writes only the outputs an FVF has.
+fn fvf_outputs(outputs: &[Element], ps_version: Version, diags: &mut Vec<LinkDiagnostic>) {
+    let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
+        diags.push(link_error(rule, message, v, p))
+    };
+    for o in outputs {
+        let fvf = match o.usage {
+            Usage::Position | Usage::Fog | Usage::PSize => o.usage_index == 0,
+            Usage::Color => o.usage_index <= 1,
+            Usage::TexCoord => o.usage_index <= 7,
+            _ => false,
+        };
+        if !fvf {
+            err(
+                LinkRule::Fvf,
+                format!(
+                    "{} ({}) is not an FVF output; a vs_3_0 feeding {} may use POSITION0, COLOR0-1, TEXCOORD0-7, FOG0 and PSIZE0",
+                    o.semantic(),
+                    o.register_name(),
+                    ps_version
+                ),
+                o.instruction,
+                None,
+            );
         }
     }
+}
+
+/// Each pixel-shader input matched to the vertex-shader output of its semantic: the
+/// varyings, and the warnings.
+fn match_varyings(
+    inputs: &[Element],
+    outputs: &[Element],
+    ps3: bool,
+    diags: &mut Vec<LinkDiagnostic>,
+) -> (Vec<Varying>, Vec<LinkDiagnostic>) {
+    let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
+        diags.push(link_error(rule, message, v, p))
+    };
     let mut varyings = Vec::new();
     let mut warnings = Vec::new();
-    for p in &inputs {
+    for p in inputs {
         if p.usage == Usage::PSize {
             err(
                 LinkRule::PSize,
@@ -438,64 +488,52 @@ pub fn link_shaders(
             ps: p.clone(),
         });
     }
-    // Packing: same register in the PS <=> same register in the VS.
-    if ps3 {
-        for (a_i, a) in varyings.iter().enumerate() {
-            for b in &varyings[a_i + 1..] {
-                let same_ps = a.ps.register == b.ps.register;
-                let same_vs = a.vs.register == b.vs.register;
-                if same_ps != same_vs {
-                    let (packed, split) = if same_ps {
-                        ("pixel", "vertex")
-                    } else {
-                        ("vertex", "pixel")
-                    };
-                    err(
-                        LinkRule::Packing,
-                        format!(
-                            "{} and {} share a register in the {packed} shader ({}) but not in the {split} shader ({} / {})",
-                            a.semantic,
-                            b.semantic,
-                            if same_ps {
-                                a.ps.register_name()
-                            } else {
-                                a.vs.register_name()
-                            },
-                            if same_ps {
-                                a.vs.register_name()
-                            } else {
-                                a.ps.register_name()
-                            },
-                            if same_ps {
-                                b.vs.register_name()
-                            } else {
-                                b.ps.register_name()
-                            },
-                        ),
-                        b.vs.instruction,
-                        b.ps.instruction,
-                    );
-                }
+    (varyings, warnings)
+}
+
+/// Packing: same register in the PS <=> same register in the VS.
+fn packing(varyings: &[Varying], diags: &mut Vec<LinkDiagnostic>) {
+    let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
+        diags.push(link_error(rule, message, v, p))
+    };
+    for (a_i, a) in varyings.iter().enumerate() {
+        for b in &varyings[a_i + 1..] {
+            let same_ps = a.ps.register == b.ps.register;
+            let same_vs = a.vs.register == b.vs.register;
+            if same_ps != same_vs {
+                let (packed, split) = if same_ps {
+                    ("pixel", "vertex")
+                } else {
+                    ("vertex", "pixel")
+                };
+                err(
+                    LinkRule::Packing,
+                    format!(
+                        "{} and {} share a register in the {packed} shader ({}) but not in the {split} shader ({} / {})",
+                        a.semantic,
+                        b.semantic,
+                        if same_ps {
+                            a.ps.register_name()
+                        } else {
+                            a.vs.register_name()
+                        },
+                        if same_ps {
+                            a.vs.register_name()
+                        } else {
+                            a.ps.register_name()
+                        },
+                        if same_ps {
+                            b.vs.register_name()
+                        } else {
+                            b.ps.register_name()
+                        },
+                    ),
+                    b.vs.instruction,
+                    b.ps.instruction,
+                );
             }
         }
     }
-    if diags.iter().any(|d| d.error) {
-        diags.extend(warnings);
-        return Err(diags);
-    }
-    let unused = outputs
-        .into_iter()
-        .filter(|o| {
-            !varyings
-                .iter()
-                .any(|v| v.vs.usage == o.usage && v.vs.usage_index == o.usage_index)
-        })
-        .collect();
-    Ok(Linkage {
-        varyings,
-        unused,
-        warnings,
-    })
 }
 
 #[cfg(test)]
