@@ -12,10 +12,6 @@
 //! assert!(dxso::text::print(&back).contains("mov o0, v0"));
 //! ```
 
-#![expect(
-    missing_docs,
-    reason = "the docs of its public items are being written (issue #28)"
-)]
 #![forbid(unsafe_code)]
 
 pub mod binary;

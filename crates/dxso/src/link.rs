@@ -27,17 +27,22 @@ use crate::validate::Checked;
 /// One entry of a signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Element {
+    /// The semantic's usage (`TEXCOORD` of `TEXCOORD3`).
     pub usage: Usage,
+    /// The semantic's index (3 of `TEXCOORD3`).
     pub usage_index: u8,
+    /// The register that carries it.
     pub register: Register,
     /// Components, bit 0 = x.
     pub mask: u8,
+    /// Interpolated at the centroid (`_centroid`).
     pub centroid: bool,
     /// The dcl (or first writing/reading instruction) it comes from.
     pub instruction: Option<usize>,
 }
 
 impl Element {
+    /// The semantic's name (`TEXCOORD3`).
     pub fn semantic(&self) -> String {
         format!(
             "{}{}",
@@ -45,6 +50,7 @@ impl Element {
             self.usage_index
         )
     }
+    /// The register's name (`o2`, `oT3`, `v1`).
     pub fn register_name(&self) -> String {
         register_name(self.register.kind, self.register.number)
     }
@@ -235,16 +241,24 @@ pub fn input_signature(ps: &Shader) -> Vec<Element> {
 /// Linkage rules (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LinkRule {
+    /// L001: the two versions cannot be linked.
     Versions,
+    /// L002: the pixel shader reads a semantic the vertex shader does not write.
     Missing,
+    /// L003: the pixel shader reads components the vertex shader does not write.
     Coverage,
+    /// L004: the two shaders pack semantics into registers differently.
     Packing,
+    /// L005: the pixel shader reads PSIZE.
     PSize,
+    /// L006 (warning): a ps_3_0 POSITION input, linked by semantic (not the pixel position).
     Position,
+    /// L007: a vs_3_0 feeding an older pixel shader writes a semantic an FVF cannot express.
     Fvf,
 }
 
 impl LinkRule {
+    /// The rule's stable id (`L001`).
     pub fn id(self) -> &'static str {
         match self {
             LinkRule::Versions => "L001",
@@ -261,11 +275,15 @@ impl LinkRule {
 /// A linkage problem, pointing at the dcl (or instruction) on each side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkDiagnostic {
+    /// The rule broken.
     pub rule: LinkRule,
     /// `true` for errors, `false` for warnings.
     pub error: bool,
+    /// What is wrong, in a sentence.
     pub message: String,
+    /// The vertex shader's instruction it points at.
     pub vs_instruction: Option<usize>,
+    /// The pixel shader's instruction it points at.
     pub ps_instruction: Option<usize>,
 }
 
@@ -273,18 +291,23 @@ pub struct LinkDiagnostic {
 /// and components.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Varying {
+    /// The semantic's name (`TEXCOORD0`).
     pub semantic: String,
+    /// The vertex-shader output.
     pub vs: Element,
+    /// The pixel-shader input.
     pub ps: Element,
 }
 
 /// The result of a successful link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Linkage {
+    /// One varying per pixel-shader input, in input order.
     pub varyings: Vec<Varying>,
     /// Vertex-shader outputs the pixel shader does not read (POSITION0 and PSIZE0 go to the
     /// rasteriser).
     pub unused: Vec<Element>,
+    /// The warnings (L006).
     pub warnings: Vec<LinkDiagnostic>,
 }
 
