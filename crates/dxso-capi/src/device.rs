@@ -99,7 +99,7 @@ pub unsafe extern "C" fn dxso_device_new(out: *mut *mut DxsoDevice) -> DxsoStatu
         writable(out, "out")?;
         let d = Box::new(DxsoDevice {
             state: Mutex::new(State {
-                inner: Device::new(),
+                inner: Device::with_options(dxso_vm::Options::from_env()),
                 streams: Default::default(),
                 frequencies: [Frequency::Vertex; STREAMS],
                 semantics: Vec::new(),

@@ -167,7 +167,7 @@ impl Device {
     #[new]
     fn py_new() -> Device {
         Device {
-            inner: dxso_vm::Device::new(),
+            inner: dxso_vm::Device::with_options(dxso_vm::Options::from_env()),
             streams: Default::default(),
             holds: Default::default(),
             frequencies: [Frequency::Vertex; STREAMS],

@@ -60,18 +60,11 @@ pub enum Isa {
 }
 
 impl Isa {
-    /// The best path this processor supports (capped by the environment variable
-    /// `DXSO_ISA=base|avx2|avx512`, for measurements).
+    /// The best path this processor supports (a device's [`crate::Options::isa`] may cap
+    /// it, for measurements).
     pub fn detect() -> Isa {
         static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| {
-            let cap = match std::env::var("DXSO_ISA").as_deref() {
-                Ok("base") => Isa::Base,
-                Ok("avx2") => Isa::Avx2,
-                _ => Isa::Avx512,
-            };
-            Isa::hardware().min(cap)
-        })
+        *BEST.get_or_init(Isa::hardware)
     }
 
     fn hardware() -> Isa {

@@ -1,7 +1,7 @@
 //! Guard-page test mode: a draw's buffers in their own mappings between inaccessible pages,
 //! so that generated code reading or writing past one faults instead of passing silently.
 //!
-//! [`crate::Device::set_guard_pages`] (or `DXSO_GUARD_PAGES=1` in the environment) turns it
+//! [`crate::Device::set_guard_pages`] (or [`crate::Options::guard_pages`]) turns it
 //! on. A draw then copies into a [`GuardedBuf`] each of: the batch arena (one per worker), the
 //! padded constant file (`device::CONST_PAD` zero registers on either side), every bound
 //! stream (one copy per input that reads it, the stream's whole data), the index buffer (its
@@ -132,12 +132,6 @@ impl<T: Plain> Drop for GuardedBuf<T> {
             libc::munmap(self.map.cast(), self.map_len);
         }
     }
-}
-
-/// Whether the environment asks for guard pages (`DXSO_GUARD_PAGES=1`), read once.
-pub(crate) fn from_env() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("DXSO_GUARD_PAGES").as_deref() == Ok("1"))
 }
 
 /// Bytes a draw reads or writes: a vector or shared data as given, or a guarded copy.

@@ -48,6 +48,7 @@ mod guard;
 mod guard_tests;
 mod inline;
 mod math;
+mod options;
 mod pixel;
 mod program;
 #[cfg(test)]
@@ -67,6 +68,7 @@ pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
     StreamSource, VertexElement,
 };
+pub use options::Options;
 pub use pixel::{
     PIXEL_SAMPLERS, PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState,
     TEXTURE_STAGES,

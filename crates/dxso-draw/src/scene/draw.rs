@@ -135,6 +135,14 @@ pub struct DrawScene {
 }
 
 impl DrawScene {
+    /// Run every draw's vertex stage as `options` says (loading gives the devices
+    /// [`dxso_vm::Options::default`]).
+    pub fn set_options(&mut self, options: &dxso_vm::Options) {
+        for d in &mut self.draws {
+            d.vertex.set_options(options.clone());
+        }
+    }
+
     /// Load `path`; the files it names are relative to its directory.
     pub fn load(path: &Path) -> Result<DrawScene, DrawError> {
         let text = read_file(path)?;

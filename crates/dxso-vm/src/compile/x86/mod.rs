@@ -42,7 +42,8 @@
 //! and output records prefetched, and finished output records (one NaN for every NaN)
 //! written straight to the draw's output; the arena then only holds what spills.
 //!
-//! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin` (the
+//! [`crate::Options::jit_dump`] (`DXSO_JIT_DUMP=PATH` in the faces) writes each compiled
+//! program's machine code to `PATH.bin` (the
 //! exact code of fast code, `finite`, to `PATH.exact.bin`; `objdump -D -b binary
 //! -mi386:x86-64 PATH.bin`) and prints where it was loaded, so `perf script -F ip` samples
 //! can be placed in it.
@@ -59,6 +60,7 @@ mod tests;
 mod write;
 
 use super::{BatchIo, Entry, Fused, FusedEntry, Layout};
+use crate::Options;
 use crate::fetch::DeclType;
 use crate::math::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
@@ -84,17 +86,13 @@ pub(crate) struct Code {
 /// or NaN (or the batch passed the instruction limit, which the exact code decides).
 pub(crate) const RERUN: u32 = 2;
 
-/// Whether products are `fma(x, y, +0)` (both widths' paths require FMA: `Isa`), unless
-/// `DXSO_FAST_PRODUCTS=0` asks for the exact code alone (for measuring).
-fn fast_products() -> bool {
-    std::env::var_os("DXSO_FAST_PRODUCTS").is_none_or(|v| v != "0")
-}
-
-/// Compile `p` (already checked by `compile::supported`) at width `w`.
-pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
+/// Compile `p` (already checked by `compile::supported`) at width `w`. Products are
+/// `fma(x, y, +0)` (both widths' paths require FMA: `Isa`) unless
+/// [`Options::fast_products`] is off, which asks for the exact code alone (for measuring).
+pub(crate) fn compile(p: &Program, w: Width, options: &Options) -> Result<Code, String> {
     // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
     let to_entry = |e| unsafe { std::mem::transmute::<*const u8, Entry>(e) };
-    let (maps, entries) = assemble_both(p, None, w, to_entry)?;
+    let (maps, entries) = assemble_both(p, None, w, options, to_entry)?;
     Ok(Code {
         _maps: maps,
         entry: entries[0],
@@ -111,12 +109,13 @@ fn assemble_both<E>(
     p: &Program,
     layout: Option<Layout>,
     w: Width,
+    options: &Options,
     to_entry: impl Fn(*const u8) -> E,
 ) -> Result<Assembled<E>, String> {
     let mut maps = vec![];
     let mut entries = vec![];
-    for fast in [fast_products(), false] {
-        let (map, entry, checked) = assemble(p, layout.clone(), w, fast)?;
+    for fast in [options.fast_products, false] {
+        let (map, entry, checked) = assemble(p, layout.clone(), w, fast, options)?;
         maps.push(map);
         entries.push(to_entry(entry));
         if !checked {
@@ -128,7 +127,12 @@ fn assemble_both<E>(
 
 /// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
 /// fused for draws laid out as `layout` says.
-pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fused, String> {
+pub(crate) fn compile_fused(
+    p: &Program,
+    layout: &Layout,
+    w: Width,
+    options: &Options,
+) -> Result<Fused, String> {
     if w == Width::Ymm {
         // Halves convert with F16C's vcvtph2ps, which AVX2 does not imply.
         let halves = layout
@@ -142,7 +146,7 @@ pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fu
     // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
     // parameters.
     let to_entry = |e| unsafe { std::mem::transmute::<*const u8, FusedEntry>(e) };
-    let (maps, entries) = assemble_both(p, Some(layout.clone()), w, to_entry)?;
+    let (maps, entries) = assemble_both(p, Some(layout.clone()), w, options, to_entry)?;
     Ok(Fused {
         _maps: maps,
         layout: layout.clone(),
@@ -159,6 +163,7 @@ fn assemble(
     layout: Option<Layout>,
     w: Width,
     fast: bool,
+    options: &Options,
 ) -> Result<(memmap2::Mmap, *const u8, bool), String> {
     // Subroutines inlined (the generator has no calls).
     let inlined = p.inline_calls(MAX_INLINED_OPS)?;
@@ -174,15 +179,15 @@ fn assemble(
     // callback addresses).
     let map = map.make_exec().map_err(|e| e.to_string())?;
     let entry = map.as_ptr();
-    if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
+    if let Some(path) = &options.jit_dump {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
         // place a profiler's samples in it.
-        let ext = if !fast && fast_products() {
+        let ext = if !fast && options.fast_products {
             "exact.bin"
         } else {
             "bin"
         };
-        let _ = std::fs::write(std::path::Path::new(&path).with_extension(ext), &code);
+        let _ = std::fs::write(path.with_extension(ext), &code);
         eprintln!("dxso: {} bytes of code at {entry:p}", code.len());
     }
     Ok((map, entry, g.fast))
