@@ -25,6 +25,7 @@ pub struct Interface {
     /// The names of the entry points in the module: the `@vertex` or `@fragment` function
     /// and the body (see [`crate::Translation::body`]).
     pub entry_point: String,
+    /// The body function's name (`body`).
     pub body: String,
     /// `c#`: a uniform `array<vec4<f32>, registers>` (register n is element n). `None` when
     /// the shader reads no `c#` from memory (every read is a `def` turned into a literal).
@@ -53,7 +54,9 @@ pub struct Interface {
 /// A constant buffer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ConstantBuffer {
+    /// Its bind group.
     pub group: u32,
+    /// Its binding within the group.
     pub binding: u32,
     /// Registers (16 bytes each) the buffer holds. Relative reads outside `0..registers`
     /// give (0, 0, 0, 0) whatever the buffer's size.
@@ -67,16 +70,22 @@ pub struct ConstantBuffer {
 /// One `def`'d register: its exact bits (`f32`, `i32` or the bool 0/1 as `u32`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Def {
+    /// The register's number.
     pub register: u32,
+    /// Its four components' bits.
     pub bits: [u32; 4],
 }
 
 /// A sampler register: a texture at `texture_binding` and a sampler at `sampler_binding`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sampler {
+    /// The sampler register's number (`s#`).
     pub register: u32,
+    /// The bind group of its texture and sampler.
     pub group: u32,
+    /// The texture's binding (2n).
     pub texture_binding: u32,
+    /// The sampler's binding (2n + 1).
     pub sampler_binding: u32,
     /// `"2d"`, `"cube"` or `"volume"` (`1d` and undeclared samplers are 2d textures).
     pub kind: &'static str,

@@ -28,10 +28,6 @@
 //! polynomials; `Ieee` uses plain IEEE operations. Relative reads outside a register file
 //! give 0 in both modes, by an explicit bounds check.
 
-#![expect(
-    missing_docs,
-    reason = "the docs of its public items are being written (issue #28)"
-)]
 #![forbid(unsafe_code)]
 
 mod alu;
@@ -71,28 +67,42 @@ pub enum FloatMode {
 /// Translation options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Options {
+    /// How floating-point arithmetic is translated.
     pub float: FloatMode,
 }
 
 /// A translated shader.
 #[derive(Debug)]
 pub struct Translation {
+    /// The naga module: the body, the entry point and their globals.
     pub module: Module,
     /// naga's analysis of `module` (what the back ends need).
     pub info: naga::valid::ModuleInfo,
+    /// What the module expects of its caller: bindings, varyings, constants.
     pub interface: Interface,
     /// The shader's body: `fn body(inputs: Inputs) -> Outputs`.
     pub body: Handle<Function>,
 }
 
+/// Why a shader was not translated or written.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Error {
     /// An instruction this translator does not handle (yet).
     #[error("{opcode} is not supported in {version} by the GPU translation")]
-    Unsupported { opcode: String, version: String },
+    Unsupported {
+        /// The instruction's mnemonic.
+        opcode: String,
+        /// The shader's version.
+        version: String,
+    },
     /// Something a validated shader cannot contain.
     #[error("instruction {instruction}: {what}")]
-    Invalid { instruction: usize, what: String },
+    Invalid {
+        /// The instruction's index.
+        instruction: usize,
+        /// What is wrong with it.
+        what: String,
+    },
     /// naga's validator rejected the module (a defect of this translator).
     #[error("naga rejected the translated module: {0}")]
     Validation(String),
@@ -102,17 +112,24 @@ pub enum Error {
         "the translation is too large: with each subroutine call inlined it has more than \
          {limit} instructions (MAX_TRANSLATED_INSTRUCTIONS)"
     )]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// [`MAX_TRANSLATED_INSTRUCTIONS`].
+        limit: usize,
+    },
     /// A back end failed.
     #[error("writing {target}: {message}")]
     Write {
+        /// The language being written.
         target: &'static str,
+        /// naga's error.
         message: String,
     },
     /// [`write_to`]'s output failed.
     #[error("writing the output: {message}")]
     Output {
+        /// The I/O error's kind.
         kind: std::io::ErrorKind,
+        /// The I/O error's message.
         message: String,
     },
 }
