@@ -30,17 +30,22 @@ pub const ENTRY_POINT: &str = "dxso_gpu_main";
 pub const WORKGROUP_SIZE: u32 = 64;
 /// Bindings within the entry's group.
 pub const PARAMS_BINDING: u32 = 0;
+/// The input buffer's binding.
 pub const INPUTS_BINDING: u32 = 1;
+/// The output buffer's binding.
 pub const OUTPUTS_BINDING: u32 = 2;
 
 /// A translated module with the compute entry added, validated.
 pub struct Entry {
+    /// The module with the entry added.
     pub module: Module,
+    /// naga's analysis of `module` (what the back ends need).
     pub info: naga::valid::ModuleInfo,
     /// The bind group of the entry's own buffers.
     pub group: u32,
     /// Registers the body takes (members of its argument) and returns (of its result).
     pub inputs: u32,
+    /// Registers the body returns (members of its result).
     pub outputs: u32,
 }
 

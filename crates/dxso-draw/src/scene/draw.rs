@@ -128,7 +128,9 @@ struct ViewportJson {
 
 /// A loaded draw scene: the frame, its draws in order, and the warnings of loading them.
 pub struct DrawScene {
+    /// The surfaces the draws go into.
     pub frame: Frame,
+    /// The draws, in order.
     pub draws: Vec<Draw>,
     /// Warnings from validation and binding (printed by the caller).
     pub warnings: Vec<String>,
