@@ -23,8 +23,11 @@ pub use state::Inputs;
 /// in draw order (instance by instance).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outputs {
+    /// The output registers, in output order.
     pub registers: Vec<OutputRegister>,
+    /// The outputs' floats: vertex by vertex, register by register, 4 each.
     pub data: Vec<f32>,
+    /// How many vertices `data` holds.
     pub vertices: usize,
     /// Declared inputs that no declaration element feeds (they read (0, 0, 0, 1), choice C12).
     pub unbound_inputs: Vec<String>,

@@ -54,8 +54,11 @@ pub(crate) struct Uniforms<'a> {
 /// contracts, and the kernels use no FMA intrinsics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isa {
+    /// Baseline x86-64 (SSE2), or any other processor.
     Base,
+    /// AVX2 and FMA.
     Avx2,
+    /// AVX-512 (F, VL, BW, DQ) with AVX2 and FMA.
     Avx512,
 }
 

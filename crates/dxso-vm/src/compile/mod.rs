@@ -136,8 +136,11 @@ pub enum Tier {
 /// Cranelift targets) elsewhere or where the first fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CodeGenerator {
+    /// dxso's x86-64 code generator at AVX-512 width.
     Avx512,
+    /// dxso's x86-64 code generator at AVX2 width.
     Avx2,
+    /// Cranelift.
     Cranelift,
 }
 
