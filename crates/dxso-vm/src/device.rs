@@ -289,7 +289,6 @@ impl Device {
         Ok(())
     }
 
-
     /// `SetIndices`: vertex `k` of a draw reads stream element `indices[k]`.
     pub fn set_indices(&mut self, indices: Option<Vec<u32>>) {
         self.indices = indices;
