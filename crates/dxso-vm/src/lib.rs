@@ -127,6 +127,7 @@ pub enum VmError {
     #[error("bad stream frequency setting 0x{0:08x}")]
     /// A stream frequency setting that is not valid (the setting).
     BadFrequency(u32),
+    /// A stream number past 15.
     #[error("stream {0} does not exist (D3D9 has 16)")]
     NoStream(usize),
     #[error("constant {0} is out of range")]
