@@ -44,6 +44,7 @@ mod guard;
 mod guard_tests;
 mod inline;
 mod math;
+mod options;
 mod pixel;
 mod program;
 #[cfg(test)]
@@ -63,6 +64,7 @@ pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
     StreamSource, VertexElement,
 };
+pub use options::Options;
 pub use pixel::{
     PIXEL_SAMPLERS, PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState,
     TEXTURE_STAGES,
@@ -88,51 +90,81 @@ pub const LANES: usize = 64;
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 pub enum VmError {
     #[error("no vertex shader is set")]
+    /// A draw with no vertex shader bound.
     NoShader,
     #[error("not a pixel shader: PixelState runs ps_1_1 .. ps_3_0")]
+    /// A pixel shader's state given a vertex shader (or an unknown version).
     NotPixelShader,
     #[error(transparent)]
+    /// The shader could not be lowered to the engines' program.
     Lower(LowerError),
     #[error("stream {0} is used by the declaration but not set")]
+    /// A stream the declaration reads has no vertex buffer.
     StreamNotSet(u16),
     #[error(
         "element {element} of stream {stream} reads past the end of the stream ({len} bytes) at element index {index}"
     )]
+    /// An element of some vertex lies past its stream's data.
     ReadsPastStream {
+        /// The stream.
         stream: u16,
+        /// The element, as the declaration names it.
         element: String,
+        /// The vertex (or instance) index read.
         index: usize,
+        /// The stream's length in bytes.
         len: usize,
     },
     #[error("a vertex executed more than {0} instructions (MaxVShaderInstructionsExecuted)")]
+    /// A vertex ran past the instruction limit (the limit).
     InstructionLimit(u64),
     #[error("the draw's outputs ({0} bytes) are too large to hold in memory")]
+    /// A draw whose outputs would exceed [`MAX_OUTPUT_BYTES`] (the bytes).
     TooLarge(usize),
     #[error("bad vertex declaration: {0}")]
+    /// The vertex declaration is wrong (what is wrong).
     Declaration(String),
     #[error("bad stream frequency setting 0x{0:08x}")]
+    /// A stream frequency setting that is not valid (the setting).
     BadFrequency(u32),
+    /// A stream number past 15.
     #[error("stream {0} does not exist (D3D9 has 16)")]
     NoStream(usize),
     #[error("constant {0} is out of range")]
+    /// A constant register out of the file's range (which).
     ConstantRange(String),
     #[error("constants by name need a constant table: {0}")]
+    /// Constants set by name, without a constant table to look them up (why there is none).
     NoConstantTable(String),
     #[error("no constant named '{name}'; the constant table has: {}", known.join(", "))]
-    UnknownConstant { name: String, known: Vec<String> },
-    #[error("constant '{name}' holds {capacity} values; {given} given")]
-    TooManyValues {
+    /// A name the constant table does not have.
+    UnknownConstant {
+        /// The name asked for.
         name: String,
+        /// The names the table has.
+        known: Vec<String>,
+    },
+    #[error("constant '{name}' holds {capacity} values; {given} given")]
+    /// More values than the constant's registers hold.
+    TooManyValues {
+        /// The constant's name.
+        name: String,
+        /// The values it holds.
         capacity: usize,
+        /// The values given.
         given: usize,
     },
     #[error("constant '{0}' is a sampler: bind a texture to its register instead")]
+    /// A sampler constant set by name (the name): samplers take textures.
     SamplerByName(String),
     #[error("bad index buffer: {0}")]
+    /// The index buffer is wrong (what is wrong).
     Indices(String),
     #[error("thread pool: {0}")]
+    /// The worker threads could not be set up (the pool's error).
     Threads(String),
     #[error("sampler {0}")]
+    /// A texture or sampler state that sampling does not support (what and where).
     Sampler(String),
     /// A panic inside the draw (a defect in dxso): caught, never an abort.
     #[error("internal error in {0} (a panic, caught); please report it")]

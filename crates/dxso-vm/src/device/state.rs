@@ -16,7 +16,9 @@ use std::sync::Arc;
 pub struct Inputs {
     /// The input registers (`v#` numbers) the shader declares, in declaration order.
     pub registers: Vec<u8>,
+    /// The inputs' floats: vertex by vertex, register by register, 4 each.
     pub data: Vec<f32>,
+    /// How many vertices `data` holds.
     pub vertices: usize,
     /// Declared inputs that no declaration element feeds (they read (0, 0, 0, 1), C12).
     pub unbound_inputs: Vec<String>,

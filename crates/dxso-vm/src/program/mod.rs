@@ -26,10 +26,13 @@ const ATTROUT_INDEX: u32 = 3; // oD0, oD1
 const TEXCRDOUT_INDEX: u32 = 5; // oT0..oT7
 
 #[derive(Debug, Error, PartialEq, Eq, Clone)]
+/// Why a shader could not be lowered to the engines' program.
 pub enum LowerError {
     #[error("pixel shaders do not run on the vertex engine")]
+    /// A pixel shader given to the vertex engine.
     PixelShader,
     #[error("instruction {0}: {1} is not supported by the executor")]
+    /// An instruction the engines do not run (its index and what).
     Unsupported(usize, String),
 }
 
@@ -301,7 +304,9 @@ pub struct Program {
     pub outputs: Vec<OutputRegister>,
     /// The shader's own constants, applied over the API's (def/defi/defb win).
     pub defs: Vec<(u32, [f32; 4])>,
+    /// The shader's `defi` integer constants.
     pub defis: Vec<(u32, [i32; 4])>,
+    /// The shader's `defb` boolean constants.
     pub defbs: Vec<(u32, bool)>,
     /// Samplers the shader declares: (register, texture type).
     pub samplers: Vec<(u8, ir::TextureType)>,
