@@ -129,9 +129,12 @@ pub enum VmError {
     /// A constant register out of the file's range (which).
     #[error("constant {0} is out of range")]
     ConstantRange(String),
-    /// Constants set by name, without a constant table to look them up (why there is none).
+    /// Constants set by name on a shader that carries no constant table.
+    #[error("constants by name need a constant table: the shader carries no constant table (CTAB)")]
+    NoConstantTable,
+    /// Constants set by name (or their defaults) from a constant table that does not read.
     #[error("constants by name need a constant table: {0}")]
-    NoConstantTable(String),
+    BadConstantTable(dxso::ctab::CtabError),
     /// A name the constant table does not have.
     #[error("no constant named '{name}'; the constant table has: {}", known.join(", "))]
     UnknownConstant {
