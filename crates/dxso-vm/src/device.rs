@@ -481,10 +481,10 @@ impl Device {
         if let Some(ix) = &self.indices
             && ix.len() < vertex_count
         {
-            return Err(VmError::Indices(format!(
-                "{} indices for {vertex_count} vertices",
-                ix.len()
-            )));
+            return Err(VmError::TooFewIndices {
+                indices: ix.len(),
+                vertices: vertex_count,
+            });
         }
         // Bind declared inputs to declaration elements by (usage, index).
         let mut bindings: Vec<Binding> = Vec::new();
@@ -578,10 +578,10 @@ impl Device {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
         if vertex >= vertex_count.saturating_mul(instances) {
-            return Err(VmError::Indices(format!(
-                "vertex {vertex} is not in a draw of {} vertices",
-                vertex_count.saturating_mul(instances)
-            )));
+            return Err(VmError::VertexNotInDraw {
+                vertex,
+                vertices: vertex_count.saturating_mul(instances),
+            });
         }
         let prep = self.prepare(program, vertex_count, instances)?;
         let sampling = self.sampling();

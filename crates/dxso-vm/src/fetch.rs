@@ -96,8 +96,9 @@ impl Binding {
         // fetch's own sums are each at most `end`.)
         let max_index = match self.stream.frequency {
             Frequency::Vertex | Frequency::IndexedData(_) => match indices {
-                Some(ix) => ix.get(..vc).ok_or_else(|| {
-                    VmError::Indices(format!("{} indices for {vc} vertices", ix.len()))
+                Some(ix) => ix.get(..vc).ok_or(VmError::TooFewIndices {
+                    indices: ix.len(),
+                    vertices: vc,
                 })?,
                 None => &[],
             }

@@ -88,9 +88,10 @@ impl Device {
             .checked_mul(instances)
             .ok_or(VmError::TooLarge(usize::MAX))?;
         if range.start > range.end || range.end > total {
-            return Err(VmError::Indices(format!(
-                "vertices {range:?} are not in a draw of {total} vertices"
-            )));
+            return Err(VmError::VerticesNotInDraw {
+                range,
+                vertices: total,
+            });
         }
         let first = range.start;
         let total = range.len();

@@ -702,9 +702,7 @@ impl PixelRunner<'_> {
     /// shader writes it. Constants the shader's CTAB names are named in each step's text.
     pub fn trace(&mut self, batch: &mut PixelBatch, lane: usize) -> Result<Trace, VmError> {
         if lane >= LANES {
-            return Err(VmError::Indices(format!(
-                "lane {lane} is not in a batch of {LANES}"
-            )));
+            return Err(VmError::LaneNotInBatch { lane });
         }
         let names = match self.state.constant_table() {
             Ok(Some(t)) => t

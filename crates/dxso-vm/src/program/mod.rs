@@ -25,14 +25,14 @@ const RASTOUT_INDEX: u32 = 0; // oPos, oFog, oPts
 const ATTROUT_INDEX: u32 = 3; // oD0, oD1
 const TEXCRDOUT_INDEX: u32 = 5; // oT0..oT7
 
-#[derive(Debug, Error, PartialEq, Eq, Clone)]
 /// Why a shader could not be lowered to the engines' program.
+#[derive(Debug, Error, PartialEq, Eq, Clone)]
 pub enum LowerError {
-    #[error("pixel shaders do not run on the vertex engine")]
     /// A pixel shader given to the vertex engine.
+    #[error("pixel shaders do not run on the vertex engine")]
     PixelShader,
-    #[error("instruction {0}: {1} is not supported by the executor")]
     /// An instruction the engines do not run (its index and what).
+    #[error("instruction {0}: {1} is not supported by the executor")]
     Unsupported(usize, String),
 }
 

@@ -79,14 +79,14 @@ pub const MAX_TEXTURE_SIZE: usize = 1 << 15;
 /// [`Texture::check_size`]) before they allocate.
 pub const MAX_TEXTURE_TEXELS: usize = 1 << 26;
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 /// Why a texture could not be made from the data given.
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 pub enum TextureError {
-    #[error("a texture needs a size of at least 1x1x1, not {0}x{1}x{2}")]
     /// A width, height or depth of 0 (width, height, depth).
+    #[error("a texture needs a size of at least 1x1x1, not {0}x{1}x{2}")]
     Size(usize, usize, usize),
-    #[error("a {width}x{height}x{depth} texture is too large: {what} {limit} ({max})")]
     /// A texture past [`MAX_TEXTURE_SIZE`] or [`MAX_TEXTURE_TEXELS`].
+    #[error("a {width}x{height}x{depth} texture is too large: {what} {limit} ({max})")]
     TooLarge {
         /// Its width.
         width: usize,
@@ -101,11 +101,11 @@ pub enum TextureError {
         /// The limit's value.
         max: usize,
     },
-    #[error("a texture needs at least one level")]
     /// No level data at all.
+    #[error("a texture needs at least one level")]
     NoLevels,
-    #[error("level {level}: {got} bytes, {want} expected ({width}x{height}x{depth}{faces})")]
     /// A level whose bytes do not match its size and format.
+    #[error("level {level}: {got} bytes, {want} expected ({width}x{height}x{depth}{faces})")]
     LevelSize {
         /// The level's index.
         level: usize,
@@ -122,19 +122,19 @@ pub enum TextureError {
         /// `" x 6 faces"` for a cube, else empty.
         faces: &'static str,
     },
-    #[error("{0} levels are more than a {1}x{2}x{3} texture has")]
     /// More levels than the mip chain of the size has (levels, width, height, depth).
+    #[error("{0} levels are more than a {1}x{2}x{3} texture has")]
     TooManyLevels(usize, usize, usize, usize),
-    #[error("a cube texture is square")]
     /// A cube texture whose width and height differ.
+    #[error("a cube texture is square")]
     CubeNotSquare,
-    #[error("a {0:?} texture cannot have depth {1}")]
     /// A depth other than 1 for a 2D or cube texture (kind, depth).
+    #[error("a {0:?} texture cannot have depth {1}")]
     Depth(TextureKind, usize),
+    /// A level given as numbers, with a count its size and format do not take.
     #[error(
         "{got} numbers, {want} expected for a {width}x{height}x{depth}{faces} {format} level ({per} for {unit})"
     )]
-    /// A level given as numbers, with a count its size and format do not take.
     LevelCount {
         /// The format's name.
         format: &'static str,
@@ -155,8 +155,8 @@ pub enum TextureError {
         /// `" x 6 faces"` for a cube, else empty.
         faces: &'static str,
     },
-    #[error("number {index} ({value}): {format} stores {expected}")]
     /// A number of a level given as numbers that the format cannot store.
+    #[error("number {index} ({value}): {format} stores {expected}")]
     LevelNumber {
         /// The format's name.
         format: &'static str,
