@@ -33,7 +33,7 @@
 //! assert!(hlsl.contains("o.position = mul(float4x4(c[0], c[1], c[2], c[3]), i.position);"));
 //! ```
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod ctx;
 mod emit;
