@@ -140,6 +140,16 @@ def translate(
     outputs and their locations: the JSON of `dxso translate --interface`). Raises
     ValidationError (caps "max") or TranslationError."""
 
+def decompile(data: ShaderLike, dialect: str = "fxc", asm_comments: bool = False) -> str:
+    """Decompile a vertex or pixel shader (any version) to HLSL a person can read, as
+    `dxso decompile` does.
+
+    `dialect`: "fxc" (the D3D9 dialect of Microsoft's compiler) or "glslang" (the form
+    `glslangValidator -D --hlsl-dx9-compatible` compiles); `asm_comments` puts each source
+    instruction, as a comment, above the HLSL it became. Constants are named after the
+    shader's constant table, or the header of an assembly listing. Raises ValidationError
+    (caps "max") or TranslationError."""
+
 def draw(scene: Union[Dict[str, Any], str, "os.PathLike[str]"]) -> List[npt.NDArray[np.float32]]:
     """Run a draw scene (`dxso draw`'s JSON format, as a dict or a path) on the CPU: each
     render target as an array of shape (height, width, 4)."""

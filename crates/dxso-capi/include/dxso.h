@@ -67,7 +67,13 @@ typedef enum DxsoStatus {
  How bad a finding is.
  */
 typedef enum DxsoSeverity {
+  /*
+   The shader is refused: the runtime would not create it.
+   */
   DXSO_SEVERITY_ERROR = 0,
+  /*
+   The shader is accepted, but something in it is likely a mistake.
+   */
   DXSO_SEVERITY_WARNING = 1,
 } DxsoSeverity;
 
@@ -90,6 +96,9 @@ typedef enum DxsoSignatureKind {
  The language `dxso_translate` writes (its `target`, a `uint32_t`).
  */
 typedef enum DxsoTarget {
+  /*
+   WGSL text, as WebGPU takes it.
+   */
   DXSO_TARGET_WGSL = 0,
   /*
    A binary SPIR-V module (little-endian 32-bit words).
@@ -99,6 +108,9 @@ typedef enum DxsoTarget {
    GLSL 450 core.
    */
   DXSO_TARGET_GLSL = 2,
+  /*
+   Metal Shading Language text.
+   */
   DXSO_TARGET_MSL = 3,
   /*
    HLSL shader model 5.1.
@@ -146,7 +158,13 @@ typedef struct DxsoSignature DxsoSignature;
  Bytes dxso allocated. Owned by the caller: free with `dxso_buffer_free`.
  */
 typedef struct DxsoBuffer {
+  /*
+   Where the bytes start.
+   */
   uint8_t *data;
+  /*
+   How many bytes `data` holds.
+   */
   size_t len;
 } DxsoBuffer;
 
@@ -160,11 +178,29 @@ typedef int32_t DxsoBool;
  D3DDECLUSAGE value (D3DDECLUSAGE_POSITION = 0), `method` D3DDECLMETHOD_DEFAULT (0).
  */
 typedef struct DxsoVertexElement {
+  /*
+   The vertex stream the element is read from (0 to 15).
+   */
   uint16_t stream;
+  /*
+   Its byte offset within one vertex of that stream.
+   */
   uint16_t offset;
+  /*
+   Its D3DDECLTYPE: how many components of which number type.
+   */
   uint8_t type_;
+  /*
+   Its D3DDECLMETHOD (only D3DDECLMETHOD_DEFAULT is drawn).
+   */
   uint8_t method;
+  /*
+   The D3DDECLUSAGE the shader's input declaration matches.
+   */
   uint8_t usage;
+  /*
+   Which of several inputs with the same usage (TEXCOORD3 is 3).
+   */
   uint8_t usage_index;
 } DxsoVertexElement;
 
@@ -172,16 +208,25 @@ typedef struct DxsoVertexElement {
  One finding. Its strings are owned by the list it came from.
  */
 typedef struct DxsoDiagnostic {
+  /*
+   Whether the finding refuses the shader.
+   */
   enum DxsoSeverity severity;
   /*
    The rule id ("V007"); NULL for text that does not assemble or bytes that do not decode.
    */
   const char *rule;
+  /*
+   What is wrong, in a sentence (UTF-8).
+   */
   const char *message;
   /*
    1-based line and column in the text; 0 when the shader is not text.
    */
   uint32_t line;
+  /*
+   The 1-based column in the text; 0 when the shader is not text.
+   */
   uint32_t column;
   /*
    Word offset in the token stream; -1 when the shader is not bytecode.
@@ -201,6 +246,9 @@ typedef struct DxsoElement {
    D3DDECLUSAGE (0 POSITION .. 10 COLOR, 11 FOG, 12 DEPTH, 13 SAMPLE).
    */
   uint32_t usage;
+  /*
+   Which of several registers with the same usage (TEXCOORD3 is 3).
+   */
   uint32_t usage_index;
   /*
    The register: "o2", "oPos", "v0", "t1", "oC0", "oDepth", "r0".
@@ -210,6 +258,9 @@ typedef struct DxsoElement {
    The components used, bit 0 = x.
    */
   uint32_t mask;
+  /*
+   The input is interpolated at the centroid (the `_centroid` modifier).
+   */
   bool centroid;
 } DxsoElement;
 

@@ -158,6 +158,7 @@ impl<'a> Input<'a> {
 /// # Safety
 ///
 /// `d` is NULL or a live device.
+#[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per C call
 unsafe fn call(
     input: &mut Input,
     pick: u8,
@@ -172,7 +173,7 @@ unsafe fn call(
         bytes,
         names,
     } = buffers;
-    // SAFETY (each call): as `run` says.
+    // SAFETY: (each call) as `run` says.
     unsafe {
         match pick {
             0 => {

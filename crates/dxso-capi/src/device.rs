@@ -44,11 +44,17 @@ pub(crate) struct State {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct DxsoVertexElement {
+    /// The vertex stream the element is read from (0 to 15).
     pub stream: u16,
+    /// Its byte offset within one vertex of that stream.
     pub offset: u16,
+    /// Its D3DDECLTYPE: how many components of which number type.
     pub type_: u8,
+    /// Its D3DDECLMETHOD (only D3DDECLMETHOD_DEFAULT is drawn).
     pub method: u8,
+    /// The D3DDECLUSAGE the shader's input declaration matches.
     pub usage: u8,
+    /// Which of several inputs with the same usage (TEXCOORD3 is 3).
     pub usage_index: u8,
 }
 
@@ -88,7 +94,7 @@ pub unsafe extern "C" fn dxso_device_new(out: *mut *mut DxsoDevice) -> DxsoStatu
         writable(out, "out")?;
         let d = Box::new(DxsoDevice {
             state: Mutex::new(State {
-                inner: Device::new(),
+                inner: Device::with_options(dxso_vm::Options::from_env()),
                 semantics: Vec::new(),
                 out: Outputs {
                     registers: Vec::new(),
@@ -133,9 +139,10 @@ pub unsafe extern "C" fn dxso_device_set_shader(
     len: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `device`.
         let mut d = unsafe { lock(device) }?;
         let d = &mut *d;
+        // SAFETY: the caller's contract on `data` and `len`.
         let data = unsafe { slice(data, len, "data") }?;
         let source = Source::load(data).map_err(|e| Failure::input(source_message(&e)))?;
         if !source.shader.version.is_vertex() {
@@ -225,8 +232,9 @@ pub unsafe extern "C" fn dxso_device_set_constant_f(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `device`.
         let mut d = unsafe { lock(device) }?;
+        // SAFETY: the caller's contract on the pointer and its count.
         let rows = unsafe { rows4(values, count) }?;
         d.inner.set_constant_f(start, rows).map_err(Failure::input)
     })
@@ -246,8 +254,9 @@ pub unsafe extern "C" fn dxso_device_set_constant_i(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `device`.
         let mut d = unsafe { lock(device) }?;
+        // SAFETY: the caller's contract on the pointer and its count.
         let rows = unsafe { rows4(values, count) }?;
         d.inner.set_constant_i(start, rows).map_err(Failure::input)
     })
@@ -279,8 +288,9 @@ pub unsafe extern "C" fn dxso_device_set_constant_b(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `device`.
         let mut d = unsafe { lock(device) }?;
+        // SAFETY: the caller's contract on the pointer and its count.
         let values = unsafe { bools(values, count) }?;
         d.inner
             .set_constant_b(start, &values)
@@ -301,8 +311,9 @@ pub unsafe extern "C" fn dxso_device_set_declaration(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `device`.
         let mut d = unsafe { lock(device) }?;
+        // SAFETY: the caller's contract on the pointer and its count.
         let elements = unsafe { slice(elements, count, "elements") }?;
         let decl = elements
             .iter()
@@ -493,8 +504,9 @@ unsafe fn by_name<T>(
     values: &[T],
     set: fn(&mut Device, &str, &[T]) -> Result<(), dxso_vm::VmError>,
 ) -> Result<(), Failure> {
-    // SAFETY: the caller's contract (for both).
+    // SAFETY: the caller's contract on `device`.
     let mut d = unsafe { lock(device) }?;
+    // SAFETY: the caller's contract on `name_` (NULL or a NUL-terminated string).
     set(&mut d.inner, unsafe { name(name_) }?, values).map_err(Failure::input)
 }
 
@@ -531,8 +543,9 @@ pub unsafe extern "C" fn dxso_device_set_constant_by_name(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `values` and `count`.
         let values = unsafe { slice(values, count, "values") }?;
+        // SAFETY: the caller's contract on `device` and `name_`.
         unsafe { by_name(device, name_, values, Device::set_constant_by_name) }
     })
 }
@@ -550,8 +563,9 @@ pub unsafe extern "C" fn dxso_device_set_constant_by_name_i(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `values` and `count`.
         let values = unsafe { slice(values, count, "values") }?;
+        // SAFETY: the caller's contract on `device` and `name_`.
         unsafe { by_name(device, name_, values, Device::set_constant_by_name_i) }
     })
 }
@@ -570,8 +584,9 @@ pub unsafe extern "C" fn dxso_device_set_constant_by_name_b(
     count: usize,
 ) -> DxsoStatus {
     guard(|| {
-        // SAFETY: the caller's contract (for both).
+        // SAFETY: the caller's contract on `values` and `count`.
         let values = unsafe { bools(values, count) }?;
+        // SAFETY: the caller's contract on `device` and `name_`.
         unsafe { by_name(device, name_, &values, Device::set_constant_by_name_b) }
     })
 }

@@ -175,7 +175,9 @@ pub extern "C" fn dxso_last_error() -> *const c_char {
 #[repr(C)]
 #[derive(Debug)]
 pub struct DxsoBuffer {
+    /// Where the bytes start.
     pub data: *mut u8,
+    /// How many bytes `data` holds.
     pub len: usize,
 }
 

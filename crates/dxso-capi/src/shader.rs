@@ -91,7 +91,9 @@ pub unsafe extern "C" fn dxso_disassemble(
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DxsoSeverity {
+    /// The shader is refused: the runtime would not create it.
     Error = 0,
+    /// The shader is accepted, but something in it is likely a mistake.
     Warning = 1,
 }
 
@@ -99,12 +101,15 @@ pub enum DxsoSeverity {
 #[repr(C)]
 #[derive(Debug)]
 pub struct DxsoDiagnostic {
+    /// Whether the finding refuses the shader.
     pub severity: DxsoSeverity,
     /// The rule id ("V007"); NULL for text that does not assemble or bytes that do not decode.
     pub rule: *const c_char,
+    /// What is wrong, in a sentence (UTF-8).
     pub message: *const c_char,
     /// 1-based line and column in the text; 0 when the shader is not text.
     pub line: u32,
+    /// The 1-based column in the text; 0 when the shader is not text.
     pub column: u32,
     /// Word offset in the token stream; -1 when the shader is not bytecode.
     pub word: i64,

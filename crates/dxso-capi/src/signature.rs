@@ -37,11 +37,13 @@ pub struct DxsoElement {
     pub semantic: *const c_char,
     /// D3DDECLUSAGE (0 POSITION .. 10 COLOR, 11 FOG, 12 DEPTH, 13 SAMPLE).
     pub usage: u32,
+    /// Which of several registers with the same usage (TEXCOORD3 is 3).
     pub usage_index: u32,
     /// The register: "o2", "oPos", "v0", "t1", "oC0", "oDepth", "r0".
     pub register_name: *const c_char,
     /// The components used, bit 0 = x.
     pub mask: u32,
+    /// The input is interpolated at the centroid (the `_centroid` modifier).
     pub centroid: bool,
 }
 

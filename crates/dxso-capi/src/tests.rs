@@ -187,7 +187,7 @@ fn counts_no_buffer_can_have_are_argument_failures() {
     let (out_p, written_p) = (out.as_mut_ptr(), &raw mut written);
 
     type Call<'a> = (&'a str, usize, Box<dyn Fn(usize) -> DxsoStatus + 'a>);
-    // SAFETY (every call): the pointers are valid; the counts are refused before any read.
+    // SAFETY: (every call) the pointers are valid; the counts are refused before any read.
     let calls: Vec<Call> = unsafe {
         vec![
             (

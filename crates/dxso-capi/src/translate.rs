@@ -11,11 +11,13 @@ use std::ffi::c_char;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DxsoTarget {
+    /// WGSL text, as WebGPU takes it.
     Wgsl = 0,
     /// A binary SPIR-V module (little-endian 32-bit words).
     Spirv = 1,
     /// GLSL 450 core.
     Glsl = 2,
+    /// Metal Shading Language text.
     Msl = 3,
     /// HLSL shader model 5.1.
     Hlsl = 4,

@@ -38,8 +38,10 @@ fn load(scenes: &[PathBuf]) -> Result<Vec<(String, Loaded)>, Failure> {
     let mut loaded = Vec::new();
     if scenes.is_empty() {
         for w in dxso_vm::workloads::builtin(1_000_000).map_err(|e| Failure::Io(e.into()))? {
+            let mut device = w.device;
+            device.set_options(dxso_vm::Options::from_env());
             let scene = Scene {
-                device: w.device,
+                device,
                 vertex_count: w.vertices,
                 instance_count: 1,
                 warnings: Vec::new(),
@@ -52,8 +54,9 @@ fn load(scenes: &[PathBuf]) -> Result<Vec<(String, Loaded)>, Failure> {
         let name = p.display().to_string();
         let text = std::fs::read_to_string(p).unwrap_or_default();
         if is_draw_scene(&text) {
-            let scene =
+            let mut scene =
                 DrawScene::load(p).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+            scene.set_options(&dxso_vm::Options::from_env());
             for w in &scene.warnings {
                 crate::diagnostics_out(&format!("{name}: {w}\n"));
             }

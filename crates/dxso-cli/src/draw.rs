@@ -107,7 +107,9 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
     if !path.exists() {
         return Err(usage(format!("{}: no such file", path.display())));
     }
-    let scene = DrawScene::load(path).map_err(|e| draw_failure(path, e))?;
+    let mut scene = DrawScene::load(path).map_err(|e| draw_failure(path, e))?;
+    // The command line is a face: it reads DXSO_* (tier, ISA, ...) into the devices' options.
+    scene.set_options(&dxso_vm::Options::from_env());
     for w in &scene.warnings {
         crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
     }

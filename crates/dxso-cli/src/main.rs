@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod asm;
 mod bench;
 mod check;
+mod decompile;
 mod demo;
 mod draw;
 mod link;
@@ -208,6 +209,24 @@ enum Command {
         #[arg(long, value_enum, default_value_t = translate::Float::Strict)]
         float: translate::Float,
     },
+    /// Decompile a vertex or pixel shader to HLSL a person can read.
+    #[command(
+        after_help = "Examples:\n  dxso decompile skin.vso\n  dxso decompile water_ps.asm -o water_ps.hlsl --asm-comments\n  dxso decompile skin.asm --for glslang -o skin.hlsl"
+    )]
+    Decompile {
+        /// The shader (text or bytecode, vs_1_1 .. vs_3_0, ps_1_1 .. ps_3_0); `-` reads stdin.
+        file: PathBuf,
+        /// Write to OUT.hlsl instead of stdout.
+        #[arg(short, long, value_name = "OUT.hlsl")]
+        output: Option<PathBuf>,
+        /// fxc: the D3D9 dialect of Microsoft's compiler; glslang: the form
+        /// `glslangValidator -D --hlsl-dx9-compatible` compiles.
+        #[arg(long = "for", value_enum, default_value_t = decompile::For::Fxc)]
+        target: decompile::For,
+        /// Put each source instruction, as a comment, beside the HLSL it became.
+        #[arg(long)]
+        asm_comments: bool,
+    },
     /// Serve the playground: a local web page to edit, check, translate and run shaders.
     #[command(
         after_help = "Examples:\n  dxso serve\n  dxso serve --open examples/transform.asm\n  dxso serve --port 0 scene.json\n\nThe JSON API and the limits: docs/playground.md."
@@ -354,6 +373,12 @@ fn main() -> ExitCode {
         ),
         Command::Demo { output } => demo::demo(&output),
         Command::Serve { port, open, file } => serve::serve(port, open, file.as_deref()),
+        Command::Decompile {
+            file,
+            output,
+            target,
+            asm_comments,
+        } => decompile::decompile(&file, output.as_deref(), target, asm_comments),
         Command::Translate {
             file,
             to,

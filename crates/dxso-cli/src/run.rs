@@ -27,8 +27,9 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
             path.display()
         )));
     }
-    let scene =
+    let mut scene =
         Scene::load(path).map_err(|e| Failure::Input(format!("{}: error: {e}", path.display())))?;
+    scene.device.set_options(dxso_vm::Options::from_env());
     for w in &scene.warnings {
         crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
     }

@@ -43,18 +43,24 @@ pub fn translation(
     bytes: Vec<u8>,
     float: Float,
 ) -> Result<dxso_naga::Translation, Failure> {
-    let loaded = load_shader(name, &bytes).map_err(Failure::Input)?;
-    drop(bytes);
-    // One validation; its diagnostics are what a refusal prints.
-    let checked = dxso::validate::validate(&loaded.shader, &Caps::max())
-        .map_err(|found| Failure::Input(loaded.rejection(name, &found) + "\n"))?;
-    // The source (text, spans and its own copy of the instructions) is not needed past here.
-    drop(loaded);
+    let checked = load_checked(name, bytes)?;
     let options = dxso_naga::Options {
         float: float.mode(),
     };
     dxso_naga::translate(&checked, &options)
         .map_err(|e| Failure::Input(format!("{name}: error: {e}")))
+}
+
+/// Load the shader (text or bytecode) read from file `name` and validate it (`Caps::max()`):
+/// a shader that fails validation is refused with the validator's diagnostics, as
+/// `translate` and `decompile` print them.
+pub fn load_checked(name: &str, bytes: Vec<u8>) -> Result<dxso::validate::Checked, Failure> {
+    let loaded = load_shader(name, &bytes).map_err(Failure::Input)?;
+    drop(bytes);
+    // One validation; its diagnostics are what a refusal prints.
+    // The source (text, spans and its own copy of the instructions) is dropped on return.
+    dxso::validate::validate(&loaded.shader, &Caps::max())
+        .map_err(|found| Failure::Input(loaded.rejection(name, &found) + "\n"))
 }
 
 /// The target language of `--to`.

@@ -24,20 +24,32 @@ pub const MAX_DRAW_VERTICES: usize = 1 << 24;
 /// Render target formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TargetFormat {
+    /// 8-bit unsigned normalised ARGB.
     A8R8G8B8,
+    /// 8-bit unsigned normalised RGB; alpha reads as 1.
     X8R8G8B8,
+    /// 10-bit RGB and 2-bit alpha, unsigned normalised.
     A2R10G10B10,
+    /// 5-6-5-bit RGB, unsigned normalised; alpha reads as 1.
     R5G6B5,
+    /// 16-bit unsigned normalised RGBA.
     A16B16G16R16,
+    /// 16-bit float RGBA.
     A16B16G16R16F,
+    /// 32-bit float RGBA.
     A32B32G32R32F,
+    /// One 16-bit float channel (red).
     R16F,
+    /// One 32-bit float channel (red).
     R32F,
+    /// Two 16-bit float channels (red, green).
     G16R16F,
+    /// Two 32-bit float channels (red, green).
     G32R32F,
 }
 
 impl TargetFormat {
+    /// Every format, in declaration order.
     pub const ALL: [TargetFormat; 11] = [
         TargetFormat::A8R8G8B8,
         TargetFormat::X8R8G8B8,
@@ -69,6 +81,7 @@ impl TargetFormat {
         }
     }
 
+    /// The format named `name` (`D3DFMT_` left out, any case).
     pub fn from_name(name: &str) -> Result<TargetFormat, DrawError> {
         TargetFormat::ALL
             .into_iter()
@@ -158,13 +171,18 @@ fn half_round(x: f32) -> f32 {
 /// Depth-stencil formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DepthFormat {
+    /// 24-bit depth and 8-bit stencil.
     D24S8,
+    /// 24-bit depth, no stencil.
     D24X8,
+    /// 16-bit depth, no stencil.
     D16,
+    /// 32-bit float depth, no stencil.
     D32FLockable,
 }
 
 impl DepthFormat {
+    /// The `D3DFMT_` name without its prefix.
     pub fn name(self) -> &'static str {
         match self {
             DepthFormat::D24S8 => "D24S8",
@@ -174,6 +192,7 @@ impl DepthFormat {
         }
     }
 
+    /// The format named `name` (`D3DFMT_` left out, any case).
     pub fn from_name(name: &str) -> Result<DepthFormat, DrawError> {
         [
             DepthFormat::D24S8,
@@ -212,16 +231,23 @@ impl DepthFormat {
 /// D3DPRIMITIVETYPE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Primitive {
+    /// Each vertex a point.
     PointList,
+    /// Each pair of vertices a line.
     LineList,
+    /// A line from each vertex to the next.
     LineStrip,
     #[default]
+    /// Each three vertices a triangle (the default).
     TriangleList,
+    /// A triangle from each vertex and the two before it.
     TriangleStrip,
+    /// A triangle from the first vertex and each consecutive pair after it.
     TriangleFan,
 }
 
 impl Primitive {
+    /// Every primitive type with its scene-file name.
     pub const ALL: [(Primitive, &'static str); 6] = [
         (Primitive::PointList, "POINTLIST"),
         (Primitive::LineList, "LINELIST"),
@@ -231,6 +257,7 @@ impl Primitive {
         (Primitive::TriangleFan, "TRIANGLEFAN"),
     ];
 
+    /// The primitive type a scene names `name`.
     pub fn from_name(name: &str) -> Result<Primitive, DrawError> {
         Primitive::ALL
             .iter()
@@ -247,11 +274,17 @@ impl Primitive {
 /// D3DVIEWPORT9.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Viewport {
+    /// The left edge in pixels.
     pub x: u32,
+    /// The top edge in pixels.
     pub y: u32,
+    /// The width in pixels.
     pub width: u32,
+    /// The height in pixels.
     pub height: u32,
+    /// The depth that z = 0 maps to.
     pub min_z: f32,
+    /// The depth that z = 1 maps to.
     pub max_z: f32,
 }
 
@@ -260,7 +293,9 @@ pub struct Viewport {
 pub struct Clear {
     /// RGBA in [0, 1] (or any float for float targets).
     pub color: [f32; 4],
+    /// The depth (0 near .. 1 far).
     pub z: f32,
+    /// The stencil value.
     pub stencil: u8,
 }
 
@@ -283,11 +318,15 @@ pub fn d3dcolor(c: u32) -> [f32; 4] {
 /// The surfaces a scene's draws go into.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Frame {
+    /// The targets' width in pixels.
     pub width: u32,
+    /// The targets' height in pixels.
     pub height: u32,
     /// Render targets 0..4 (oC0..oC3).
     pub targets: Vec<TargetFormat>,
+    /// The depth-stencil surface's format (`None`: no depth-stencil surface).
     pub depth_stencil: Option<DepthFormat>,
+    /// What the surfaces hold before the first draw.
     pub clear: Clear,
 }
 
@@ -343,13 +382,18 @@ pub struct Draw {
     /// `Some` for a draw without a vertex shader: the semantic each output register `o#`
     /// carries (`POSITIONT` for a pre-transformed position).
     pub fixed_function: Option<Vec<(Usage, u8)>>,
+    /// Vertices per instance.
     pub vertex_count: usize,
+    /// Instances (1 for a draw without instancing).
     pub instance_count: usize,
+    /// How the vertices form primitives.
     pub primitive: Primitive,
     /// `None`: no pixel shader (the fixed-function colour: diffuse, plus specular where
     /// `SPECULARENABLE`).
     pub pixel: Option<PixelState>,
+    /// The render states (`D3DRS_*`).
     pub states: RenderStates,
+    /// The texture-stage states of the eight stages (`D3DTSS_*`).
     pub stages: [StageStates; 8],
     /// `None`: the whole target, z 0..1.
     pub viewport: Option<Viewport>,

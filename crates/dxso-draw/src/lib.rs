@@ -8,6 +8,7 @@
 //! Where the D3D9 documentation is silent the module that implements a rule says what dxso
 //! chose and why (`../shared/spec/pixel-pipeline.md` lists the open points).
 
+#![forbid(unsafe_code)]
 // Channel and lane loops index several arrays in step; ranges read best there.
 #![allow(clippy::needless_range_loop)]
 
@@ -67,7 +68,9 @@ pub fn draw_frame(frame: &Frame, draws: &[Draw]) -> Result<Surfaces, DrawError> 
 pub struct PixelReport {
     /// The draw's index in the frame.
     pub draw: usize,
+    /// The pixel's column.
     pub x: u32,
+    /// The pixel's row.
     pub y: u32,
     /// The interpolated inputs, by semantic (`TEXCOORD0`, `COLOR0`, ...).
     pub inputs: Vec<(String, [f32; 4])>,

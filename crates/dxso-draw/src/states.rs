@@ -197,6 +197,7 @@ pub(crate) const RENDER_STATES: &[(&str, u32, Kind, u32)] = &[
 /// A state's value as a scene (or any caller) writes it, before it becomes a DWORD.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StateValue {
+    /// `true` or `false` (TRUE is 1).
     Bool(bool),
     /// An enum's name without its prefix (`"CCW"`, `"SRCALPHA"`), or a DWORD as `"0x..."`.
     Name(String),
@@ -363,7 +364,9 @@ pub(crate) mod rs {
 pub struct StageStates {
     /// BUMPENVMAT00, 01, 10, 11.
     pub bump_env_mat: [f32; 4],
+    /// BUMPENVLSCALE (`texbeml`'s luminance scale).
     pub bump_env_lscale: f32,
+    /// BUMPENVLOFFSET (`texbeml`'s luminance offset).
     pub bump_env_loffset: f32,
     /// `D3DTSS_TEXTURETRANSFORMFLAGS` (`D3DTTFF_COUNT1..4`, `| D3DTTFF_PROJECTED` = 256).
     pub texture_transform_flags: u32,

@@ -8,35 +8,48 @@ use crate::desc::{DepthFormat, Frame, TargetFormat};
 /// One render target's contents, row-major from the top-left pixel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target {
+    /// Its format.
     pub format: TargetFormat,
+    /// RGBA per pixel.
     pub texels: Vec<[f32; 4]>,
 }
 
 /// The depth-stencil surface's contents.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DepthStencil {
+    /// Its format.
     pub format: DepthFormat,
+    /// Depth per pixel.
     pub z: Vec<f32>,
+    /// Stencil per pixel.
     pub stencil: Vec<u8>,
 }
 
 /// The surfaces of a frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Surfaces {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// The render targets, by index.
     pub targets: Vec<Target>,
+    /// The depth-stencil surface, when the frame has one.
     pub depth_stencil: Option<DepthStencil>,
 }
 
 /// What the surfaces hold at one pixel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PixelValue {
+    /// The pixel's column.
     pub x: u32,
+    /// The pixel's row.
     pub y: u32,
+    /// Each target's value there.
     pub targets: Vec<[f32; 4]>,
     /// `None` without a depth-stencil surface.
     pub z: Option<f32>,
+    /// `None` without a depth-stencil surface.
     pub stencil: Option<u8>,
 }
 

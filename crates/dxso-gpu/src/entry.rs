@@ -30,17 +30,22 @@ pub const ENTRY_POINT: &str = "dxso_gpu_main";
 pub const WORKGROUP_SIZE: u32 = 64;
 /// Bindings within the entry's group.
 pub const PARAMS_BINDING: u32 = 0;
+/// The input buffer's binding.
 pub const INPUTS_BINDING: u32 = 1;
+/// The output buffer's binding.
 pub const OUTPUTS_BINDING: u32 = 2;
 
 /// A translated module with the compute entry added, validated.
 pub struct Entry {
+    /// The module with the entry added.
     pub module: Module,
+    /// naga's analysis of `module` (what the back ends need).
     pub info: naga::valid::ModuleInfo,
     /// The bind group of the entry's own buffers.
     pub group: u32,
     /// Registers the body takes (members of its argument) and returns (of its result).
     pub inputs: u32,
+    /// Registers the body returns (members of its result).
     pub outputs: u32,
 }
 
@@ -113,12 +118,55 @@ impl Builder {
         );
         self.emit(block, Expression::Access { base: array, index })
     }
+
+    /// The invocation's vertex (`id.x`), after a return for the invocations past the
+    /// dispatch's vertex count (`params.x`).
+    fn guard(
+        &mut self,
+        block: &mut Block,
+        params: Handle<naga::GlobalVariable>,
+    ) -> Handle<Expression> {
+        let id = self.pre(Expression::FunctionArgument(0));
+        let params_ptr = self.pre(Expression::GlobalVariable(params));
+        let x = self.emit(block, Expression::AccessIndex { base: id, index: 0 });
+        let params_v = self.emit(
+            block,
+            Expression::Load {
+                pointer: params_ptr,
+            },
+        );
+        let count = self.emit(
+            block,
+            Expression::AccessIndex {
+                base: params_v,
+                index: 0,
+            },
+        );
+        let past = self.emit(
+            block,
+            Expression::Binary {
+                op: BinaryOperator::GreaterEqual,
+                left: x,
+                right: count,
+            },
+        );
+        block.push(
+            Statement::If {
+                condition: past,
+                accept: Block::from_vec(vec![Statement::Return { value: None }]),
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+        x
+    }
 }
 
 /// Copy `module`, add the compute entry calling `body`, and validate the result. The first
 /// `inputs` members of the body's argument come from the input buffer (the others are 0: a
 /// body without inputs takes a placeholder member); the first `outputs` members of its
-/// result go to the output buffer.
+/// result go to the output buffer. By phase: the body's shape, the types and buffers the
+/// entry uses, the entry function, then naga's validation.
 pub fn add_compute_entry(
     module: &Module,
     body: Handle<Function>,
@@ -126,6 +174,51 @@ pub fn add_compute_entry(
     outputs: u32,
 ) -> Result<Entry, Error> {
     let mut m = module.clone();
+    let shape = body_shape(&m, body, inputs, outputs)?;
+    let group = m
+        .global_variables
+        .iter()
+        .filter_map(|(_, g)| g.binding.map(|b| b.group + 1))
+        .max()
+        .unwrap_or(0);
+    let globals = add_globals(&mut m, group, inputs, outputs);
+    let function = entry_function(&globals, body, &shape, inputs, outputs);
+    m.entry_points.push(EntryPoint {
+        name: ENTRY_POINT.into(),
+        stage: ShaderStage::Compute,
+        early_depth_test: None,
+        workgroup_size: [WORKGROUP_SIZE, 1, 1],
+        workgroup_size_overrides: None,
+        function,
+        mesh_info: None,
+        task_payload: None,
+        incoming_ray_payload: None,
+    });
+    let info = validate(&m)?;
+    Ok(Entry {
+        module: m,
+        info,
+        group,
+        inputs,
+        outputs,
+    })
+}
+
+/// The body's argument type (`None`: it takes none) and how many registers its argument
+/// and result have.
+struct Shape {
+    in_ty: Option<Handle<Type>>,
+    in_members: u32,
+    out_members: u32,
+}
+
+/// The shape of `body`, checked against the interface's `inputs` and `outputs`.
+fn body_shape(
+    m: &Module,
+    body: Handle<Function>,
+    inputs: u32,
+    outputs: u32,
+) -> Result<Shape, Error> {
     let f = m
         .functions
         .try_get(body)
@@ -140,11 +233,11 @@ pub fn add_compute_entry(
         }
     };
     let in_members = match in_ty {
-        Some(ty) => members(&m, ty, "argument")?,
+        Some(ty) => members(m, ty, "argument")?,
         None => 0,
     };
     let out_members = match &f.result {
-        Some(r) => members(&m, r.ty, "result")?,
+        Some(r) => members(m, r.ty, "result")?,
         None => 0,
     };
     if inputs > in_members || outputs > out_members {
@@ -153,13 +246,25 @@ pub fn add_compute_entry(
              {in_members} and returns {out_members}"
         )));
     }
-    let group = m
-        .global_variables
-        .iter()
-        .filter_map(|(_, g)| g.binding.map(|b| b.group + 1))
-        .max()
-        .unwrap_or(0);
+    Ok(Shape {
+        in_ty,
+        in_members,
+        out_members,
+    })
+}
 
+/// The types and global variables the entry uses.
+struct Globals {
+    uvec3: Handle<Type>,
+    vec4: Handle<Type>,
+    params: Handle<naga::GlobalVariable>,
+    in_buf: Option<Handle<naga::GlobalVariable>>,
+    out_buf: Option<Handle<naga::GlobalVariable>>,
+}
+
+/// Add the entry's types and its buffers (in `group`; the input and output buffers only
+/// where there are registers to move).
+fn add_globals(m: &mut Module, group: u32, inputs: u32, outputs: u32) -> Globals {
     let mut ty = |inner| m.types.insert(Type { name: None, inner }, Span::UNDEFINED);
     let uvec3 = ty(TypeInner::Vector {
         size: VectorSize::Tri,
@@ -218,50 +323,43 @@ pub fn add_compute_entry(
         )
     });
 
+    Globals {
+        uvec3,
+        vec4,
+        params,
+        in_buf,
+        out_buf,
+    }
+}
+
+/// The entry function: past the dispatch's vertices return; otherwise load the vertex's
+/// input registers, call the body and store its output registers.
+fn entry_function(
+    g: &Globals,
+    body: Handle<Function>,
+    shape: &Shape,
+    inputs: u32,
+    outputs: u32,
+) -> Function {
+    let Shape {
+        in_ty,
+        in_members,
+        out_members,
+    } = *shape;
+    let (vec4, in_buf, out_buf) = (g.vec4, g.in_buf, g.out_buf);
     let mut b = Builder {
         f: Function {
             name: Some(ENTRY_POINT.into()),
             arguments: vec![FunctionArgument {
                 name: Some("id".into()),
-                ty: uvec3,
+                ty: g.uvec3,
                 binding: Some(Binding::BuiltIn(BuiltIn::GlobalInvocationId)),
             }],
             ..Function::default()
         },
     };
     let mut block = Block::new();
-    let id = b.pre(Expression::FunctionArgument(0));
-    let params_ptr = b.pre(Expression::GlobalVariable(params));
-    let x = b.emit(&mut block, Expression::AccessIndex { base: id, index: 0 });
-    let params_v = b.emit(
-        &mut block,
-        Expression::Load {
-            pointer: params_ptr,
-        },
-    );
-    let count = b.emit(
-        &mut block,
-        Expression::AccessIndex {
-            base: params_v,
-            index: 0,
-        },
-    );
-    let past = b.emit(
-        &mut block,
-        Expression::Binary {
-            op: BinaryOperator::GreaterEqual,
-            left: x,
-            right: count,
-        },
-    );
-    block.push(
-        Statement::If {
-            condition: past,
-            accept: Block::from_vec(vec![Statement::Return { value: None }]),
-            reject: Block::new(),
-        },
-        Span::UNDEFINED,
-    );
+    let x = b.guard(&mut block, g.params);
     let mut arguments = Vec::new();
     if let Some(in_ty) = in_ty {
         let mut registers = Vec::new();
@@ -307,25 +405,7 @@ pub fn add_compute_entry(
         }
     }
     b.f.body = block;
-    m.entry_points.push(EntryPoint {
-        name: ENTRY_POINT.into(),
-        stage: ShaderStage::Compute,
-        early_depth_test: None,
-        workgroup_size: [WORKGROUP_SIZE, 1, 1],
-        workgroup_size_overrides: None,
-        function: b.f,
-        mesh_info: None,
-        task_payload: None,
-        incoming_ray_payload: None,
-    });
-    let info = validate(&m)?;
-    Ok(Entry {
-        module: m,
-        info,
-        group,
-        inputs,
-        outputs,
-    })
+    b.f
 }
 
 /// naga's validator over a module this crate built or changed.

@@ -11,7 +11,9 @@ use std::sync::Arc;
 /// reads.
 #[derive(Clone, Debug)]
 pub struct Frame {
+    /// The targets' width in pixels.
     pub width: u32,
+    /// The targets' height in pixels.
     pub height: u32,
     /// How both stages are translated.
     pub float: FloatMode,
@@ -38,8 +40,11 @@ pub struct Frame {
 /// The texture and sampler state of one sampler register.
 #[derive(Clone, Debug)]
 pub struct Sampler {
+    /// The sampler register's number (`s#`).
     pub register: u32,
+    /// The texture bound to it.
     pub texture: Arc<Texture>,
+    /// Its filtering and addressing.
     pub state: SamplerState,
 }
 
@@ -50,8 +55,11 @@ pub struct Varying {
     /// The semantic, as the Interface names it: `TEXCOORD0`, `COLOR1`, `NORMAL0`
     /// (ps_1_x/ps_2_x `t#` are `TEXCOORD#`, `v#` `COLOR#`).
     pub semantic: String,
+    /// The value at (0, 0).
     pub origin: [f32; 4],
+    /// The change per pixel to the right.
     pub dx: [f32; 4],
+    /// The change per pixel down.
     pub dy: [f32; 4],
 }
 
@@ -75,8 +83,10 @@ impl Varying {
 /// The on-screen winding of the full-screen triangle: `Clockwise` is D3D9's front face.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Winding {
+    /// Clockwise on screen (the default).
     #[default]
     Clockwise,
+    /// Counter-clockwise on screen (a back face in D3D9's default culling).
     CounterClockwise,
 }
 
@@ -152,7 +162,9 @@ pub struct ColorTarget {
 /// What a render wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
+    /// The width in pixels.
     pub width: u32,
+    /// The height in pixels.
     pub height: u32,
     /// One per colour output the pixel shader writes, by register.
     pub colors: Vec<ColorTarget>,

@@ -59,6 +59,8 @@
 //! Without an adapter [`Gpu::new`] returns [`Error::NoAdapter`]; on Linux without a GPU,
 //! Mesa's lavapipe (Debian package `mesa-vulkan-drivers`) is one.
 
+#![forbid(unsafe_code)]
+
 mod bind;
 mod draw;
 pub mod entry;
@@ -79,14 +81,23 @@ pub enum Error {
     /// No Vulkan adapter, or none whose name contains the one asked for.
     #[error("{}", no_adapter_message(wanted.as_deref(), available))]
     NoAdapter {
+        /// The adapter name asked for.
         wanted: Option<String>,
+        /// The adapters there are.
         available: Vec<String>,
     },
+    /// The adapter refused a device.
     #[error("requesting a device from {adapter}: {message}")]
-    Device { adapter: String, message: String },
+    Device {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's error.
+        message: String,
+    },
     /// The draw's state is wrong (the same errors as dxso-vm's draw).
     #[error(transparent)]
     Vm(#[from] dxso_vm::VmError),
+    /// The shader was not translated.
     #[error("translating the shader for the GPU: {0}")]
     Translate(#[from] dxso_naga::Error),
     /// The translation's body or interface is not what this crate expects (a defect).
@@ -97,7 +108,12 @@ pub enum Error {
     Validation(String),
     /// A sampler state or texture the GPU path cannot express.
     #[error("s{sampler}: {what} is not supported on the GPU path")]
-    Unsupported { sampler: u32, what: String },
+    Unsupported {
+        /// The sampler register.
+        sampler: u32,
+        /// What the GPU path cannot express.
+        what: String,
+    },
     /// A frame or shader pair [`Gpu::render`] cannot draw: a size of 0 or beyond the
     /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
     #[error("render: {0}")]

@@ -230,6 +230,10 @@ impl Gpu {
         )
     }
 
+    /// One render pass, by phase: the bindings, the vertex attributes
+    /// ([`vertex_attributes`]), the targets ([`color_outputs`]), the pipeline
+    /// ([`render_pipeline`]), the target textures and read-back buffers, the pass and its
+    /// copies, and the unpadded read-back ([`Gpu::read_image`]).
     fn run_pass(&self, pass: Pass<'_>, frame: &Frame) -> Result<Image, Error> {
         let device = &self.device;
         let max = self.limits.max_texture_dimension_2d;
@@ -258,18 +262,7 @@ impl Gpu {
             immediate_size: 0,
         });
 
-        // Vertex attributes: input k at the location the Interface gives, 16 bytes each.
-        let mut attributes = Vec::new();
-        for (k, i) in vs.inputs.iter().enumerate() {
-            let location = i.varyings.first().and_then(|v| v.location).ok_or_else(|| {
-                Error::Interface(format!("vertex input {} has no location", i.register))
-            })?;
-            attributes.push(wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x4,
-                offset: 16 * k as u64,
-                shader_location: location,
-            });
-        }
+        let attributes = vertex_attributes(vs)?;
         let stride = 16 * attributes.len() as u64;
         let buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: stride,
@@ -277,74 +270,19 @@ impl Gpu {
             attributes: &attributes,
         })];
 
-        // Targets: each colour output at its location, oDepth to a depth target.
-        let mut colors: Vec<(String, u32)> = Vec::new();
-        let mut depth = false;
-        for o in &ps.outputs {
-            for v in &o.varyings {
-                match (v.builtin, v.location) {
-                    (Some("frag_depth"), _) => depth = true,
-                    (None, Some(l)) => colors.push((o.register.clone(), l)),
-                    _ => {
-                        return Err(Error::Interface(format!(
-                            "pixel output {} is neither a location nor oDepth",
-                            o.register
-                        )));
-                    }
-                }
-            }
-        }
+        let (colors, depth) = color_outputs(ps)?;
         let slots = colors.iter().map(|c| c.1 as usize + 1).max().unwrap_or(0);
-        let mut targets: Vec<Option<wgpu::ColorTargetState>> = vec![None; slots];
-        for (_, l) in &colors {
-            targets[*l as usize] = Some(wgpu::ColorTargetState {
-                format: wgpu::TextureFormat::Rgba32Float,
-                blend: None,
-                write_mask: wgpu::ColorWrites::ALL,
-            });
-        }
-        let module = |t: &Translation, label| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(t.module.clone())),
-            })
-        };
-        let vs_module = module(&pass.vs, "dxso-gpu vertex");
-        let ps_module = module(&pass.ps, "dxso-gpu pixel");
+        let targets = color_target_states(&colors, slots);
         let depth_format = wgpu::TextureFormat::Depth32Float;
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("dxso-gpu render"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &vs_module,
-                entry_point: Some(&vs.entry_point),
-                compilation_options: Default::default(),
-                buffers: if stride > 0 { &buffers } else { &[] },
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                // D3D9: clockwise on screen is the front face.
-                front_face: wgpu::FrontFace::Cw,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: depth.then(|| wgpu::DepthStencilState {
-                format: depth_format,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Always),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &ps_module,
-                entry_point: Some(&ps.entry_point),
-                compilation_options: Default::default(),
-                targets: &targets,
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let buffers: &[_] = if stride > 0 { &buffers } else { &[] };
+        let pipeline = render_pipeline(
+            device,
+            &pass,
+            &layout,
+            buffers,
+            &targets,
+            depth.then_some(depth_format),
+        );
         self.check()?;
 
         let size = wgpu::Extent3d {
@@ -352,18 +290,7 @@ impl Gpu {
             height: frame.height,
             depth_or_array_layers: 1,
         };
-        let texture = |format| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("dxso-gpu target"),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            })
-        };
+        let texture = |format| target_texture(device, size, format);
         let color_textures: Vec<wgpu::Texture> = colors
             .iter()
             .map(|_| texture(wgpu::TextureFormat::Rgba32Float))
@@ -389,30 +316,14 @@ impl Gpu {
                 },
             });
         }
-        let vertex_buffer = (stride > 0).then(|| {
-            wgpu::util::DeviceExt::create_buffer_init(
-                device,
-                &wgpu::util::BufferInitDescriptor {
-                    label: Some("dxso-gpu vertices"),
-                    contents: bytemuck::cast_slice(&pass.vertices),
-                    usage: wgpu::BufferUsages::VERTEX,
-                },
-            )
-        });
+        let vertex_buffer = (stride > 0).then(|| vertex_buffer(device, &pass.vertices));
 
         // Read-back buffers: rows padded to wgpu's copy alignment.
         let row =
             (frame.width as u64 * 16).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64);
         let depth_row =
             (frame.width as u64 * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64);
-        let readback = |bytes: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("dxso-gpu read-back"),
-                size: bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
+        let readback = |bytes: u64| readback_buffer(device, bytes);
         let rows = frame.height as u64;
         let color_reads: Vec<wgpu::Buffer> = colors.iter().map(|_| readback(row * rows)).collect();
         let depth_read = depth.then(|| readback(depth_row * rows));
@@ -447,28 +358,8 @@ impl Gpu {
             }
             rp.draw(0..pass.vertex_count, 0..1);
         }
-        let copy = |encoder: &mut wgpu::CommandEncoder,
-                    texture: &wgpu::Texture,
-                    aspect,
-                    buffer: &wgpu::Buffer,
-                    bytes_per_row: u64| {
-            encoder.copy_texture_to_buffer(
-                wgpu::TexelCopyTextureInfo {
-                    texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d::ZERO,
-                    aspect,
-                },
-                wgpu::TexelCopyBufferInfo {
-                    buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(bytes_per_row as u32),
-                        rows_per_image: Some(frame.height),
-                    },
-                },
-                size,
-            );
+        let copy = |encoder: &mut wgpu::CommandEncoder, texture, aspect, buffer, bytes_per_row| {
+            copy_to_buffer(encoder, texture, aspect, buffer, bytes_per_row, size);
         };
         for (t, b) in color_textures.iter().zip(&color_reads) {
             copy(&mut encoder, t, wgpu::TextureAspect::All, b, row);
@@ -485,10 +376,30 @@ impl Gpu {
         self.queue.submit([encoder.finish()]);
         self.check()?;
 
-        // Unpad the rows.
+        let image = self.read_image(
+            frame,
+            &colors,
+            &color_reads,
+            depth_read.as_ref(),
+            [row, depth_row],
+        )?;
+        self.check()?;
+        Ok(image)
+    }
+
+    /// Unpad the rows of the read-back buffers (`row`: the colour and depth buffers' padded
+    /// bytes per row) into the image.
+    fn read_image(
+        &self,
+        frame: &Frame,
+        colors: &[(String, u32)],
+        color_reads: &[wgpu::Buffer],
+        depth_read: Option<&wgpu::Buffer>,
+        [row, depth_row]: [u64; 2],
+    ) -> Result<Image, Error> {
         let texels = |buffer: &wgpu::Buffer, bytes_per_row: u64, texel: usize| {
             let mut out: Vec<f32> = Vec::new();
-            self.read_mapped(buffer, bytes_per_row * rows, |view| {
+            self.read_mapped(buffer, bytes_per_row * frame.height as u64, |view| {
                 for r in view.chunks_exact(bytes_per_row as usize) {
                     let used = &r[..frame.width as usize * texel];
                     out.extend(
@@ -505,7 +416,7 @@ impl Gpu {
             colors: Vec::new(),
             depth: None,
         };
-        for ((register, _), b) in colors.iter().zip(&color_reads) {
+        for ((register, _), b) in colors.iter().zip(color_reads) {
             let floats = texels(b, row, 16)?;
             image.colors.push(ColorTarget {
                 register: register.clone(),
@@ -515,10 +426,187 @@ impl Gpu {
                     .collect(),
             });
         }
-        if let Some(b) = &depth_read {
+        if let Some(b) = depth_read {
             image.depth = Some(texels(b, depth_row, 4)?);
         }
-        self.check()?;
         Ok(image)
     }
+}
+
+/// Vertex attributes: input k at the location the Interface gives, 16 bytes each.
+fn vertex_attributes(vs: &dxso_naga::Interface) -> Result<Vec<wgpu::VertexAttribute>, Error> {
+    let mut attributes = Vec::new();
+    for (k, i) in vs.inputs.iter().enumerate() {
+        let location = i.varyings.first().and_then(|v| v.location).ok_or_else(|| {
+            Error::Interface(format!("vertex input {} has no location", i.register))
+        })?;
+        attributes.push(wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x4,
+            offset: 16 * k as u64,
+            shader_location: location,
+        });
+    }
+    Ok(attributes)
+}
+
+/// Targets: each colour output (its register and location), and whether oDepth is written
+/// (to a depth target).
+fn color_outputs(ps: &dxso_naga::Interface) -> Result<(Vec<(String, u32)>, bool), Error> {
+    let mut colors: Vec<(String, u32)> = Vec::new();
+    let mut depth = false;
+    for o in &ps.outputs {
+        for v in &o.varyings {
+            match (v.builtin, v.location) {
+                (Some("frag_depth"), _) => depth = true,
+                (None, Some(l)) => colors.push((o.register.clone(), l)),
+                _ => {
+                    return Err(Error::Interface(format!(
+                        "pixel output {} is neither a location nor oDepth",
+                        o.register
+                    )));
+                }
+            }
+        }
+    }
+    Ok((colors, depth))
+}
+
+/// The render pipeline of the pass's two translations (`depth`: the depth target's format,
+/// when oDepth is written).
+fn render_pipeline(
+    device: &wgpu::Device,
+    pass: &Pass<'_>,
+    layout: &wgpu::PipelineLayout,
+    buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+    targets: &[Option<wgpu::ColorTargetState>],
+    depth: Option<wgpu::TextureFormat>,
+) -> wgpu::RenderPipeline {
+    let (vs, ps) = (&pass.vs.interface, &pass.ps.interface);
+    let module = |t: &Translation, label| {
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(t.module.clone())),
+        })
+    };
+    let vs_module = module(&pass.vs, "dxso-gpu vertex");
+    let ps_module = module(&pass.ps, "dxso-gpu pixel");
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("dxso-gpu render"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: &vs_module,
+            entry_point: Some(&vs.entry_point),
+            compilation_options: Default::default(),
+            buffers,
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            // D3D9: clockwise on screen is the front face.
+            front_face: wgpu::FrontFace::Cw,
+            cull_mode: None,
+            ..Default::default()
+        },
+        depth_stencil: depth.map(|format| wgpu::DepthStencilState {
+            format,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Always),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &ps_module,
+            entry_point: Some(&ps.entry_point),
+            compilation_options: Default::default(),
+            targets,
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// A colour target state (Rgba32Float, no blending) at each colour output's location, of
+/// `slots` in all.
+fn color_target_states(
+    colors: &[(String, u32)],
+    slots: usize,
+) -> Vec<Option<wgpu::ColorTargetState>> {
+    let mut targets: Vec<Option<wgpu::ColorTargetState>> = vec![None; slots];
+    for (_, l) in colors {
+        targets[*l as usize] = Some(wgpu::ColorTargetState {
+            format: wgpu::TextureFormat::Rgba32Float,
+            blend: None,
+            write_mask: wgpu::ColorWrites::ALL,
+        });
+    }
+    targets
+}
+
+/// A render target of `size` in `format`, copied out after the pass.
+fn target_texture(
+    device: &wgpu::Device,
+    size: wgpu::Extent3d,
+    format: wgpu::TextureFormat,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("dxso-gpu target"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+/// The vertex buffer holding the packed inputs.
+fn vertex_buffer(device: &wgpu::Device, vertices: &[f32]) -> wgpu::Buffer {
+    wgpu::util::DeviceExt::create_buffer_init(
+        device,
+        &wgpu::util::BufferInitDescriptor {
+            label: Some("dxso-gpu vertices"),
+            contents: bytemuck::cast_slice(vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        },
+    )
+}
+
+/// A buffer of `bytes` that a target is copied into and mapped for reading.
+fn readback_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("dxso-gpu read-back"),
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Copy the whole of `texture` (`size`; `aspect` of it) into `buffer`, rows
+/// `bytes_per_row` apart.
+fn copy_to_buffer(
+    encoder: &mut wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    aspect: wgpu::TextureAspect,
+    buffer: &wgpu::Buffer,
+    bytes_per_row: u64,
+    size: wgpu::Extent3d,
+) {
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes_per_row as u32),
+                rows_per_image: Some(size.height),
+            },
+        },
+        size,
+    );
 }

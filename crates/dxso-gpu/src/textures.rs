@@ -22,7 +22,9 @@ use dxso_vm::{SamplerState, Texture, TextureAddress, TextureFilter, TextureKind}
 
 /// A texture and sampler ready to bind.
 pub struct Bound {
+    /// The texture's view.
     pub view: wgpu::TextureView,
+    /// The sampler made from the sampler state.
     pub sampler: wgpu::Sampler,
 }
 

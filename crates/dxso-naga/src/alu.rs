@@ -234,6 +234,7 @@ impl Tr {
 
     /// The instructions computed on values: everything but flow control and textures.
     /// Returns `Ok(false)` for an opcode it does not handle.
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per opcode
     pub fn arithmetic(&mut self, inst: &Instruction) -> Result<bool, Error> {
         use Opcode as O;
         let v4 = Shape::Vec4;

@@ -25,6 +25,7 @@ pub struct Interface {
     /// The names of the entry points in the module: the `@vertex` or `@fragment` function
     /// and the body (see [`crate::Translation::body`]).
     pub entry_point: String,
+    /// The body function's name (`body`).
     pub body: String,
     /// `c#`: a uniform `array<vec4<f32>, registers>` (register n is element n). `None` when
     /// the shader reads no `c#` from memory (every read is a `def` turned into a literal).
@@ -53,7 +54,9 @@ pub struct Interface {
 /// A constant buffer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ConstantBuffer {
+    /// Its bind group.
     pub group: u32,
+    /// Its binding within the group.
     pub binding: u32,
     /// Registers (16 bytes each) the buffer holds. Relative reads outside `0..registers`
     /// give (0, 0, 0, 0) whatever the buffer's size.
@@ -67,16 +70,22 @@ pub struct ConstantBuffer {
 /// One `def`'d register: its exact bits (`f32`, `i32` or the bool 0/1 as `u32`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Def {
+    /// The register's number.
     pub register: u32,
+    /// Its four components' bits.
     pub bits: [u32; 4],
 }
 
 /// A sampler register: a texture at `texture_binding` and a sampler at `sampler_binding`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sampler {
+    /// The sampler register's number (`s#`).
     pub register: u32,
+    /// The bind group of its texture and sampler.
     pub group: u32,
+    /// The texture's binding (2n).
     pub texture_binding: u32,
+    /// The sampler's binding (2n + 1).
     pub sampler_binding: u32,
     /// `"2d"`, `"cube"` or `"volume"` (`1d` and undeclared samplers are 2d textures).
     pub kind: &'static str,
@@ -280,28 +289,59 @@ fn legacy_outputs() -> impl Iterator<Item = (ir::Register, &'static str, Usage, 
     }))
 }
 
+/// The locations of varyings without a fixed one: those `agreed` with another stage, then
+/// the next free ones in the order asked.
+struct Locations<'a> {
+    agreed: &'a [(String, u32)],
+    next: u32,
+}
+
+impl Locations<'_> {
+    /// The location of (`usage`, `index`).
+    fn of(&mut self, usage: Usage, index: u8) -> u32 {
+        let name = semantic_name(usage, index);
+        fixed_location(usage, index)
+            .or_else(|| self.agreed.iter().find(|a| a.0 == name).map(|a| a.1))
+            .unwrap_or_else(|| {
+                self.next += 1;
+                self.next - 1
+            })
+    }
+}
+
 /// The inputs and outputs of `shader`. `agreed` gives the locations of semantics without a
 /// fixed one that another stage already uses ([`crate::translate_pair`]); the others are
-/// numbered after them.
+/// numbered after them. By phase: the write mask of each output register, the declared
+/// registers, ps_1_x's inputs as read, and the outputs written without a declaration.
 pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
     let v = shader.version;
     let vs = v.is_vertex();
-    let mut next_location = agreed
+    let next = agreed
         .iter()
         .map(|a| a.1 + 1)
         .max()
         .unwrap_or(0)
         .max(FIRST_FREE_LOCATION);
-    let mut location = |usage: Usage, index: u8| {
-        let name = semantic_name(usage, index);
-        fixed_location(usage, index)
-            .or_else(|| agreed.iter().find(|a| a.0 == name).map(|a| a.1))
-            .unwrap_or_else(|| {
-                next_location += 1;
-                next_location - 1
-            })
-    };
-    // Write masks per output register.
+    let mut loc = Locations { agreed, next };
+    let written = written_masks(shader);
+    let (mut inputs, mut outputs) = declared(shader, &mut loc, &written);
+    if !vs && v.major < 2 {
+        ps1x_inputs(shader, &mut loc, &mut inputs);
+    }
+    inputs.sort_by_key(|i| i.0);
+    if vs && v.major < 3 {
+        legacy_vs_outputs(&mut loc, &written, &mut outputs);
+    } else if !vs {
+        ps_outputs(&written, &mut outputs);
+    }
+    outputs.sort_by_key(|o| o.0);
+    Io { inputs, outputs }
+}
+
+/// The components written of each output register (ps_1_x: r0 as the colour, the depth
+/// as oDepth); all of them for a relative destination.
+fn written_masks(shader: &Shader) -> Vec<(ir::Register, u8)> {
+    let v = shader.version;
     let mut written: Vec<(ir::Register, u8)> = Vec::new();
     for inst in &shader.instructions {
         if let Some(d) = inst.dst
@@ -324,12 +364,27 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
             }
         }
     }
-    let mask_of = |reg: ir::Register| written.iter().find(|w| w.0 == reg).map_or(0, |w| w.1);
+    written
+}
+
+/// The mask written to `reg`, from [`written_masks`].
+fn mask_of(written: &[(ir::Register, u8)], reg: ir::Register) -> u8 {
+    written.iter().find(|w| w.0 == reg).map_or(0, |w| w.1)
+}
+
+/// The declared inputs and outputs (`dcl`), in declaration order.
+#[allow(clippy::type_complexity)] // the two lists `Io` holds
+fn declared(
+    shader: &Shader,
+    loc: &mut Locations<'_>,
+    written: &[(ir::Register, u8)],
+) -> (Vec<(ir::Register, Input)>, Vec<(ir::Register, Output)>) {
+    let v = shader.version;
+    let vs = v.is_vertex();
     let any_relative_output = shader.instructions.iter().any(|i| {
         i.dst
             .is_some_and(|d| d.reg.kind == RegisterKind::Output && d.relative.is_some())
     });
-
     let mut inputs: Vec<(ir::Register, Input)> = Vec::new();
     let mut outputs: Vec<(ir::Register, Output)> = Vec::new();
     for inst in &shader.instructions {
@@ -341,47 +396,7 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
         let comps = mask_name(d.mask.0);
         match d.reg.kind {
             RegisterKind::Input | RegisterKind::Texture | RegisterKind::MiscType => {
-                let (usage, index) = match (vs, v.major, d.reg.kind) {
-                    (false, 2, RegisterKind::Input) => (Usage::Color, d.reg.number as u8),
-                    (false, 2, RegisterKind::Texture) => (Usage::TexCoord, d.reg.number as u8),
-                    _ => (usage, index),
-                };
-                let (name, varying) = if d.reg.kind == RegisterKind::MiscType {
-                    let pos = d.reg.number == ir::MISCTYPE_POSITION;
-                    let (n, sem, b) = if pos {
-                        ("vPos", "VPOS", "position")
-                    } else {
-                        ("vFace", "VFACE", "front_facing")
-                    };
-                    (
-                        n.to_string(),
-                        Varying {
-                            semantic: sem.into(),
-                            location: None,
-                            builtin: Some(b),
-                            components: comps,
-                        },
-                    )
-                } else {
-                    let prefix = if d.reg.kind == RegisterKind::Texture {
-                        "t"
-                    } else {
-                        "v"
-                    };
-                    (
-                        format!("{prefix}{}", d.reg.number),
-                        Varying {
-                            semantic: semantic_name(usage, index),
-                            location: Some(if vs {
-                                d.reg.number
-                            } else {
-                                location(usage, index)
-                            }),
-                            builtin: None,
-                            components: comps,
-                        },
-                    )
-                };
+                let (name, varying) = declared_input(v, d.reg, usage, index, comps, loc);
                 // A repeated identical dcl (the validator warns, V015) is one varying.
                 match inputs.iter_mut().find(|i| i.0 == d.reg) {
                     Some(i) if i.1.varyings.contains(&varying) => {}
@@ -400,7 +415,7 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
                 let builtin = vs && usage == Usage::Position && index == 0;
                 let varying = Varying {
                     semantic: semantic_name(usage, index),
-                    location: (!builtin).then(|| location(usage, index)),
+                    location: (!builtin).then(|| loc.of(usage, index)),
                     builtin: builtin.then_some("position"),
                     components: comps,
                 };
@@ -411,7 +426,7 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
                         let m = if any_relative_output {
                             0xF
                         } else {
-                            mask_of(d.reg)
+                            mask_of(written, d.reg)
                         };
                         outputs.push((
                             d.reg,
@@ -427,92 +442,149 @@ pub(crate) fn io(shader: &Shader, agreed: &[(String, u32)]) -> Io {
             _ => {}
         }
     }
-    if !vs && v.major < 2 {
-        // ps_1_x declares nothing: colours v0/v1 and texture registers as read.
-        // ps_1_1 .. ps_1_3 texture instructions read the coordinate of their destination.
-        let destinations = crate::ps1x::coordinate_destinations(shader);
-        let read = shader.instructions.iter().flat_map(|i| i.srcs.iter());
-        for s in read.chain(destinations.iter()) {
-            {
-                let (usage, prefix) = match s.reg.kind {
-                    RegisterKind::Input => (Usage::Color, "v"),
-                    RegisterKind::Texture => (Usage::TexCoord, "t"),
-                    _ => continue,
-                };
-                if inputs.iter().all(|i| i.0 != s.reg) {
-                    let index = s.reg.number as u8;
-                    inputs.push((
-                        s.reg,
-                        Input {
-                            register: format!("{prefix}{}", s.reg.number),
-                            varyings: vec![Varying {
-                                semantic: semantic_name(usage, index),
-                                location: Some(location(usage, index)),
-                                builtin: None,
-                                components: "xyzw".into(),
-                            }],
-                            kind: "vec4<f32>",
-                        },
-                    ));
-                }
-            }
-        }
+    (inputs, outputs)
+}
+
+/// A declared input's register name and varying (vPos and vFace are builtins).
+fn declared_input(
+    v: ir::Version,
+    reg: ir::Register,
+    usage: Usage,
+    index: u8,
+    comps: String,
+    loc: &mut Locations<'_>,
+) -> (String, Varying) {
+    let vs = v.is_vertex();
+    let (usage, index) = match (vs, v.major, reg.kind) {
+        (false, 2, RegisterKind::Input) => (Usage::Color, reg.number as u8),
+        (false, 2, RegisterKind::Texture) => (Usage::TexCoord, reg.number as u8),
+        _ => (usage, index),
+    };
+    if reg.kind == RegisterKind::MiscType {
+        let pos = reg.number == ir::MISCTYPE_POSITION;
+        let (n, sem, b) = if pos {
+            ("vPos", "VPOS", "position")
+        } else {
+            ("vFace", "VFACE", "front_facing")
+        };
+        (
+            n.to_string(),
+            Varying {
+                semantic: sem.into(),
+                location: None,
+                builtin: Some(b),
+                components: comps,
+            },
+        )
+    } else {
+        let prefix = if reg.kind == RegisterKind::Texture {
+            "t"
+        } else {
+            "v"
+        };
+        (
+            format!("{prefix}{}", reg.number),
+            Varying {
+                semantic: semantic_name(usage, index),
+                location: Some(if vs { reg.number } else { loc.of(usage, index) }),
+                builtin: None,
+                components: comps,
+            },
+        )
     }
-    inputs.sort_by_key(|i| i.0);
-    if vs && v.major < 3 {
-        for (reg, name, usage, index) in legacy_outputs() {
-            let m = mask_of(reg);
-            let diffuse = reg == ir::Register::new(RegisterKind::AttrOut, 0);
-            if m == 0 && !diffuse {
-                continue;
-            }
-            let builtin = usage == Usage::Position;
-            outputs.push((
-                reg,
-                Output {
-                    register: name.into(),
-                    varyings: vec![Varying {
-                        semantic: semantic_name(usage, index),
-                        location: (!builtin).then(|| location(usage, index)),
-                        builtin: builtin.then_some("position"),
-                        components: mask_name(m),
-                    }],
-                    components: mask_name(m),
-                },
-            ));
-        }
-    } else if !vs {
-        let mut regs: Vec<(ir::Register, u8)> = written
-            .iter()
-            .filter(|w| matches!(w.0.kind, RegisterKind::ColorOut | RegisterKind::DepthOut))
-            .copied()
-            .collect();
-        regs.sort_by_key(|w| w.0);
-        for (reg, m) in regs {
-            let depth = reg.kind == RegisterKind::DepthOut;
-            outputs.push((
-                reg,
-                Output {
-                    register: if depth {
-                        "oDepth".into()
-                    } else {
-                        format!("oC{}", reg.number)
+}
+
+/// ps_1_x declares nothing: colours v0/v1 and texture registers as read (ps_1_1 .. ps_1_3
+/// texture instructions read the coordinate of their destination).
+fn ps1x_inputs(shader: &Shader, loc: &mut Locations<'_>, inputs: &mut Vec<(ir::Register, Input)>) {
+    let destinations = crate::ps1x::coordinate_destinations(shader);
+    let read = shader.instructions.iter().flat_map(|i| i.srcs.iter());
+    for s in read.chain(destinations.iter()) {
+        {
+            let (usage, prefix) = match s.reg.kind {
+                RegisterKind::Input => (Usage::Color, "v"),
+                RegisterKind::Texture => (Usage::TexCoord, "t"),
+                _ => continue,
+            };
+            if inputs.iter().all(|i| i.0 != s.reg) {
+                let index = s.reg.number as u8;
+                inputs.push((
+                    s.reg,
+                    Input {
+                        register: format!("{prefix}{}", s.reg.number),
+                        varyings: vec![Varying {
+                            semantic: semantic_name(usage, index),
+                            location: Some(loc.of(usage, index)),
+                            builtin: None,
+                            components: "xyzw".into(),
+                        }],
+                        kind: "vec4<f32>",
                     },
-                    varyings: vec![Varying {
-                        semantic: if depth {
-                            "DEPTH0".into()
-                        } else {
-                            format!("COLOR{}", reg.number)
-                        },
-                        location: (!depth).then_some(reg.number),
-                        builtin: depth.then_some("frag_depth"),
-                        components: mask_name(m),
-                    }],
-                    components: mask_name(m),
-                },
-            ));
+                ));
+            }
         }
     }
-    outputs.sort_by_key(|o| o.0);
-    Io { inputs, outputs }
+}
+
+/// vs_1_1 .. vs_2_x: the fixed output registers written (oD0 always: it starts at 1.0).
+fn legacy_vs_outputs(
+    loc: &mut Locations<'_>,
+    written: &[(ir::Register, u8)],
+    outputs: &mut Vec<(ir::Register, Output)>,
+) {
+    for (reg, name, usage, index) in legacy_outputs() {
+        let m = mask_of(written, reg);
+        let diffuse = reg == ir::Register::new(RegisterKind::AttrOut, 0);
+        if m == 0 && !diffuse {
+            continue;
+        }
+        let builtin = usage == Usage::Position;
+        outputs.push((
+            reg,
+            Output {
+                register: name.into(),
+                varyings: vec![Varying {
+                    semantic: semantic_name(usage, index),
+                    location: (!builtin).then(|| loc.of(usage, index)),
+                    builtin: builtin.then_some("position"),
+                    components: mask_name(m),
+                }],
+                components: mask_name(m),
+            },
+        ));
+    }
+}
+
+/// Pixel shaders: the colour and depth outputs written.
+fn ps_outputs(written: &[(ir::Register, u8)], outputs: &mut Vec<(ir::Register, Output)>) {
+    let mut regs: Vec<(ir::Register, u8)> = written
+        .iter()
+        .filter(|w| matches!(w.0.kind, RegisterKind::ColorOut | RegisterKind::DepthOut))
+        .copied()
+        .collect();
+    regs.sort_by_key(|w| w.0);
+    for (reg, m) in regs {
+        let depth = reg.kind == RegisterKind::DepthOut;
+        outputs.push((
+            reg,
+            Output {
+                register: if depth {
+                    "oDepth".into()
+                } else {
+                    format!("oC{}", reg.number)
+                },
+                varyings: vec![Varying {
+                    semantic: if depth {
+                        "DEPTH0".into()
+                    } else {
+                        format!("COLOR{}", reg.number)
+                    },
+                    location: (!depth).then_some(reg.number),
+                    builtin: depth.then_some("frag_depth"),
+                    components: mask_name(m),
+                }],
+                components: mask_name(m),
+            },
+        ));
+    }
 }

@@ -28,6 +28,8 @@
 //! polynomials; `Ieee` uses plain IEEE operations. Relative reads outside a register file
 //! give 0 in both modes, by an explicit bounds check.
 
+#![forbid(unsafe_code)]
+
 mod alu;
 mod entry;
 mod flow;
@@ -65,28 +67,42 @@ pub enum FloatMode {
 /// Translation options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Options {
+    /// How floating-point arithmetic is translated.
     pub float: FloatMode,
 }
 
 /// A translated shader.
 #[derive(Debug)]
 pub struct Translation {
+    /// The naga module: the body, the entry point and their globals.
     pub module: Module,
     /// naga's analysis of `module` (what the back ends need).
     pub info: naga::valid::ModuleInfo,
+    /// What the module expects of its caller: bindings, varyings, constants.
     pub interface: Interface,
     /// The shader's body: `fn body(inputs: Inputs) -> Outputs`.
     pub body: Handle<Function>,
 }
 
+/// Why a shader was not translated or written.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Error {
     /// An instruction this translator does not handle (yet).
     #[error("{opcode} is not supported in {version} by the GPU translation")]
-    Unsupported { opcode: String, version: String },
+    Unsupported {
+        /// The instruction's mnemonic.
+        opcode: String,
+        /// The shader's version.
+        version: String,
+    },
     /// Something a validated shader cannot contain.
     #[error("instruction {instruction}: {what}")]
-    Invalid { instruction: usize, what: String },
+    Invalid {
+        /// The instruction's index.
+        instruction: usize,
+        /// What is wrong with it.
+        what: String,
+    },
     /// naga's validator rejected the module (a defect of this translator).
     #[error("naga rejected the translated module: {0}")]
     Validation(String),
@@ -96,17 +112,24 @@ pub enum Error {
         "the translation is too large: with each subroutine call inlined it has more than \
          {limit} instructions (MAX_TRANSLATED_INSTRUCTIONS)"
     )]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// [`MAX_TRANSLATED_INSTRUCTIONS`].
+        limit: usize,
+    },
     /// A back end failed.
     #[error("writing {target}: {message}")]
     Write {
+        /// The language being written.
         target: &'static str,
+        /// naga's error.
         message: String,
     },
     /// [`write_to`]'s output failed.
     #[error("writing the output: {message}")]
     Output {
+        /// The I/O error's kind.
         kind: std::io::ErrorKind,
+        /// The I/O error's message.
         message: String,
     },
 }
@@ -167,6 +190,10 @@ pub fn translate_pair(
     Ok((vs, ps))
 }
 
+/// The translation, by phase: the body's argument and result structs, the constant
+/// buffers the shader reads from memory, the samplers, the inputs and outputs, the
+/// instructions, the returned outputs; then the entry point, naga's validation and the
+/// interface.
 fn translate_with(
     shader: &dxso::Shader,
     options: &Options,
@@ -185,36 +212,15 @@ fn translate_with(
     };
 
     // The body's argument and result structs.
-    let struct_of = |m: &mut Module, name: &str, members: Vec<String>| {
-        let mut members: Vec<StructMember> = members
-            .into_iter()
-            .enumerate()
-            .map(|(k, n)| StructMember {
-                name: Some(n),
-                ty: f32x4,
-                binding: None,
-                offset: 16 * k as u32,
-            })
-            .collect();
-        if members.is_empty() {
-            // WGSL has no empty structs.
-            members.push(StructMember {
-                name: Some("unused".into()),
-                ty: f32x4,
-                binding: None,
-                offset: 0,
-            });
-        }
-        let span = 16 * members.len() as u32;
-        named_ty(m, name, TypeInner::Struct { members, span })
-    };
     let in_ty = struct_of(
         &mut m,
+        f32x4,
         "Inputs",
         io.inputs.iter().map(|i| i.1.register.clone()).collect(),
     );
     let out_ty = struct_of(
         &mut m,
+        f32x4,
         "Outputs",
         io.outputs.iter().map(|o| o.1.register.clone()).collect(),
     );
@@ -234,212 +240,15 @@ fn translate_with(
     tr.defis = usage.defis.iter().copied().collect();
     tr.defbs = usage.defbs.iter().copied().collect();
 
-    // Constant buffers: only the ones the shader reads from memory.
-    let uniform = |tr: &mut regs::Tr, name: &str, scalar: Scalar, registers: u32, binding| {
-        let el = ty(&mut tr.m, vec4(scalar));
-        let arr = ty(
-            &mut tr.m,
-            TypeInner::Array {
-                base: el,
-                size: ArraySize::Constant(
-                    std::num::NonZeroU32::new(registers.max(1))
-                        .unwrap_or(std::num::NonZeroU32::MIN),
-                ),
-                stride: 16,
-            },
-        );
-        let gv = tr.m.global_variables.append(
-            GlobalVariable {
-                name: Some(name.into()),
-                space: AddressSpace::Uniform,
-                binding: Some(ResourceBinding {
-                    group: cgroup,
-                    binding,
-                }),
-                ty: arr,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        );
-        let ptr = tr.fb.expr(Expression::GlobalVariable(gv));
-        regs::Buffer { ptr, registers }
-    };
-    let mut iface_consts = None;
-    let mut iface_ints = None;
-    let mut iface_bools = None;
-    let defs_of = |v: &[(u32, [u32; 4])]| {
-        v.iter()
-            .map(|&(register, bits)| interface::Def { register, bits })
-            .collect::<Vec<_>>()
-    };
-    if usage.relative_consts || usage.consts_read.iter().any(|c| !tr.defs.contains_key(c)) {
-        let registers = interface::float_registers(version, usage.consts_read.last().copied());
-        tr.consts = Some(uniform(&mut tr, "c", Scalar::F32, registers, 0));
-        iface_consts = Some(interface::ConstantBuffer {
-            group: cgroup,
-            binding: 0,
-            registers,
-            defs: defs_of(&usage.defs),
-        });
-    }
-    if usage.ints_read.iter().any(|c| !tr.defis.contains_key(c)) {
-        tr.ints = Some(uniform(&mut tr, "i", Scalar::I32, 16, 1));
-        iface_ints = Some(interface::ConstantBuffer {
-            group: cgroup,
-            binding: 1,
-            registers: 16,
-            defs: defs_of(&usage.defis),
-        });
-    }
-    if usage.bools_read.iter().any(|c| !tr.defbs.contains_key(c)) {
-        tr.bools = Some(uniform(&mut tr, "b", Scalar::U32, 16, 2));
-        let defs: Vec<(u32, [u32; 4])> = usage
-            .defbs
-            .iter()
-            .map(|&(r, b)| (r, [b as u32, 0, 0, 0]))
-            .collect();
-        iface_bools = Some(interface::ConstantBuffer {
-            group: cgroup,
-            binding: 2,
-            registers: 16,
-            defs: defs_of(&defs),
-        });
-    }
-
-    // Samplers.
-    // Declared samplers, then (unvalidated shaders) undeclared ones used, as 2d.
-    let mut sampler_regs: Vec<(u32, TextureType)> = Vec::new();
-    for inst in &shader.instructions {
-        if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
-            && d.reg.kind == RegisterKind::Sampler
-            && sampler_regs.iter().all(|s| s.0 != d.reg.number)
-        {
-            let tt = TextureType::from_u32(decl.texture_type as u32).unwrap_or(TextureType::TwoD);
-            sampler_regs.push((d.reg.number, tt));
-        }
-    }
-    for inst in &shader.instructions {
-        for s in &inst.srcs {
-            if s.reg.kind == RegisterKind::Sampler
-                && sampler_regs.iter().all(|x| x.0 != s.reg.number)
-            {
-                sampler_regs.push((s.reg.number, TextureType::TwoD));
-            }
-        }
-    }
-    for s in ps1x::samplers(shader) {
-        if sampler_regs.iter().all(|x| x.0 != s.0) {
-            sampler_regs.push(s);
-        }
-    }
-    let mut samplers = Vec::new();
-    for (n, tt) in sampler_regs {
-        let (dim, kind) = match tt {
-            TextureType::Cube => (ImageDimension::Cube, "cube"),
-            TextureType::Volume => (ImageDimension::D3, "volume"),
-            _ => (ImageDimension::D2, "2d"),
-        };
-        let tex_ty = ty(
-            &mut tr.m,
-            TypeInner::Image {
-                dim,
-                arrayed: false,
-                class: ImageClass::Sampled {
-                    kind: naga::ScalarKind::Float,
-                    multi: false,
-                },
-            },
-        );
-        let smp_ty = ty(&mut tr.m, TypeInner::Sampler { comparison: false });
-        let global = |tr: &mut regs::Tr, name: String, ty, binding| {
-            let gv = tr.m.global_variables.append(
-                GlobalVariable {
-                    name: Some(name),
-                    space: AddressSpace::Handle,
-                    binding: Some(ResourceBinding {
-                        group: sgroup,
-                        binding,
-                    }),
-                    ty,
-                    init: None,
-                    memory_decorations: Default::default(),
-                },
-                Span::UNDEFINED,
-            );
-            tr.fb.expr(Expression::GlobalVariable(gv))
-        };
-        let texture = global(&mut tr, format!("t{n}"), tex_ty, 2 * n);
-        let sampler = global(&mut tr, format!("s{n}"), smp_ty, 2 * n + 1);
-        tr.samplers.insert(
-            n,
-            regs::SamplerRef {
-                texture,
-                sampler,
-                dim,
-            },
-        );
-        samplers.push(interface::Sampler {
-            register: n,
-            group: sgroup,
-            texture_binding: 2 * n,
-            sampler_binding: 2 * n + 1,
-            kind,
-        });
-    }
-
-    // Inputs: the members of the argument.
-    let arg = tr.fb.expr(Expression::FunctionArgument(0));
-    for (k, (reg, _)) in io.inputs.iter().enumerate() {
-        let v = tr.fb.index(arg, k as u32);
-        tr.inputs.push((*reg, v));
-    }
-    // Outputs: zero-initialised locals (oD0 of vs_1_1 .. vs_2_x starts at 1.0, C11).
-    let ps1 = !vs && version.major < 2;
-    for (reg, o) in &io.outputs {
-        if ps1 && reg.kind == RegisterKind::ColorOut {
-            continue; // ps_1_x: the colour is r0's final value.
-        }
-        let p = tr.local(&o.register, vec4(Scalar::F32));
-        if vs && version.major < 3 && *reg == dxso::ir::Register::new(RegisterKind::AttrOut, 0) {
-            let one = tr.fb.kf(1.0, func::Shape::Vec4);
-            tr.fb.store(p, one);
-        }
-        tr.outputs.push((*reg, p));
-    }
-    for &t in &usage.temps {
-        tr.temp(t);
-    }
+    let [iface_consts, iface_ints, iface_bools] = constant_buffers(&mut tr, &usage, cgroup);
+    let samplers = bind_samplers(&mut tr, sampler_registers(shader), sgroup);
+    bind_io(&mut tr, &io, &usage.temps);
 
     let ps1x_parameters = tr.ps1x_setup(shader, cgroup)?;
     tr.main(shader)?;
     tr.ps1x_flush()?;
 
-    // Return the outputs.
-    let mut values = Vec::new();
-    for (reg, _) in &io.outputs {
-        let v = if ps1 && reg.kind == RegisterKind::ColorOut {
-            let r0 = tr.temp(0);
-            tr.fb.load(r0)
-        } else {
-            let p = tr.outputs.iter().find(|o| o.0 == *reg).map(|o| o.1);
-            match p {
-                Some(p) => tr.fb.load(p),
-                None => tr.fb.kf(0.0, func::Shape::Vec4),
-            }
-        };
-        values.push(v);
-    }
-    if values.is_empty() {
-        values.push(tr.fb.kf(0.0, func::Shape::Vec4));
-    }
-    let result = tr.fb.expr(Expression::Compose {
-        ty: out_ty,
-        components: values,
-    });
-    tr.fb.stmt(Statement::Return {
-        value: Some(result),
-    });
+    return_outputs(&mut tr, &io, out_ty);
     let regs::Tr { mut m, fb, .. } = tr;
     let body = m.functions.append(fb.finish(), Span::UNDEFINED);
 
@@ -474,4 +283,280 @@ fn translate_with(
         interface,
         body,
     })
+}
+
+/// A struct of `vec4<f32>` members named `members` (one `unused` member when there are
+/// none: WGSL has no empty structs), for the body's argument and result.
+fn struct_of(
+    m: &mut Module,
+    f32x4: Handle<naga::Type>,
+    name: &str,
+    members: Vec<String>,
+) -> Handle<naga::Type> {
+    let mut members: Vec<StructMember> = members
+        .into_iter()
+        .enumerate()
+        .map(|(k, n)| StructMember {
+            name: Some(n),
+            ty: f32x4,
+            binding: None,
+            offset: 16 * k as u32,
+        })
+        .collect();
+    if members.is_empty() {
+        // WGSL has no empty structs.
+        members.push(StructMember {
+            name: Some("unused".into()),
+            ty: f32x4,
+            binding: None,
+            offset: 0,
+        });
+    }
+    let span = 16 * members.len() as u32;
+    named_ty(m, name, TypeInner::Struct { members, span })
+}
+
+/// A uniform array of `registers` 4-vectors of `scalar` at (`group`, `binding`), named
+/// `name`.
+fn uniform(
+    tr: &mut regs::Tr,
+    name: &str,
+    scalar: Scalar,
+    registers: u32,
+    group: u32,
+    binding: u32,
+) -> regs::Buffer {
+    let el = ty(&mut tr.m, vec4(scalar));
+    let arr = ty(
+        &mut tr.m,
+        TypeInner::Array {
+            base: el,
+            size: ArraySize::Constant(
+                std::num::NonZeroU32::new(registers.max(1)).unwrap_or(std::num::NonZeroU32::MIN),
+            ),
+            stride: 16,
+        },
+    );
+    let gv = tr.m.global_variables.append(
+        GlobalVariable {
+            name: Some(name.into()),
+            space: AddressSpace::Uniform,
+            binding: Some(ResourceBinding { group, binding }),
+            ty: arr,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    );
+    let ptr = tr.fb.expr(Expression::GlobalVariable(gv));
+    regs::Buffer { ptr, registers }
+}
+
+/// Constant buffers: only the ones the shader reads from memory (c#, i#, b#, in that
+/// order), with their `def`s for the interface.
+fn constant_buffers(
+    tr: &mut regs::Tr,
+    usage: &interface::Usage2,
+    cgroup: u32,
+) -> [Option<interface::ConstantBuffer>; 3] {
+    let version = tr.version;
+    let mut iface_consts = None;
+    let mut iface_ints = None;
+    let mut iface_bools = None;
+    let defs_of = |v: &[(u32, [u32; 4])]| {
+        v.iter()
+            .map(|&(register, bits)| interface::Def { register, bits })
+            .collect::<Vec<_>>()
+    };
+    if usage.relative_consts || usage.consts_read.iter().any(|c| !tr.defs.contains_key(c)) {
+        let registers = interface::float_registers(version, usage.consts_read.last().copied());
+        tr.consts = Some(uniform(tr, "c", Scalar::F32, registers, cgroup, 0));
+        iface_consts = Some(interface::ConstantBuffer {
+            group: cgroup,
+            binding: 0,
+            registers,
+            defs: defs_of(&usage.defs),
+        });
+    }
+    if usage.ints_read.iter().any(|c| !tr.defis.contains_key(c)) {
+        tr.ints = Some(uniform(tr, "i", Scalar::I32, 16, cgroup, 1));
+        iface_ints = Some(interface::ConstantBuffer {
+            group: cgroup,
+            binding: 1,
+            registers: 16,
+            defs: defs_of(&usage.defis),
+        });
+    }
+    if usage.bools_read.iter().any(|c| !tr.defbs.contains_key(c)) {
+        tr.bools = Some(uniform(tr, "b", Scalar::U32, 16, cgroup, 2));
+        let defs: Vec<(u32, [u32; 4])> = usage
+            .defbs
+            .iter()
+            .map(|&(r, b)| (r, [b as u32, 0, 0, 0]))
+            .collect();
+        iface_bools = Some(interface::ConstantBuffer {
+            group: cgroup,
+            binding: 2,
+            registers: 16,
+            defs: defs_of(&defs),
+        });
+    }
+    [iface_consts, iface_ints, iface_bools]
+}
+
+/// The sampler registers: declared samplers, then (unvalidated shaders) undeclared ones
+/// used, as 2d, then the ps_1_x texture stages.
+fn sampler_registers(shader: &dxso::Shader) -> Vec<(u32, TextureType)> {
+    let mut sampler_regs: Vec<(u32, TextureType)> = Vec::new();
+    for inst in &shader.instructions {
+        if let (Some(d), Some(decl)) = (inst.dst, inst.decl)
+            && d.reg.kind == RegisterKind::Sampler
+            && sampler_regs.iter().all(|s| s.0 != d.reg.number)
+        {
+            let tt = TextureType::from_u32(decl.texture_type as u32).unwrap_or(TextureType::TwoD);
+            sampler_regs.push((d.reg.number, tt));
+        }
+    }
+    for inst in &shader.instructions {
+        for s in &inst.srcs {
+            if s.reg.kind == RegisterKind::Sampler
+                && sampler_regs.iter().all(|x| x.0 != s.reg.number)
+            {
+                sampler_regs.push((s.reg.number, TextureType::TwoD));
+            }
+        }
+    }
+    for s in ps1x::samplers(shader) {
+        if sampler_regs.iter().all(|x| x.0 != s.0) {
+            sampler_regs.push(s);
+        }
+    }
+    sampler_regs
+}
+
+/// A texture or sampler handle at (`group`, `binding`), named `name`.
+fn handle_global(
+    tr: &mut regs::Tr,
+    name: String,
+    ty: Handle<naga::Type>,
+    group: u32,
+    binding: u32,
+) -> Handle<Expression> {
+    let gv = tr.m.global_variables.append(
+        GlobalVariable {
+            name: Some(name),
+            space: AddressSpace::Handle,
+            binding: Some(ResourceBinding { group, binding }),
+            ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    );
+    tr.fb.expr(Expression::GlobalVariable(gv))
+}
+
+/// Each sampler register's texture (binding 2n) and sampler (2n + 1), for the body and
+/// the interface.
+fn bind_samplers(
+    tr: &mut regs::Tr,
+    sampler_regs: Vec<(u32, TextureType)>,
+    sgroup: u32,
+) -> Vec<interface::Sampler> {
+    let mut samplers = Vec::new();
+    for (n, tt) in sampler_regs {
+        let (dim, kind) = match tt {
+            TextureType::Cube => (ImageDimension::Cube, "cube"),
+            TextureType::Volume => (ImageDimension::D3, "volume"),
+            _ => (ImageDimension::D2, "2d"),
+        };
+        let tex_ty = ty(
+            &mut tr.m,
+            TypeInner::Image {
+                dim,
+                arrayed: false,
+                class: ImageClass::Sampled {
+                    kind: naga::ScalarKind::Float,
+                    multi: false,
+                },
+            },
+        );
+        let smp_ty = ty(&mut tr.m, TypeInner::Sampler { comparison: false });
+        let texture = handle_global(tr, format!("t{n}"), tex_ty, sgroup, 2 * n);
+        let sampler = handle_global(tr, format!("s{n}"), smp_ty, sgroup, 2 * n + 1);
+        tr.samplers.insert(
+            n,
+            regs::SamplerRef {
+                texture,
+                sampler,
+                dim,
+            },
+        );
+        samplers.push(interface::Sampler {
+            register: n,
+            group: sgroup,
+            texture_binding: 2 * n,
+            sampler_binding: 2 * n + 1,
+            kind,
+        });
+    }
+    samplers
+}
+
+/// Inputs: the members of the argument. Outputs: zero-initialised locals (oD0 of vs_1_1 ..
+/// vs_2_x starts at 1.0, C11; ps_1_x has none for the colour, which is r0's final value).
+/// Then the temporaries the shader uses.
+fn bind_io(tr: &mut regs::Tr, io: &interface::Io, temps: &[u32]) {
+    let version = tr.version;
+    let vs = version.kind == ShaderKind::Vertex;
+    let arg = tr.fb.expr(Expression::FunctionArgument(0));
+    for (k, (reg, _)) in io.inputs.iter().enumerate() {
+        let v = tr.fb.index(arg, k as u32);
+        tr.inputs.push((*reg, v));
+    }
+    let ps1 = !vs && version.major < 2;
+    for (reg, o) in &io.outputs {
+        if ps1 && reg.kind == RegisterKind::ColorOut {
+            continue; // ps_1_x: the colour is r0's final value.
+        }
+        let p = tr.local(&o.register, vec4(Scalar::F32));
+        if vs && version.major < 3 && *reg == dxso::ir::Register::new(RegisterKind::AttrOut, 0) {
+            let one = tr.fb.kf(1.0, func::Shape::Vec4);
+            tr.fb.store(p, one);
+        }
+        tr.outputs.push((*reg, p));
+    }
+    for &t in temps {
+        tr.temp(t);
+    }
+}
+
+/// Return the outputs (0 for one never written; ps_1_x's colour is r0).
+fn return_outputs(tr: &mut regs::Tr, io: &interface::Io, out_ty: Handle<naga::Type>) {
+    let version = tr.version;
+    let ps1 = version.kind != ShaderKind::Vertex && version.major < 2;
+    let mut values = Vec::new();
+    for (reg, _) in &io.outputs {
+        let v = if ps1 && reg.kind == RegisterKind::ColorOut {
+            let r0 = tr.temp(0);
+            tr.fb.load(r0)
+        } else {
+            let p = tr.outputs.iter().find(|o| o.0 == *reg).map(|o| o.1);
+            match p {
+                Some(p) => tr.fb.load(p),
+                None => tr.fb.kf(0.0, func::Shape::Vec4),
+            }
+        };
+        values.push(v);
+    }
+    if values.is_empty() {
+        values.push(tr.fb.kf(0.0, func::Shape::Vec4));
+    }
+    let result = tr.fb.expr(Expression::Compose {
+        ty: out_ty,
+        components: values,
+    });
+    tr.fb.stmt(Statement::Return {
+        value: Some(result),
+    });
 }

@@ -57,7 +57,9 @@ pub const PARAMETER_BINDING: u32 = 3;
 /// The per-draw parameter buffer of a ps_1_x translation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Parameters {
+    /// The buffer's bind group (the pixel shader's constant group).
     pub group: u32,
+    /// Its binding ([`PARAMETER_BINDING`]).
     pub binding: u32,
     /// Rows (`vec4<f32>` each, see [`BUMP_MATRIX_ROW`], [`STAGE_ROW`],
     /// [`CLAMP_ROW`]).
@@ -282,6 +284,7 @@ impl Tr {
 
     /// The ps_1_x instructions with a meaning of their own; `Ok(false)` for the others (and
     /// for every instruction of other versions).
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ps_1_x instruction
     pub fn ps1x(&mut self, inst: &Instruction) -> Result<bool, Error> {
         if self.ps1.held.is_none() {
             return Ok(false);

@@ -7,10 +7,15 @@ use naga::back;
 /// A shading language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
+    /// WGSL text.
     Wgsl,
+    /// A SPIR-V binary.
     SpirV,
+    /// GLSL 450 core text.
     Glsl,
+    /// Metal Shading Language text.
     Msl,
+    /// HLSL text (shader model 5.1).
     Hlsl,
 }
 
@@ -25,6 +30,7 @@ impl Target {
             Target::Hlsl => "hlsl",
         }
     }
+    /// The target the CLI calls `s` (`--to`).
     pub fn from_name(s: &str) -> Option<Target> {
         [
             Target::Wgsl,
@@ -41,6 +47,7 @@ impl Target {
 /// A written module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
+    /// Text (every language but SPIR-V).
     Text(String),
     /// SPIR-V words.
     SpirV(Vec<u32>),

@@ -89,6 +89,7 @@ impl Pinned {
 // SAFETY: the pointer is only read (as `AsRef`), under the contract above; `Py` is `Send +
 // Sync`.
 unsafe impl Send for Pinned {}
+// SAFETY: as for `Send`: shared access only reads the pinned bytes.
 unsafe impl Sync for Pinned {}
 
 impl AsRef<[u8]> for Pinned {
@@ -163,7 +164,7 @@ impl Device {
     #[new]
     fn py_new() -> Device {
         Device {
-            inner: dxso_vm::Device::new(),
+            inner: dxso_vm::Device::with_options(dxso_vm::Options::from_env()),
             holds: Default::default(),
         }
     }

@@ -24,7 +24,9 @@ fn load(py: Python<'_>, scene: &Bound<'_, PyAny>) -> PyResult<dxso_draw::DrawSce
             "a draw scene is a dict (dxso draw's JSON format) or a path to one",
         ));
     };
-    loaded.map_err(errors::device)
+    let mut scene = loaded.map_err(errors::device)?;
+    scene.set_options(&dxso_vm::Options::from_env());
+    Ok(scene)
 }
 
 /// Run a draw scene's frame on the CPU: every render target as a float32 array of shape

@@ -2,12 +2,13 @@
 //! run vertex shaders and whole draws on the CPU with NumPy arrays in and out, and translate
 //! shaders for GPUs.
 //!
-//! A thin door to the `dxso`, `dxso-vm` and `dxso-naga` crates (no logic of its own): see
+//! A thin door to the `dxso`, `dxso-vm`, `dxso-naga` and `dxso-decompile` crates (no logic of its own): see
 //! `crates/dxso-py/dxso.pyi` for the API with types, and `docs/bindings.md` for building the wheel.
 
 use pyo3::prelude::*;
 
 mod arrays;
+mod decompile;
 mod device;
 mod draw;
 mod errors;
@@ -22,6 +23,7 @@ fn dxso_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shader::validate, m)?)?;
     m.add_function(wrap_pyfunction!(shader::link, m)?)?;
     m.add_function(wrap_pyfunction!(translate::translate, m)?)?;
+    m.add_function(wrap_pyfunction!(decompile::decompile, m)?)?;
     m.add_function(wrap_pyfunction!(draw::draw, m)?)?;
     m.add_function(wrap_pyfunction!(draw::trace_pixel, m)?)?;
     m.add_class::<shader::Shader>()?;

@@ -149,12 +149,8 @@ pub(crate) fn find_constant<R: ConstantRegisters + ?Sized>(
 ) -> Result<ConstantDesc, VmError> {
     let table = match r.table() {
         Ok(Some(t)) => t,
-        Ok(None) => {
-            return Err(VmError::NoConstantTable(
-                "the shader carries no constant table (CTAB)".into(),
-            ));
-        }
-        Err(e) => return Err(VmError::NoConstantTable(e.to_string())),
+        Ok(None) => return Err(VmError::NoConstantTable),
+        Err(e) => return Err(VmError::BadConstantTable(e.clone())),
     };
     table.find(name).ok_or_else(|| VmError::UnknownConstant {
         name: name.to_string(),
@@ -206,7 +202,7 @@ pub(crate) fn set_defaults<R: ConstantRegisters + ?Sized>(r: &mut R) -> Result<(
     let table = match r.table() {
         Ok(Some(t)) => t.clone(),
         Ok(None) => return Ok(()),
-        Err(e) => return Err(VmError::NoConstantTable(e.to_string())),
+        Err(e) => return Err(VmError::BadConstantTable(e.clone())),
     };
     for c in &table.constants {
         let Some(value) = &c.default_value else {

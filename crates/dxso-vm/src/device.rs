@@ -12,7 +12,7 @@ use crate::fetch::{
 use crate::guard::{Buf, GuardedBuf};
 use crate::program::{LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
-use crate::{LANES, VmError};
+use crate::{LANES, Options, VmError};
 use dxso::validate::Checked;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -24,8 +24,11 @@ pub use state::Inputs;
 /// in draw order (instance by instance).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outputs {
+    /// The output registers, in output order.
     pub registers: Vec<OutputRegister>,
+    /// The outputs' floats: vertex by vertex, register by register, 4 each.
     pub data: Vec<f32>,
+    /// How many vertices `data` holds.
     pub vertices: usize,
     /// Declared inputs that no declaration element feeds (they read (0, 0, 0, 1), choice C12).
     pub unbound_inputs: Vec<String>,
@@ -62,8 +65,8 @@ pub struct Device {
     textures: [Option<Arc<Texture>>; 4],
     samplers: [SamplerState; 4],
     pool: Option<Arc<rayon::ThreadPool>>,
-    isa: Isa,
-    tier: Tier,
+    /// How draws run (`isa` already capped at what the processor has).
+    options: Options,
     /// The bound program compiled, when the compiled tier covers it (made at the first draw).
     jit: std::sync::OnceLock<Option<Arc<Jit>>>,
     /// The bound program compiled with fetch and store fused, for the last draw layout that
@@ -71,8 +74,6 @@ pub struct Device {
     fused: std::sync::Mutex<Option<FusedCache>>,
     /// Whether the last draw had fused code for its layout.
     last_fused: std::sync::atomic::AtomicBool,
-    /// Guard-page test mode (see the `guard` module).
-    guard_pages: bool,
     /// The bound shader's constant table (for setting constants by name).
     constant_table: Result<Option<dxso::ctab::ConstantTable>, dxso::ctab::CtabError>,
 }
@@ -86,8 +87,14 @@ impl Default for Device {
 }
 
 impl Device {
-    /// A device with `MaxVertexShaderConst` = 8192 and every constant zero.
+    /// A device with `MaxVertexShaderConst` = 8192 and every constant zero, running as
+    /// [`Options::default`] says.
     pub fn new() -> Device {
+        Device::with_options(Options::default())
+    }
+
+    /// [`Device::new`] running as `options` says.
+    pub fn with_options(options: Options) -> Device {
         Device {
             program: None,
             shader: None,
@@ -102,15 +109,13 @@ impl Device {
             textures: Default::default(),
             samplers: [SamplerState::default(); 4],
             pool: None,
-            isa: Isa::detect(),
-            tier: match std::env::var("DXSO_TIER").as_deref() {
-                Ok("interpreted") => Tier::Interpreted,
-                _ => Tier::Compiled,
+            options: Options {
+                isa: options.isa.min(Isa::detect()),
+                ..options
             },
             jit: std::sync::OnceLock::new(),
             fused: std::sync::Mutex::new(None),
             last_fused: std::sync::atomic::AtomicBool::new(false),
-            guard_pages: crate::guard::from_env(),
             constant_table: Ok(None),
         }
     }
@@ -321,30 +326,41 @@ impl Device {
     /// Choose the executor's instruction-set path (the best one the processor has by
     /// default; a better one than it has falls back). Every path gives identical results.
     pub fn set_isa(&mut self, isa: Isa) {
-        self.isa = isa.min(Isa::detect());
+        self.options.isa = isa.min(Isa::detect());
         // The compiled tier's code generator follows the path too.
         self.jit = std::sync::OnceLock::new();
         self.fused = std::sync::Mutex::new(None);
     }
 
-    /// Choose how draws run: [`Tier::Compiled`] by default, or what the environment variable
-    /// `DXSO_TIER=compiled|interpreted` says. Both tiers give identical results.
+    /// Choose how draws run: [`Tier::Compiled`] by default. Both tiers give identical
+    /// results.
     pub fn set_tier(&mut self, tier: Tier) {
-        self.tier = tier;
+        self.options.tier = tier;
     }
 
-    /// Guard-page test mode, off by default or what `DXSO_GUARD_PAGES=1` in the environment
-    /// says: each draw copies its batch arenas, constant file, streams, index buffer and
+    /// Run as `options` says from now on (the bound program is compiled again at the next
+    /// draw).
+    pub fn set_options(&mut self, options: Options) {
+        self.options = options;
+        self.set_isa(self.options.isa);
+    }
+
+    /// How the device runs (its instruction-set path capped at what the processor has).
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Guard-page test mode, off by default: each draw copies its batch arenas, constant file, streams, index buffer and
     /// output records into mappings that end (and start) at inaccessible pages, so that
     /// compiled code reading or writing past one of them faults (SIGSEGV) instead of passing
     /// silently. Results are identical; draws are slower (the copies). For tests.
     pub fn set_guard_pages(&mut self, on: bool) {
-        self.guard_pages = on;
+        self.options.guard_pages = on;
     }
 
     /// Whether the guard-page test mode is on.
     pub fn guard_pages(&self) -> bool {
-        self.guard_pages
+        self.options.guard_pages
     }
 
     /// Whether draws of the bound program run compiled code (compiling it now if needed).
@@ -366,12 +382,12 @@ impl Device {
 
     fn compiled(&self) -> Option<&Jit> {
         let program = self.program.as_ref()?;
-        if self.tier == Tier::Interpreted {
+        if self.options.tier == Tier::Interpreted {
             return None;
         }
         self.jit
             .get_or_init(|| {
-                crate::compile::compile(program, self.isa)
+                crate::compile::compile(program, &self.options)
                     .ok()
                     .map(Arc::new)
             })
@@ -383,8 +399,7 @@ impl Device {
     /// of per-vertex or per-instance data (any type but UNUSED; streams under 2 GiB when
     /// indexed).
     fn fused(&self, prep: &Prepared) -> Option<Arc<Fused>> {
-        static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let off = *OFF.get_or_init(|| std::env::var("DXSO_FUSE").as_deref() == Ok("0"));
+        let off = !self.options.fuse;
         let generator = self.compiled()?.generator();
         if off || generator == CodeGenerator::Cranelift || !prep.unbound.is_empty() {
             return None;
@@ -431,7 +446,9 @@ impl Device {
         match &*cache {
             Some((l, code)) if *l == layout => code.clone(),
             _ => {
-                let code = crate::compile::compile_fused(program, &layout, generator).map(Arc::new);
+                let code =
+                    crate::compile::compile_fused(program, &layout, generator, &self.options)
+                        .map(Arc::new);
                 *cache = Some((layout, code.clone()));
                 code
             }
@@ -464,10 +481,10 @@ impl Device {
         if let Some(ix) = &self.indices
             && ix.len() < vertex_count
         {
-            return Err(VmError::Indices(format!(
-                "{} indices for {vertex_count} vertices",
-                ix.len()
-            )));
+            return Err(VmError::TooFewIndices {
+                indices: ix.len(),
+                vertices: vertex_count,
+            });
         }
         // Bind declared inputs to declaration elements by (usage, index).
         let mut bindings: Vec<Binding> = Vec::new();
@@ -561,10 +578,10 @@ impl Device {
         let program = self.program.as_ref().ok_or(VmError::NoShader)?;
         let instances = instance_count.max(1);
         if vertex >= vertex_count.saturating_mul(instances) {
-            return Err(VmError::Indices(format!(
-                "vertex {vertex} is not in a draw of {} vertices",
-                vertex_count.saturating_mul(instances)
-            )));
+            return Err(VmError::VertexNotInDraw {
+                vertex,
+                vertices: vertex_count.saturating_mul(instances),
+            });
         }
         let prep = self.prepare(program, vertex_count, instances)?;
         let sampling = self.sampling();
@@ -587,7 +604,7 @@ impl Device {
         fused: Option<&'a Fused>,
     ) -> DrawContext<'a> {
         DrawContext {
-            isa: self.isa,
+            isa: self.options.isa,
             jit: self.compiled(),
             fused,
             program,
@@ -668,7 +685,7 @@ impl Device {
             return Err(VmError::TooLarge(part_bytes).into());
         }
         let mut prep = self.prepare(program, vertex_count, instances)?;
-        if self.guard_pages {
+        if self.options.guard_pages {
             prep.guard(self.indices.as_deref(), vertex_count);
         }
         let sampling = self.sampling();
@@ -713,7 +730,7 @@ impl Device {
             data.resize(floats, 0.0);
         }
         let task_vertices = LANES * BATCHES_PER_TASK;
-        let guard = self.guard_pages;
+        let guard = self.options.guard_pages;
         let machine = || {
             let mut m = Machine::new(program, uniforms);
             if guard {

@@ -54,24 +54,20 @@ pub(crate) struct Uniforms<'a> {
 /// contracts, and the kernels use no FMA intrinsics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isa {
+    /// Baseline x86-64 (SSE2), or any other processor.
     Base,
+    /// AVX2 and FMA.
     Avx2,
+    /// AVX-512 (F, VL, BW, DQ) with AVX2 and FMA.
     Avx512,
 }
 
 impl Isa {
-    /// The best path this processor supports (capped by the environment variable
-    /// `DXSO_ISA=base|avx2|avx512`, for measurements).
+    /// The best path this processor supports (a device's [`crate::Options::isa`] may cap
+    /// it, for measurements).
     pub fn detect() -> Isa {
         static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| {
-            let cap = match std::env::var("DXSO_ISA").as_deref() {
-                Ok("base") => Isa::Base,
-                Ok("avx2") => Isa::Avx2,
-                _ => Isa::Avx512,
-            };
-            Isa::hardware().min(cap)
-        })
+        *BEST.get_or_init(Isa::hardware)
     }
 
     fn hardware() -> Isa {
@@ -111,9 +107,10 @@ pub(crate) fn on_isa<T: OnIsa>(isa: Isa, task: T) -> T::Output {
     #[cfg(target_arch = "x86_64")]
     {
         let isa = isa.min(Isa::detect());
-        // SAFETY: the features each path is compiled for were detected on this processor.
         match isa {
+            // SAFETY: `isa` is at most what was detected on this processor, so it has AVX-512.
             Isa::Avx512 => return unsafe { on_avx512(task) },
+            // SAFETY: likewise, AVX2 and FMA were detected.
             Isa::Avx2 => return unsafe { on_avx2(task) },
             Isa::Base => {}
         }
@@ -384,6 +381,7 @@ impl Machine {
     /// Run the program over the batch in the arena, reporting every executed op to `tracer`
     /// (monomorphised: with [`NoTrace`] the run pays nothing). `Err` when the instruction cap
     /// is hit.
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per op
     #[inline(always)]
     pub fn run_traced<T: Tracer>(
         &mut self,
@@ -644,6 +642,7 @@ impl Machine {
         self.al
     }
 
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ALU operation
     #[inline(always)]
     fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3], u: &Uniforms) {
         let mask = dst.mask;

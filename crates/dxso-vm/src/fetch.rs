@@ -11,12 +11,17 @@ use std::sync::Arc;
 /// `D3DVERTEXELEMENT9`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VertexElement {
+    /// The stream the element is read from.
     pub stream: u16,
+    /// Its byte offset within one vertex of the stream.
     pub offset: u16,
+    /// How many components of which number type.
     pub ty: DeclType,
     /// `D3DDECLMETHOD`; only DEFAULT (0) is meaningful without a tessellator.
     pub method: u8,
+    /// The semantic's usage the shader's `dcl` matches.
     pub usage: Usage,
+    /// The semantic's index.
     pub usage_index: u8,
 }
 
@@ -37,6 +42,7 @@ pub enum Frequency {
 
 /// `D3DSTREAMSOURCE_INDEXEDDATA` and `D3DSTREAMSOURCE_INSTANCEDATA`.
 pub const STREAMSOURCE_INDEXEDDATA: u32 = 1 << 30;
+/// The instance-data marker of a stream frequency setting (bits 30-31 = 2).
 pub const STREAMSOURCE_INSTANCEDATA: u32 = 2 << 30;
 
 impl Frequency {
@@ -59,8 +65,11 @@ impl Frequency {
 pub struct StreamSource {
     /// The vertex buffer: shared, read where it is (see [`StreamData`]).
     pub data: StreamData,
+    /// Bytes skipped before the first vertex.
     pub offset: usize,
+    /// Bytes from one vertex to the next.
     pub stride: usize,
+    /// How the stream steps: per vertex, per instance, or by a divider.
     pub frequency: Frequency,
 }
 
@@ -87,8 +96,9 @@ impl Binding {
         // fetch's own sums are each at most `end`.)
         let max_index = match self.stream.frequency {
             Frequency::Vertex | Frequency::IndexedData(_) => match indices {
-                Some(ix) => ix.get(..vc).ok_or_else(|| {
-                    VmError::Indices(format!("{} indices for {vc} vertices", ix.len()))
+                Some(ix) => ix.get(..vc).ok_or(VmError::TooFewIndices {
+                    indices: ix.len(),
+                    vertices: vc,
                 })?,
                 None => &[],
             }
@@ -122,27 +132,46 @@ impl Binding {
 /// `D3DDECLTYPE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeclType {
+    /// `float` (1 component).
     Float1 = 0,
+    /// `float2`.
     Float2 = 1,
+    /// `float3`.
     Float3 = 2,
+    /// `float4`.
     Float4 = 3,
+    /// A `D3DCOLOR` (BGRA bytes), read as RGBA in [0, 1].
     D3dColor = 4,
+    /// Four unsigned bytes, 0..255.
     Ubyte4 = 5,
+    /// Two signed 16-bit integers (z 0, w 1).
     Short2 = 6,
+    /// Four signed 16-bit integers.
     Short4 = 7,
+    /// Four unsigned bytes, normalised to [0, 1].
     Ubyte4N = 8,
+    /// Two signed 16-bit integers, normalised to [-1, 1].
     Short2N = 9,
+    /// Four signed 16-bit integers, normalised to [-1, 1].
     Short4N = 10,
+    /// Two unsigned 16-bit integers, normalised to [0, 1].
     UShort2N = 11,
+    /// Four unsigned 16-bit integers, normalised to [0, 1].
     UShort4N = 12,
+    /// Three unsigned 10-bit integers in a DWORD.
     UDec3 = 13,
+    /// Three signed 10-bit integers in a DWORD, normalised to [-1, 1].
     Dec3N = 14,
+    /// Two 16-bit floats.
     Float16_2 = 15,
+    /// Four 16-bit floats.
     Float16_4 = 16,
+    /// No data: the element is not read.
     Unused = 17,
 }
 
 impl DeclType {
+    /// Every type, in `D3DDECLTYPE` order (index = value).
     pub const ALL: [DeclType; 18] = [
         DeclType::Float1,
         DeclType::Float2,
@@ -202,6 +231,7 @@ impl DeclType {
         }
     }
 
+    /// The type named `name` (`D3DDECLTYPE_` left out, any case).
     pub fn from_name(name: &str) -> Option<DeclType> {
         let n = match name.get(..12) {
             Some(p) if p.eq_ignore_ascii_case("D3DDECLTYPE_") => &name[12..],
@@ -479,6 +509,7 @@ pub struct StreamData {
 // SAFETY: `ptr`/`len` are shared, read-only access to bytes that `_owner` (`Send + Sync`)
 // holds; nothing writes through them.
 unsafe impl Send for StreamData {}
+// SAFETY: as for `Send`: the bytes are only read.
 unsafe impl Sync for StreamData {}
 
 impl StreamData {

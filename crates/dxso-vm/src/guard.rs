@@ -1,7 +1,7 @@
 //! Guard-page test mode: a draw's buffers in their own mappings between inaccessible pages,
 //! so that generated code reading or writing past one faults instead of passing silently.
 //!
-//! [`crate::Device::set_guard_pages`] (or `DXSO_GUARD_PAGES=1` in the environment) turns it
+//! [`crate::Device::set_guard_pages`] (or [`crate::Options::guard_pages`]) turns it
 //! on. A draw then copies into a [`GuardedBuf`] each of: the batch arena (one per worker), the
 //! padded constant file (`device::CONST_PAD` zero registers on either side), every bound
 //! stream (one copy per input that reads it, the stream's whole data), the index buffer (its
@@ -24,11 +24,15 @@ use std::ops::{Deref, DerefMut};
 /// Every bit pattern of `size_of::<Self>()` zero bytes is a valid `Self`, and `Self` has no
 /// drop glue.
 pub(crate) unsafe trait Plain: Copy {}
-// SAFETY: plain numbers and arrays of them.
+// SAFETY: zero bytes are a valid number, and numbers have no drop glue.
 unsafe impl Plain for u8 {}
+// SAFETY: as for `u8`.
 unsafe impl Plain for u32 {}
+// SAFETY: as for `u8`.
 unsafe impl Plain for f32 {}
+// SAFETY: as for `u8`.
 unsafe impl Plain for [f32; 4] {}
+// SAFETY: `Row` is an array of `f32`, as above.
 unsafe impl Plain for Row {}
 
 /// `len` elements in a private anonymous mapping of whole pages, the last element flush
@@ -42,6 +46,7 @@ pub(crate) struct GuardedBuf<T: Plain> {
 
 // SAFETY: the buffer owns its mapping alone, like a `Vec<T>`.
 unsafe impl<T: Plain + Send> Send for GuardedBuf<T> {}
+// SAFETY: as for `Send`: shared access reads the elements, like `&Vec<T>`.
 unsafe impl<T: Plain + Sync> Sync for GuardedBuf<T> {}
 
 impl<T: Plain> GuardedBuf<T> {
@@ -129,12 +134,6 @@ impl<T: Plain> Drop for GuardedBuf<T> {
     }
 }
 
-/// Whether the environment asks for guard pages (`DXSO_GUARD_PAGES=1`), read once.
-pub(crate) fn from_env() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("DXSO_GUARD_PAGES").as_deref() == Ok("1"))
-}
-
 /// Bytes a draw reads or writes: a vector or shared data as given, or a guarded copy.
 pub(crate) enum Buf<T: Plain> {
     Heap(Vec<T>),
@@ -178,6 +177,7 @@ enum ArenaOwner {
 
 // SAFETY: the arena owns its rows alone, like a `Vec<Row>`.
 unsafe impl Send for Arena {}
+// SAFETY: as for `Send`: shared access reads the rows, like `&Vec<Row>`.
 unsafe impl Sync for Arena {}
 
 impl Arena {

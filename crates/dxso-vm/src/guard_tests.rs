@@ -39,7 +39,12 @@ fn child_draw() {
         "avx2" => Isa::Avx2,
         _ => Isa::Avx512,
     };
-    let dev = gather_device(isa, guard == "on");
+    let mut dev = gather_device(isa, guard == "on");
+    let options = crate::Options {
+        fuse: generator != "avx512-unfused",
+        ..dev.options().clone()
+    };
+    dev.set_options(options);
     let out = dev.draw(N, 1).expect("draws");
     let want = match generator {
         "cranelift" => CodeGenerator::Cranelift,
@@ -66,14 +71,6 @@ fn child(generator: &str, guard: bool, broken: bool) -> (ExitStatus, Option<bool
             format!("{generator},{}", if guard { "on" } else { "off" }),
         )
         .env("DXSO_TEST_BREAK_GATHER", if broken { "1" } else { "0" })
-        .env(
-            "DXSO_FUSE",
-            if generator == "avx512-unfused" {
-                "0"
-            } else {
-                "1"
-            },
-        )
         .output()
         .expect("runs the child");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -44,6 +44,7 @@ mod guard;
 mod guard_tests;
 mod inline;
 mod math;
+mod options;
 mod pixel;
 mod program;
 #[cfg(test)]
@@ -63,6 +64,7 @@ pub use fetch::{
     DeclType, Frequency, STREAMSOURCE_INDEXEDDATA, STREAMSOURCE_INSTANCEDATA, StreamData,
     StreamSource, VertexElement,
 };
+pub use options::Options;
 pub use pixel::{
     PIXEL_SAMPLERS, PixelBatch, PixelInput, PixelRunner, PixelState, QUAD, StageState,
     TEXTURE_STAGES,
@@ -87,51 +89,111 @@ pub const LANES: usize = 64;
 /// Why a draw could not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 pub enum VmError {
+    /// A draw with no vertex shader bound.
     #[error("no vertex shader is set")]
     NoShader,
+    /// A pixel shader's state given a vertex shader (or an unknown version).
     #[error("not a pixel shader: PixelState runs ps_1_1 .. ps_3_0")]
     NotPixelShader,
+    /// The shader could not be lowered to the engines' program.
     #[error(transparent)]
     Lower(LowerError),
+    /// A stream the declaration reads has no vertex buffer.
     #[error("stream {0} is used by the declaration but not set")]
     StreamNotSet(u16),
+    /// An element of some vertex lies past its stream's data.
     #[error(
         "element {element} of stream {stream} reads past the end of the stream ({len} bytes) at element index {index}"
     )]
     ReadsPastStream {
+        /// The stream.
         stream: u16,
+        /// The element, as the declaration names it.
         element: String,
+        /// The vertex (or instance) index read.
         index: usize,
+        /// The stream's length in bytes.
         len: usize,
     },
+    /// A vertex ran past the instruction limit (the limit).
     #[error("a vertex executed more than {0} instructions (MaxVShaderInstructionsExecuted)")]
     InstructionLimit(u64),
+    /// A draw whose outputs would exceed [`MAX_OUTPUT_BYTES`] (the bytes).
     #[error("the draw's outputs ({0} bytes) are too large to hold in memory")]
     TooLarge(usize),
+    /// The vertex declaration is wrong (what is wrong).
     #[error("bad vertex declaration: {0}")]
     Declaration(String),
+    /// A stream frequency setting that is not valid (the setting).
     #[error("bad stream frequency setting 0x{0:08x}")]
     BadFrequency(u32),
+    /// A stream number past 15.
     #[error("stream {0} does not exist (D3D9 has 16)")]
     NoStream(usize),
+    /// A constant register out of the file's range (which).
     #[error("constant {0} is out of range")]
     ConstantRange(String),
+    /// Constants set by name on a shader that carries no constant table.
+    #[error("constants by name need a constant table: the shader carries no constant table (CTAB)")]
+    NoConstantTable,
+    /// Constants set by name (or their defaults) from a constant table that does not read.
     #[error("constants by name need a constant table: {0}")]
-    NoConstantTable(String),
+    BadConstantTable(dxso::ctab::CtabError),
+    /// A name the constant table does not have.
     #[error("no constant named '{name}'; the constant table has: {}", known.join(", "))]
-    UnknownConstant { name: String, known: Vec<String> },
+    UnknownConstant {
+        /// The name asked for.
+        name: String,
+        /// The names the table has.
+        known: Vec<String>,
+    },
+    /// More values than the constant's registers hold.
     #[error("constant '{name}' holds {capacity} values; {given} given")]
     TooManyValues {
+        /// The constant's name.
         name: String,
+        /// The values it holds.
         capacity: usize,
+        /// The values given.
         given: usize,
     },
+    /// A sampler constant set by name (the name): samplers take textures.
     #[error("constant '{0}' is a sampler: bind a texture to its register instead")]
     SamplerByName(String),
-    #[error("bad index buffer: {0}")]
-    Indices(String),
+    /// An index buffer with fewer indices than the draw's vertices.
+    #[error("bad index buffer: {indices} indices for {vertices} vertices")]
+    TooFewIndices {
+        /// The indices bound.
+        indices: usize,
+        /// The vertices drawn.
+        vertices: usize,
+    },
+    /// A vertex (to trace) that the draw does not have.
+    #[error("bad index buffer: vertex {vertex} is not in a draw of {vertices} vertices")]
+    VertexNotInDraw {
+        /// The vertex asked for.
+        vertex: usize,
+        /// The draw's vertices (all instances).
+        vertices: usize,
+    },
+    /// A part of a draw (vertices to run) that the draw does not hold.
+    #[error("bad index buffer: vertices {range:?} are not in a draw of {vertices} vertices")]
+    VerticesNotInDraw {
+        /// The vertices asked for.
+        range: std::ops::Range<usize>,
+        /// The draw's vertices (all instances).
+        vertices: usize,
+    },
+    /// A pixel lane (to trace) past a batch's [`LANES`].
+    #[error("bad index buffer: lane {lane} is not in a batch of {}", LANES)]
+    LaneNotInBatch {
+        /// The lane asked for.
+        lane: usize,
+    },
+    /// The worker threads could not be set up (the pool's error).
     #[error("thread pool: {0}")]
     Threads(String),
+    /// A texture or sampler state that sampling does not support (what and where).
     #[error("sampler {0}")]
     Sampler(String),
     /// A panic inside the draw (a defect in dxso): caught, never an abort.

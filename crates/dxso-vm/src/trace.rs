@@ -22,7 +22,9 @@ pub struct TraceStep {
 /// A vertex's run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
+    /// The vertex's index in the draw.
     pub vertex: usize,
+    /// Each executed op, in order.
     pub steps: Vec<TraceStep>,
     /// The vertex's output registers, 4 floats each, in the program's output order.
     pub outputs: Vec<f32>,

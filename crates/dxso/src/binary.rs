@@ -27,83 +27,136 @@ pub struct ReadError {
     pub offset: usize,
     /// Index of the instruction being decoded (comments count).
     pub instruction: usize,
+    /// What is wrong.
     pub kind: ReadErrorKind,
 }
 
+/// What is wrong with a token stream (the message names the token).
 #[derive(Debug, Error, PartialEq, Eq, Clone)]
 pub enum ReadErrorKind {
+    /// No bytes or words at all.
     #[error("the stream is empty")]
     Empty,
+    /// Bytes that do not make whole 32-bit words.
     #[error("byte length {0} is not a multiple of 4")]
     ByteLength(usize),
+    /// The first word is not a version token.
     #[error("0x{0:08x} is not a shader version token")]
     BadVersion(u32),
+    /// A version token of a version dxso does not read (vs_1_0 .. vs_3_0, ps_1_0 .. ps_3_0).
     #[error("shader version {0} is not supported")]
     UnsupportedVersion(Version),
+    /// No end token after the last instruction.
     #[error("the stream ends without an end token (0x0000ffff)")]
     MissingEnd,
+    /// An instruction's tokens run past the stream's end.
     #[error("the stream ends inside an instruction")]
     Truncated,
+    /// A parameter token where an instruction token belongs.
     #[error("expected an instruction token, found parameter token 0x{0:08x}")]
     ExpectedInstruction(u32),
+    /// An opcode number the opcode table does not have.
     #[error("unknown opcode {0}")]
     UnknownOpcode(u16),
+    /// An opcode of the IR alone (a pseudo-instruction) found in the stream.
     #[error("opcode {0:?} cannot appear in a token stream here")]
     Misplaced(Opcode),
+    /// A token with bits set that D3D9 reserves.
     #[error("reserved bits set in 0x{0:08x}")]
     ReservedBits(u32),
+    /// An instruction token where a parameter token belongs.
     #[error("expected a parameter token (bit 31 set), found 0x{0:08x}")]
     ExpectedParameter(u32),
+    /// A register type number D3D9 does not define.
     #[error("unknown register type {0}")]
     UnknownRegisterType(u32),
+    /// A source-modifier number D3D9 does not define (14, 15).
     #[error("unknown source modifier {0}")]
     UnknownModifier(u32),
+    /// Result-modifier bits D3D9 does not define.
     #[error("unknown result modifier bits 0x{0:x}")]
     UnknownResultModifier(u32),
+    /// A `dcl`'s usage token with reserved bits set or bit 31 clear.
     #[error("bad dcl usage token 0x{0:08x}")]
     BadDecl(u32),
+    /// An instruction with a number of source operands its version does not allow.
     #[error("{opcode:?} has {found} source operands; {version} expects {expected:?}")]
     OperandCount {
+        /// The instruction.
         opcode: Opcode,
+        /// How many source operands it has.
         found: usize,
+        /// The counts the version allows.
         expected: &'static [u8],
+        /// The shader's version.
         version: Version,
     },
+    /// An SM2+ instruction whose length field differs from the tokens its operands use.
     #[error("instruction length {length} does not match its operands ({used} tokens)")]
-    LengthMismatch { length: usize, used: usize },
+    LengthMismatch {
+        /// The length field.
+        length: usize,
+        /// The tokens the operands use.
+        used: usize,
+    },
+    /// An SM1 instruction token with a length field (SM1 has none).
     #[error("SM1 instruction token has a nonzero length field")]
     Sm1Length,
     /// Refused by [`crate::source::Source`], which holds at most
     /// [`MAX_INSTRUCTIONS`](crate::source::MAX_INSTRUCTIONS); [`read`] has no such limit.
+    /// More instructions than [`crate::source::Source`] loads.
     #[error(
         "the shader has {found} instructions; dxso loads at most {limit} (no valid shader has that many)"
     )]
-    TooManyInstructions { found: usize, limit: usize },
+    TooManyInstructions {
+        /// The shader's instructions.
+        found: usize,
+        /// The most it loads.
+        limit: usize,
+    },
 }
 
 /// Why an IR shader could not be encoded.
 #[derive(Debug, Error, PartialEq, Eq, Clone)]
 pub enum WriteError {
+    /// An instruction whose tokens do not fit the 4-bit length field.
     #[error(
         "instruction {index}: {opcode:?} needs {needed} DWORDs, more than the 15 a length field holds"
     )]
     TooLong {
+        /// The instruction's index.
         index: usize,
+        /// Its opcode.
         opcode: Opcode,
+        /// The DWORDs it needs.
         needed: usize,
     },
+    /// A comment longer than the 15-bit length field holds.
     #[error("instruction {index}: comment of {0} DWORDs is larger than 32767", .len)]
-    CommentTooLong { index: usize, len: usize },
+    CommentTooLong {
+        /// The instruction's index.
+        index: usize,
+        /// The comment's DWORDs.
+        len: usize,
+    },
+    /// A register number the token's 11-bit field (or CONST2/3/4) cannot hold.
     #[error("instruction {index}: register number {number} of {kind:?} cannot be encoded")]
     RegisterNumber {
+        /// The instruction's index.
         index: usize,
+        /// The register file.
         kind: RegisterKind,
+        /// The number.
         number: u32,
     },
+    /// Operands that do not match the opcode's layout for the version.
     #[error("instruction {index}: {opcode:?} has the wrong operands for {version}")]
     Operands {
+        /// The instruction's index.
         index: usize,
+        /// Its opcode.
         opcode: Opcode,
+        /// The shader's version.
         version: Version,
     },
 }

@@ -10,7 +10,9 @@ use std::fmt;
 /// Vertex or pixel shader (the high word of the version token).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShaderKind {
+    /// A vertex shader (`vs_*`).
     Vertex,
+    /// A pixel shader (`ps_*`).
     Pixel,
 }
 
@@ -18,18 +20,24 @@ pub enum ShaderKind {
 /// the software profiles `vs_2_sw` / `vs_3_sw` use minor `0xFF`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Version {
+    /// Vertex or pixel.
     pub kind: ShaderKind,
+    /// The major version (1, 2 or 3).
     pub major: u8,
+    /// The minor version (`0xFF` for the software profiles; 1 for `_2_x`).
     pub minor: u8,
 }
 
 impl Version {
+    /// The version `kind`_`major`_`minor`.
     pub const fn new(kind: ShaderKind, major: u8, minor: u8) -> Self {
         Version { kind, major, minor }
     }
+    /// A vertex-shader version (`Version::vs(3, 0)` is vs_3_0).
     pub const fn vs(major: u8, minor: u8) -> Self {
         Self::new(ShaderKind::Vertex, major, minor)
     }
+    /// A pixel-shader version (`Version::ps(2, 0)` is ps_2_0).
     pub const fn ps(major: u8, minor: u8) -> Self {
         Self::new(ShaderKind::Pixel, major, minor)
     }
@@ -37,9 +45,11 @@ impl Version {
     pub const fn number(self) -> u16 {
         (self.major as u16) << 8 | self.minor as u16
     }
+    /// Whether this is a vertex-shader version.
     pub fn is_vertex(self) -> bool {
         self.kind == ShaderKind::Vertex
     }
+    /// Whether this is a pixel-shader version.
     pub fn is_pixel(self) -> bool {
         self.kind == ShaderKind::Pixel
     }
@@ -87,24 +97,44 @@ impl fmt::Display for Version {
 /// into [`RegisterKind::Const`] with numbers 2048..8191.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegisterKind {
+    /// `r#`: temporaries.
     Temp,
+    /// `v#`: vertex inputs, or a pixel shader's colour inputs.
     Input,
+    /// `c#`: float constants (0..8191 with CONST2/3/4 folded in).
     Const,
+    /// `a0`: the address register (vertex shaders).
     Addr,
+    /// `t#`: texture coordinates / texture results (pixel shaders).
     Texture,
+    /// `oPos`, `oFog`, `oPts` (`RASTOUT_*`), below vs_3_0.
     RastOut,
+    /// `oD#`: the colour outputs below vs_3_0.
     AttrOut,
+    /// `oT#`: the texture-coordinate outputs below vs_3_0.
     TexCrdOut,
+    /// `o#`: vs_3_0's outputs.
     Output,
+    /// `i#`: integer constants.
     ConstInt,
+    /// `oC#`: a pixel shader's colour outputs.
     ColorOut,
+    /// `oDepth`: a pixel shader's depth output.
     DepthOut,
+    /// `s#`: samplers.
     Sampler,
+    /// `b#`: boolean constants.
     ConstBool,
+    /// `aL`: the loop counter.
     Loop,
+    /// `D3DSPR_TEMPFLOAT16` (register type 16): half-precision temporaries no shader version
+    /// declares.
     TempFloat16,
+    /// `vPos` and `vFace` (`MISCTYPE_*`), ps_3_0.
     MiscType,
+    /// `l#`: labels of subroutines.
     Label,
+    /// `p0`: the predicate register.
     Predicate,
 }
 
@@ -187,20 +217,26 @@ impl RegisterKind {
 
 /// `D3DSRO_*` numbers of the RASTOUT file.
 pub const RASTOUT_POSITION: u32 = 0;
+/// `oFog`.
 pub const RASTOUT_FOG: u32 = 1;
+/// `oPts`, the point size.
 pub const RASTOUT_POINT_SIZE: u32 = 2;
 /// `D3DSMO_*` numbers of the MISCTYPE file.
 pub const MISCTYPE_POSITION: u32 = 0;
+/// `vFace`.
 pub const MISCTYPE_FACE: u32 = 1;
 
 /// A register: file and number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Register {
+    /// The register file.
     pub kind: RegisterKind,
+    /// The number within the file.
     pub number: u32,
 }
 
 impl Register {
+    /// Register `number` of file `kind`.
     pub const fn new(kind: RegisterKind, number: u32) -> Self {
         Register { kind, number }
     }
@@ -211,6 +247,7 @@ impl Register {
 pub struct Swizzle(pub u8);
 
 impl Swizzle {
+    /// `.xyzw`: each channel reads its own component.
     pub const IDENTITY: Swizzle = Swizzle(0xE4);
     /// The source component read for output channel `channel` (0..4).
     pub fn get(self, channel: usize) -> usize {
@@ -220,9 +257,11 @@ impl Swizzle {
     pub fn replicate(component: u8) -> Swizzle {
         Swizzle(component * 0x55)
     }
+    /// Whether all four channels read the same component.
     pub fn is_replicate(self) -> bool {
         self.0.is_multiple_of(0x55)
     }
+    /// The swizzle reading component `c[k]` into channel `k` (each 0..4).
     pub fn from_components(c: [u8; 4]) -> Swizzle {
         Swizzle(c[0] | c[1] << 2 | c[2] << 4 | c[3] << 6)
     }
@@ -233,7 +272,9 @@ impl Swizzle {
 pub struct WriteMask(pub u8);
 
 impl WriteMask {
+    /// `.xyzw`: every channel written.
     pub const ALL: WriteMask = WriteMask(0xF);
+    /// Whether channel `channel` (0..4) is written.
     pub fn has(self, channel: usize) -> bool {
         self.0 >> channel & 1 != 0
     }
@@ -242,23 +283,38 @@ impl WriteMask {
 /// Source modifiers (`D3DSPSM_*`, token bits 24-27).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SrcModifier {
+    /// The register as it is.
     None = 0,
+    /// `-r`.
     Neg = 1,
+    /// `r_bias`: r - 0.5.
     Bias = 2,
+    /// `-r_bias`.
     BiasNeg = 3,
+    /// `r_bx2`: 2r - 1.
     Sign = 4,
+    /// `-r_bx2`.
     SignNeg = 5,
+    /// `1 - r`.
     Comp = 6,
+    /// `r_x2`: 2r.
     X2 = 7,
+    /// `-r_x2`.
     X2Neg = 8,
+    /// `r_dz`: divide by z (ps_1_4 texld/texcrd).
     Dz = 9,
+    /// `r_dw`: divide by w (ps_1_4 texld/texcrd).
     Dw = 10,
+    /// `r_abs`: |r|.
     Abs = 11,
+    /// `-r_abs`: -|r|.
     AbsNeg = 12,
+    /// `!r`: a boolean or predicate negated.
     Not = 13,
 }
 
 impl SrcModifier {
+    /// The modifier of token bits 24-27 (`None` for the reserved values 14 and 15).
     pub fn from_bits(v: u32) -> Option<SrcModifier> {
         use SrcModifier::*;
         Some(match v {
@@ -315,7 +371,9 @@ impl SrcModifier {
 
 /// Result modifier flags (`D3DSPDM_*`, token bits 20-23).
 pub const RESULT_SATURATE: u8 = 1;
+/// `_pp`: partial precision allowed.
 pub const RESULT_PARTIAL_PRECISION: u8 = 2;
+/// `_centroid`: interpolated at the centroid.
 pub const RESULT_CENTROID: u8 = 4;
 
 /// The index register of a relatively addressed operand. In vs_1_1 the index is implicitly
@@ -329,12 +387,14 @@ pub struct Relative {
 }
 
 impl Relative {
+    /// `a0` with component `component` (0..4) as the index.
     pub fn a0(component: u8) -> Relative {
         Relative {
             reg: Register::new(RegisterKind::Addr, 0),
             swizzle: Swizzle::replicate(component),
         }
     }
+    /// `aL` as the index.
     pub fn al() -> Relative {
         Relative {
             reg: Register::new(RegisterKind::Loop, 0),
@@ -346,16 +406,20 @@ impl Relative {
 /// A destination parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Dst {
+    /// The register written.
     pub reg: Register,
+    /// The components written.
     pub mask: WriteMask,
     /// `RESULT_*` flags.
     pub modifiers: u8,
     /// 4-bit shift scale (ps_1_x): 1 = x2, 2 = x4, 3 = x8, 15 = d2, 14 = d4, 13 = d8.
     pub shift: u8,
+    /// The index register, for a relatively addressed destination (`o[aL + n]`).
     pub relative: Option<Relative>,
 }
 
 impl Dst {
+    /// Register `reg`, every component written, no modifier.
     pub fn new(reg: Register) -> Dst {
         Dst {
             reg,
@@ -365,6 +429,7 @@ impl Dst {
             relative: None,
         }
     }
+    /// Whether the result is clamped to [0, 1] (`_sat`).
     pub fn saturate(&self) -> bool {
         self.modifiers & RESULT_SATURATE != 0
     }
@@ -373,13 +438,18 @@ impl Dst {
 /// A source parameter (also used for the predicate token, label operands and relative tokens).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Src {
+    /// The register read.
     pub reg: Register,
+    /// Which component each channel reads.
     pub swizzle: Swizzle,
+    /// The modifier applied to the value read.
     pub modifier: SrcModifier,
+    /// The index register, for a relatively addressed source (`c[a0.x + n]`).
     pub relative: Option<Relative>,
 }
 
 impl Src {
+    /// Register `reg` read as it is (`.xyzw`, no modifier).
     pub fn new(reg: Register) -> Src {
         Src {
             reg,
@@ -393,23 +463,38 @@ impl Src {
 /// `D3DDECLUSAGE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Usage {
+    /// `POSITION`: the untransformed position.
     Position = 0,
+    /// `BLENDWEIGHT`: skinning weights.
     BlendWeight = 1,
+    /// `BLENDINDICES`: skinning matrix indices.
     BlendIndices = 2,
+    /// `NORMAL`.
     Normal = 3,
+    /// `PSIZE`: the point size.
     PSize = 4,
+    /// `TEXCOORD`.
     TexCoord = 5,
+    /// `TANGENT`.
     Tangent = 6,
+    /// `BINORMAL`.
     Binormal = 7,
+    /// `TESSFACTOR`.
     TessFactor = 8,
+    /// `POSITIONT`: a position already transformed to the screen.
     PositionT = 9,
+    /// `COLOR`.
     Color = 10,
+    /// `FOG`.
     Fog = 11,
+    /// `DEPTH`.
     Depth = 12,
+    /// `SAMPLE`.
     Sample = 13,
 }
 
 impl Usage {
+    /// Every usage, in `D3DDECLUSAGE` order (index = value).
     pub const ALL: [Usage; 14] = [
         Usage::Position,
         Usage::BlendWeight,
@@ -426,6 +511,7 @@ impl Usage {
         Usage::Depth,
         Usage::Sample,
     ];
+    /// The usage of `D3DDECLUSAGE` value `v` (`None` past `SAMPLE`).
     pub fn from_u32(v: u32) -> Option<Usage> {
         Usage::ALL.get(v as usize).copied()
     }
@@ -448,6 +534,7 @@ impl Usage {
             Usage::Sample => "sample",
         }
     }
+    /// The usage spelled `name` in `dcl_<name>` (any case).
     pub fn from_name(name: &str) -> Option<Usage> {
         Usage::ALL
             .into_iter()
@@ -458,14 +545,20 @@ impl Usage {
 /// `D3DSAMPLER_TEXTURE_TYPE` (usage token bits 27-30).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureType {
+    /// `D3DSTT_UNKNOWN`: no texture type (the usage token of a `dcl` that is not a sampler's).
     Unknown = 0,
+    /// `D3DSTT_1D`: a one-dimensional texture.
     OneD = 1,
+    /// `dcl_2d`.
     TwoD = 2,
+    /// `dcl_cube`.
     Cube = 3,
+    /// `dcl_volume`.
     Volume = 4,
 }
 
 impl TextureType {
+    /// The texture type of value `v` (`None` for the values D3D9 does not define).
     pub fn from_u32(v: u32) -> Option<TextureType> {
         Some(match v {
             0 => TextureType::Unknown,
@@ -476,6 +569,7 @@ impl TextureType {
             _ => return None,
         })
     }
+    /// The assembler spelling (`dcl_<name>`).
     pub fn name(self) -> &'static str {
         match self {
             TextureType::Unknown => "unknown",
@@ -499,6 +593,7 @@ pub struct Decl {
 }
 
 impl Decl {
+    /// The usage token of `dcl_<usage><index>`.
     pub fn semantic(usage: Usage, index: u8) -> Decl {
         Decl {
             usage: usage as u8,
@@ -506,6 +601,7 @@ impl Decl {
             texture_type: 0,
         }
     }
+    /// The usage token of a sampler's `dcl_<type>`.
     pub fn sampler(ty: TextureType) -> Decl {
         Decl {
             usage: 0,
@@ -513,12 +609,14 @@ impl Decl {
             texture_type: ty as u8,
         }
     }
+    /// The token's 32-bit value (bit 31 set).
     pub fn token(self) -> u32 {
         0x8000_0000
             | self.usage as u32
             | (self.usage_index as u32) << 16
             | (self.texture_type as u32) << 27
     }
+    /// The usage token `t` decoded; `None` when bit 31 is clear or a reserved bit is set.
     pub fn from_token(t: u32) -> Option<Decl> {
         if t & 0x8000_0000 == 0 || t & !0xF80F_001F != 0 {
             return None;
@@ -534,15 +632,22 @@ impl Decl {
 /// `D3DSHADER_COMPARISON` (control bits 16-18 of ifc / breakc / setp).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Comparison {
+    /// `_gt`: a > b.
     Gt = 1,
+    /// `_eq`: a == b.
     Eq = 2,
+    /// `_ge`: a >= b.
     Ge = 3,
+    /// `_lt`: a < b.
     Lt = 4,
+    /// `_ne`: a != b.
     Ne = 5,
+    /// `_le`: a <= b.
     Le = 6,
 }
 
 impl Comparison {
+    /// Every comparison, in value order (1..=6).
     pub const ALL: [Comparison; 6] = [
         Comparison::Gt,
         Comparison::Eq,
@@ -551,9 +656,11 @@ impl Comparison {
         Comparison::Ne,
         Comparison::Le,
     ];
+    /// The comparison of value `v` (`None` for 0 and 7).
     pub fn from_u8(v: u8) -> Option<Comparison> {
         Comparison::ALL.get((v as usize).wrapping_sub(1)).copied()
     }
+    /// The assembler suffix (`gt` in `if_gt`).
     pub fn name(self) -> &'static str {
         match self {
             Comparison::Gt => "gt",
@@ -564,6 +671,7 @@ impl Comparison {
             Comparison::Le => "le",
         }
     }
+    /// The comparison spelled `s` (any case).
     pub fn from_name(s: &str) -> Option<Comparison> {
         Comparison::ALL
             .into_iter()
@@ -587,14 +695,17 @@ impl Comparison {
 /// One instruction, or a comment block (opcode [`Opcode::Comment`], payload in `imm`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Instruction {
+    /// What the instruction does.
     pub opcode: Opcode,
     /// Opcode-specific control bits 16-23 (comparison, texld project/bias).
     pub control: u8,
     /// Bit 30 (ps_1_x co-issue, printed as a leading `+`).
     pub coissue: bool,
+    /// The destination operand, when the opcode has one.
     pub dst: Option<Dst>,
     /// The predicate token of a predicated instruction (bit 28).
     pub predicate: Option<Src>,
+    /// The source operands in order (the labels of `call`, the sampler of `texld` among them).
     pub srcs: Vec<Src>,
     /// The usage token of a `dcl`.
     pub decl: Option<Decl>,
@@ -603,6 +714,7 @@ pub struct Instruction {
 }
 
 impl Instruction {
+    /// An instruction of `opcode` with no operands, control bits or immediates.
     pub fn new(opcode: Opcode) -> Instruction {
         Instruction {
             opcode,
@@ -662,6 +774,8 @@ impl Instruction {
 /// is implicit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shader {
+    /// Its version token.
     pub version: Version,
+    /// Its instructions and comment blocks, in token order.
     pub instructions: Vec<Instruction>,
 }

@@ -12,6 +12,8 @@
 //! assert!(dxso::text::print(&back).contains("mov o0, v0"));
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod binary;
 pub mod ctab;
 pub mod ir;

@@ -27,17 +27,22 @@ use crate::validate::Checked;
 /// One entry of a signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Element {
+    /// The semantic's usage (`TEXCOORD` of `TEXCOORD3`).
     pub usage: Usage,
+    /// The semantic's index (3 of `TEXCOORD3`).
     pub usage_index: u8,
+    /// The register that carries it.
     pub register: Register,
     /// Components, bit 0 = x.
     pub mask: u8,
+    /// Interpolated at the centroid (`_centroid`).
     pub centroid: bool,
     /// The dcl (or first writing/reading instruction) it comes from.
     pub instruction: Option<usize>,
 }
 
 impl Element {
+    /// The semantic's name (`TEXCOORD3`).
     pub fn semantic(&self) -> String {
         format!(
             "{}{}",
@@ -45,6 +50,7 @@ impl Element {
             self.usage_index
         )
     }
+    /// The register's name (`o2`, `oT3`, `v1`).
     pub fn register_name(&self) -> String {
         register_name(self.register.kind, self.register.number)
     }
@@ -235,16 +241,24 @@ pub fn input_signature(ps: &Shader) -> Vec<Element> {
 /// Linkage rules (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LinkRule {
+    /// L001: the two versions cannot be linked.
     Versions,
+    /// L002: the pixel shader reads a semantic the vertex shader does not write.
     Missing,
+    /// L003: the pixel shader reads components the vertex shader does not write.
     Coverage,
+    /// L004: the two shaders pack semantics into registers differently.
     Packing,
+    /// L005: the pixel shader reads PSIZE.
     PSize,
+    /// L006 (warning): a ps_3_0 POSITION input, linked by semantic (not the pixel position).
     Position,
+    /// L007: a vs_3_0 feeding an older pixel shader writes a semantic an FVF cannot express.
     Fvf,
 }
 
 impl LinkRule {
+    /// The rule's stable id (`L001`).
     pub fn id(self) -> &'static str {
         match self {
             LinkRule::Versions => "L001",
@@ -261,11 +275,15 @@ impl LinkRule {
 /// A linkage problem, pointing at the dcl (or instruction) on each side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkDiagnostic {
+    /// The rule broken.
     pub rule: LinkRule,
     /// `true` for errors, `false` for warnings.
     pub error: bool,
+    /// What is wrong, in a sentence.
     pub message: String,
+    /// The vertex shader's instruction it points at.
     pub vs_instruction: Option<usize>,
+    /// The pixel shader's instruction it points at.
     pub ps_instruction: Option<usize>,
 }
 
@@ -273,18 +291,23 @@ pub struct LinkDiagnostic {
 /// and components.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Varying {
+    /// The semantic's name (`TEXCOORD0`).
     pub semantic: String,
+    /// The vertex-shader output.
     pub vs: Element,
+    /// The pixel-shader input.
     pub ps: Element,
 }
 
 /// The result of a successful link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Linkage {
+    /// One varying per pixel-shader input, in input order.
     pub varyings: Vec<Varying>,
     /// Vertex-shader outputs the pixel shader does not read (POSITION0 and PSIZE0 go to the
     /// rasteriser).
     pub unused: Vec<Element>,
+    /// The warnings (L006).
     pub warnings: Vec<LinkDiagnostic>,
 }
 
@@ -294,7 +317,9 @@ pub fn link(vs: &Checked, ps: &Checked, software: bool) -> Result<Linkage, Vec<L
     link_shaders(vs.shader(), ps.shader(), software)
 }
 
-/// [`link`] on shaders that have not been validated (the CLI validates first).
+/// [`link`] on shaders that have not been validated (the CLI validates first). By phase:
+/// the versions, the outputs a vs_3_0 may give an older pixel shader, each input matched
+/// to its output, and (ps_3_0) the packing of registers.
 pub fn link_shaders(
     vs: &Shader,
     ps: &Shader,
@@ -302,13 +327,7 @@ pub fn link_shaders(
 ) -> Result<Linkage, Vec<LinkDiagnostic>> {
     let mut diags: Vec<LinkDiagnostic> = Vec::new();
     let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
-        diags.push(LinkDiagnostic {
-            rule,
-            error: true,
-            message,
-            vs_instruction: v,
-            ps_instruction: p,
-        })
+        diags.push(link_error(rule, message, v, p))
     };
     if !vs.version.is_vertex() || !ps.version.is_pixel() {
         err(
@@ -346,31 +365,89 @@ pub fn link_shaders(
     let outputs = output_signature(vs);
     let inputs = input_signature(ps);
     if vs3 && !ps3 {
-        for o in &outputs {
-            let fvf = match o.usage {
-                Usage::Position | Usage::Fog | Usage::PSize => o.usage_index == 0,
-                Usage::Color => o.usage_index <= 1,
-                Usage::TexCoord => o.usage_index <= 7,
-                _ => false,
-            };
-            if !fvf {
-                err(
-                    LinkRule::Fvf,
-                    format!(
-                        "{} ({}) is not an FVF output; a vs_3_0 feeding {} may use POSITION0, COLOR0-1, TEXCOORD0-7, FOG0 and PSIZE0",
-                        o.semantic(),
-                        o.register_name(),
-                        ps.version
-                    ),
-                    o.instruction,
-                    None,
-                );
-            }
+        fvf_outputs(&outputs, ps.version, &mut diags);
+    }
+    let (varyings, warnings) = match_varyings(&inputs, &outputs, ps3, &mut diags);
+    if ps3 {
+        packing(&varyings, &mut diags);
+    }
+    if diags.iter().any(|d| d.error) {
+        diags.extend(warnings);
+        return Err(diags);
+    }
+    let unused = outputs
+        .into_iter()
+        .filter(|o| {
+            !varyings
+                .iter()
+                .any(|v| v.vs.usage == o.usage && v.vs.usage_index == o.usage_index)
+        })
+        .collect();
+    Ok(Linkage {
+        varyings,
+        unused,
+        warnings,
+    })
+}
+
+/// An error of `rule` at the vertex shader's instruction `v` and the pixel shader's `p`.
+fn link_error(
+    rule: LinkRule,
+    message: String,
+    v: Option<usize>,
+    p: Option<usize>,
+) -> LinkDiagnostic {
+    LinkDiagnostic {
+        rule,
+        error: true,
+        message,
+        vs_instruction: v,
+        ps_instruction: p,
+    }
+}
+
+/// A vs_3_0 feeding an older pixel shader writes only the outputs an FVF has.
+fn fvf_outputs(outputs: &[Element], ps_version: Version, diags: &mut Vec<LinkDiagnostic>) {
+    let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
+        diags.push(link_error(rule, message, v, p))
+    };
+    for o in outputs {
+        let fvf = match o.usage {
+            Usage::Position | Usage::Fog | Usage::PSize => o.usage_index == 0,
+            Usage::Color => o.usage_index <= 1,
+            Usage::TexCoord => o.usage_index <= 7,
+            _ => false,
+        };
+        if !fvf {
+            err(
+                LinkRule::Fvf,
+                format!(
+                    "{} ({}) is not an FVF output; a vs_3_0 feeding {} may use POSITION0, COLOR0-1, TEXCOORD0-7, FOG0 and PSIZE0",
+                    o.semantic(),
+                    o.register_name(),
+                    ps_version
+                ),
+                o.instruction,
+                None,
+            );
         }
     }
+}
+
+/// Each pixel-shader input matched to the vertex-shader output of its semantic: the
+/// varyings, and the warnings.
+fn match_varyings(
+    inputs: &[Element],
+    outputs: &[Element],
+    ps3: bool,
+    diags: &mut Vec<LinkDiagnostic>,
+) -> (Vec<Varying>, Vec<LinkDiagnostic>) {
+    let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
+        diags.push(link_error(rule, message, v, p))
+    };
     let mut varyings = Vec::new();
     let mut warnings = Vec::new();
-    for p in &inputs {
+    for p in inputs {
         if p.usage == Usage::PSize {
             err(
                 LinkRule::PSize,
@@ -434,64 +511,52 @@ pub fn link_shaders(
             ps: p.clone(),
         });
     }
-    // Packing: same register in the PS <=> same register in the VS.
-    if ps3 {
-        for (a_i, a) in varyings.iter().enumerate() {
-            for b in &varyings[a_i + 1..] {
-                let same_ps = a.ps.register == b.ps.register;
-                let same_vs = a.vs.register == b.vs.register;
-                if same_ps != same_vs {
-                    let (packed, split) = if same_ps {
-                        ("pixel", "vertex")
-                    } else {
-                        ("vertex", "pixel")
-                    };
-                    err(
-                        LinkRule::Packing,
-                        format!(
-                            "{} and {} share a register in the {packed} shader ({}) but not in the {split} shader ({} / {})",
-                            a.semantic,
-                            b.semantic,
-                            if same_ps {
-                                a.ps.register_name()
-                            } else {
-                                a.vs.register_name()
-                            },
-                            if same_ps {
-                                a.vs.register_name()
-                            } else {
-                                a.ps.register_name()
-                            },
-                            if same_ps {
-                                b.vs.register_name()
-                            } else {
-                                b.ps.register_name()
-                            },
-                        ),
-                        b.vs.instruction,
-                        b.ps.instruction,
-                    );
-                }
+    (varyings, warnings)
+}
+
+/// Packing: same register in the PS <=> same register in the VS.
+fn packing(varyings: &[Varying], diags: &mut Vec<LinkDiagnostic>) {
+    let mut err = |rule, message: String, v: Option<usize>, p: Option<usize>| {
+        diags.push(link_error(rule, message, v, p))
+    };
+    for (a_i, a) in varyings.iter().enumerate() {
+        for b in &varyings[a_i + 1..] {
+            let same_ps = a.ps.register == b.ps.register;
+            let same_vs = a.vs.register == b.vs.register;
+            if same_ps != same_vs {
+                let (packed, split) = if same_ps {
+                    ("pixel", "vertex")
+                } else {
+                    ("vertex", "pixel")
+                };
+                err(
+                    LinkRule::Packing,
+                    format!(
+                        "{} and {} share a register in the {packed} shader ({}) but not in the {split} shader ({} / {})",
+                        a.semantic,
+                        b.semantic,
+                        if same_ps {
+                            a.ps.register_name()
+                        } else {
+                            a.vs.register_name()
+                        },
+                        if same_ps {
+                            a.vs.register_name()
+                        } else {
+                            a.ps.register_name()
+                        },
+                        if same_ps {
+                            b.vs.register_name()
+                        } else {
+                            b.ps.register_name()
+                        },
+                    ),
+                    b.vs.instruction,
+                    b.ps.instruction,
+                );
             }
         }
     }
-    if diags.iter().any(|d| d.error) {
-        diags.extend(warnings);
-        return Err(diags);
-    }
-    let unused = outputs
-        .into_iter()
-        .filter(|o| {
-            !varyings
-                .iter()
-                .any(|v| v.vs.usage == o.usage && v.vs.usage_index == o.usage_index)
-        })
-        .collect();
-    Ok(Linkage {
-        varyings,
-        unused,
-        warnings,
-    })
 }
 
 #[cfg(test)]

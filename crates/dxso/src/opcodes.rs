@@ -6,18 +6,23 @@ use crate::ir::{Comparison, Version};
 /// An inclusive range of `Version::number()` values (`major << 8 | minor`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VersionRange {
+    /// The first version in the range.
     pub min: u16,
+    /// The last version in the range.
     pub max: u16,
 }
 
 impl VersionRange {
+    /// The empty range (no version has the opcode).
     pub const NONE: VersionRange = VersionRange {
         min: 0xFFFF,
         max: 0,
     };
+    /// The versions `min` to `max`, both included.
     pub const fn new(min: u16, max: u16) -> Self {
         VersionRange { min, max }
     }
+    /// Whether version number `n` is in the range.
     pub fn contains(self, n: u16) -> bool {
         self.min <= n && n <= self.max
     }
@@ -27,7 +32,13 @@ impl VersionRange {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
     /// `dst` destination tokens (0 or 1), then `src` source tokens.
-    Ops { dst: u8, src: u8 },
+    /// Fixed counts of destination and source tokens.
+    Ops {
+        /// Destination tokens (0 or 1).
+        dst: u8,
+        /// Source tokens.
+        src: u8,
+    },
     /// `sincos`: 1/3 below SM3, 1/1 in SM3.
     SinCos,
     /// `sgn`: 1/3; vs_3_0 also 1/1 (bytecode.md note A).
@@ -93,11 +104,13 @@ impl Layout {
 /// Everything the project knows about one opcode.
 #[derive(Clone, Copy, Debug)]
 pub struct OpInfo {
+    /// The opcode.
     pub opcode: Opcode,
     /// `D3DSIO_*` value.
     pub number: u16,
     /// The mnemonic (for `ifc`/`breakc`/`setp`: the stem before `_comp`).
     pub mnemonic: &'static str,
+    /// How its operands are laid out.
     pub layout: Layout,
     /// Vertex shader versions that have the opcode.
     pub vs: VersionRange,
@@ -134,7 +147,10 @@ macro_rules! opcode_table {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
         pub enum Opcode {
-            $( $name = $num, )*
+            $(
+                #[doc = concat!("`", $mn, "` (`D3DSIO_*` number ", stringify!($num), ").")]
+                $name = $num,
+            )*
         }
 
         /// The table, in opcode order.
@@ -251,6 +267,7 @@ opcode_table! {
 
 /// `texld` control values (`D3DSI_TEXLD_PROJECT`, `D3DSI_TEXLD_BIAS`).
 pub const TEXLD_PROJECT: u8 = 1;
+/// `D3DSI_TEXLD_BIAS`: `texldb`, the level-of-detail bias in the coordinate's w.
 pub const TEXLD_BIAS: u8 = 2;
 
 impl Opcode {
@@ -262,6 +279,7 @@ impl Opcode {
             .ok()
             .map(|i| OPCODES[i].opcode)
     }
+    /// Everything the table knows about the opcode.
     pub fn info(self) -> &'static OpInfo {
         let n = self as u16;
         let i = OPCODES

@@ -85,7 +85,9 @@ pub fn file_size(version: Version, kind: RegisterKind) -> Option<u32> {
 /// naming it (`None`: unlimited).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadPorts {
+    /// Different registers of the file one instruction may read.
     pub ports: usize,
+    /// Operands of one instruction that may name the file (`None`: unlimited).
     pub reads: Option<usize>,
 }
 

@@ -29,7 +29,14 @@ pub const MAX_INSTRUCTIONS: usize = 65_536;
 /// its first token in the bytecode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Position {
-    Text { line: usize, col: usize },
+    /// A place in the text.
+    Text {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+    },
+    /// Word offset of the first token in the bytecode.
     Word(usize),
 }
 
@@ -46,8 +53,10 @@ impl fmt::Display for Position {
 /// Why a source could not be read: the assembler's errors (text) or the reader's (bytecode).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
+    /// The text does not assemble.
     #[error(transparent)]
     Parse(ParseErrors),
+    /// The bytes are not a shader the reader takes.
     #[error(transparent)]
     Read(ReadError),
 }
@@ -67,6 +76,7 @@ impl SourceError {
 /// A shader read from text or bytecode, with each instruction's position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {
+    /// The shader.
     pub shader: Shader,
     origin: Origin,
 }

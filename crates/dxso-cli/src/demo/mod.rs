@@ -75,7 +75,7 @@ pub fn device() -> anyhow::Result<(Device, usize, Vec<u32>)> {
     let shader = dxso::text::parse(SHADER).map_err(|e| anyhow!("{}", e.render("terrain.asm")))?;
     let checked = validate(&shader, &Caps::max())
         .map_err(|d| anyhow!("terrain.asm does not validate: {d:?}"))?;
-    let mut dev = Device::new();
+    let mut dev = Device::with_options(dxso_vm::Options::from_env());
     dev.set_vertex_shader(&checked)?;
     let texels: Vec<u8> = (0..TEX * TEX)
         .flat_map(|i| {

@@ -20,7 +20,8 @@ fn load(scene: &str, dir: &Path) -> Result<Scene, ApiError> {
             "a draw scene (it names a pixel shader, draws or targets): /api/draw draws it, /api/pixel debugs a pixel; give \"draw\": N to run draw N's vertex stage",
         ));
     }
-    let scene = Scene::from_json(scene, dir).map_err(|e| ApiError::input(format!("{e:#}")))?;
+    let mut scene = Scene::from_json(scene, dir).map_err(|e| ApiError::input(format!("{e:#}")))?;
+    scene.device.set_options(dxso_vm::Options::from_env());
     check_vertices(scene.vertex_count, scene.instance_count)?;
     Ok(scene)
 }
@@ -158,7 +159,8 @@ pub const MAX_PIXELS: u64 = 1 << 22;
 
 /// Read a draw scene (the JSON `dxso draw` takes).
 fn load_draw(scene: &str, dir: &Path) -> Result<DrawScene, ApiError> {
-    let scene = DrawScene::from_json(scene, dir).map_err(draw_error)?;
+    let mut scene = DrawScene::from_json(scene, dir).map_err(draw_error)?;
+    scene.set_options(&dxso_vm::Options::from_env());
     let pixels = u64::from(scene.frame.width) * u64::from(scene.frame.height);
     if pixels > MAX_PIXELS {
         return Err(ApiError::input(format!(

@@ -2,6 +2,7 @@
 //! instead of 6).
 
 mod cli;
+mod decompile;
 mod draw;
 mod fuzz_regressions;
 mod gpu;

@@ -30,6 +30,7 @@ fn peak_bytes(args: &[&Path], code: i32) -> u64 {
     // SAFETY: `rusage` is plain data that wait4 fills in; the pid is our own child, waited
     // for once.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `status` and `usage` are live locals wait4 writes.
     let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
     assert_eq!(pid, child.id() as libc::pid_t, "wait4");
     assert!(

@@ -128,13 +128,23 @@ struct ViewportJson {
 
 /// A loaded draw scene: the frame, its draws in order, and the warnings of loading them.
 pub struct DrawScene {
+    /// The surfaces the draws go into.
     pub frame: Frame,
+    /// The draws, in order.
     pub draws: Vec<Draw>,
     /// Warnings from validation and binding (printed by the caller).
     pub warnings: Vec<String>,
 }
 
 impl DrawScene {
+    /// Run every draw's vertex stage as `options` says (loading gives the devices
+    /// [`dxso_vm::Options::default`]).
+    pub fn set_options(&mut self, options: &dxso_vm::Options) {
+        for d in &mut self.draws {
+            d.vertex.set_options(options.clone());
+        }
+    }
+
     /// Load `path`; the files it names are relative to its directory.
     pub fn load(path: &Path) -> Result<DrawScene, DrawError> {
         let text = read_file(path)?;

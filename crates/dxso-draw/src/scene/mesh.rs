@@ -70,15 +70,22 @@ fn obj_corners(text: &[u8]) -> usize {
 /// The vertex attributes and triangle indices of one mesh (all its primitives joined).
 #[derive(Default, Debug, PartialEq)]
 pub struct Mesh {
+    /// Each vertex's position.
     pub positions: Vec<[f32; 3]>,
+    /// Each vertex's normal (empty when the mesh has none).
     pub normals: Vec<[f32; 3]>,
+    /// Each vertex's first texture coordinates (empty when the mesh has none).
     pub texcoords: Vec<[f32; 2]>,
+    /// Each vertex's skinning joints (empty when the mesh has none).
     pub joints: Vec<[f32; 4]>,
+    /// Each vertex's skinning weights (empty when the mesh has none).
     pub weights: Vec<[f32; 4]>,
+    /// Three vertex indices per triangle.
     pub indices: Vec<u32>,
 }
 
 impl Mesh {
+    /// Load a `.obj`, `.gltf` or `.glb` file (by its extension).
     pub fn load(path: &Path) -> Result<Mesh, SceneError> {
         let lower = path.to_string_lossy().to_ascii_lowercase();
         if lower.ends_with(".obj") {

@@ -50,6 +50,7 @@ impl std::fmt::Display for SceneError {
 impl std::error::Error for SceneError {}
 
 impl SceneError {
+    /// An error saying `message`.
     pub fn new(message: impl Into<String>) -> SceneError {
         SceneError {
             message: message.into(),

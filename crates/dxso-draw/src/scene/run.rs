@@ -95,8 +95,11 @@ struct FrequencyJson {
 
 /// A loaded scene: a device ready to draw, and the draw's size.
 pub struct Scene {
+    /// The device, with the scene's shader, streams, constants and textures bound.
     pub device: Device,
+    /// Vertices per instance.
     pub vertex_count: usize,
+    /// Instances (1 without instancing).
     pub instance_count: usize,
     /// Warnings from validation and binding (printed by the caller).
     pub warnings: Vec<String>,

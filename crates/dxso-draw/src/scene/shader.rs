@@ -15,6 +15,7 @@ pub fn load_shader(name: &str, bytes: &[u8]) -> Result<Source, String> {
 
 /// A validated shader from a scene, with its constant table and the validator's warnings.
 pub struct LoadedShader {
+    /// The shader as validated.
     pub checked: Checked,
     /// For a listing without a CTAB: the table its header (`// Parameters:`) describes, which
     /// the caller binds beside the shader (a shader's own CTAB comes with it).

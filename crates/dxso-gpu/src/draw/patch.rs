@@ -62,11 +62,9 @@ pub(super) struct Points {
 pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> Result<(), Error> {
     let VertexTail {
         offset: [dx, dy],
-        clamp,
-        flat,
         planes,
-        constants,
         points,
+        ..
     } = *tail;
     let u32_ty = points.map(|_| {
         m.types.insert(
@@ -92,10 +90,85 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
     let TypeInner::Struct { members, .. } = &m.types[result_ty].inner else {
         return Err(bad("does not return a struct"));
     };
+    let mb = vertex_members(members, tail).ok_or_else(|| bad("returns no position"))?;
+    let vec_ty = mb.vec_ty;
+    // Flat shading: the members at `flat` locations take the provoking (first) vertex's
+    // value; user clip planes: a clip-distance member, `dot(plane, position)` each.
+    let new_ty = vertex_result_type(&mut m.types, result_ty, tail, vec_ty);
+    let clip_ty = new_ty.and_then(|t| t.1);
+    let new_ty = new_ty.map(|t| t.0);
+    if let Some(t) = new_ty
+        && let Some(r) = ep.function.result.as_mut()
+    {
+        r.ty = t;
+    }
+    let f = &mut ep.function;
+    let (last, ty, mut components) = returned_struct(f, &bad)?;
+    if components.len() != mb.count {
+        return Err(bad("returns a struct of another shape"));
+    }
+    let from = f.expressions.len();
+    let vertex_index = u32_ty.map(|t| argument(f, Binding::BuiltIn(BuiltIn::VertexIndex), t));
+    let e = &mut f.expressions;
+    let kx = lit(e, dx);
+    let ky = lit(e, dy);
+    let zero = lit(e, 0.0);
+    let one = lit(e, 1.0);
+    let first = push(
+        e,
+        Expression::Compose {
+            ty: vec_ty,
+            components: vec![kx, ky, zero, zero],
+        },
+    );
+    let original = components[mb.position];
+    let corner = points.zip(vertex_index);
+    let sprite_uv = offset_position(e, &mut components, &mb, corner, first, [zero, one]);
+    if let Some(arr) = clip_ty {
+        clip_distances(e, &mut components, planes, original, vec_ty, arr);
+    }
+    constant_outputs(e, &mut components, tail, sprite_uv, vec_ty, [zero, one]);
+    clamp_members(e, &mut components, &mb.clamped, zero, one);
+    let out = push(
+        e,
+        Expression::Compose {
+            ty: new_ty.unwrap_or(ty),
+            components,
+        },
+    );
+    let mut inserted = emits(e, from);
+    inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
+    f.body.splice(last..last + 1, inserted);
+    Ok(())
+}
+
+/// An `f32` literal.
+fn lit(e: &mut naga::Arena<Expression>, x: f32) -> Handle<Expression> {
+    push(e, Expression::Literal(Literal::F32(x)))
+}
+
+/// The members of a vertex entry's result struct that [`finish_vertex`] reads or rewrites.
+struct VertexMembers {
+    /// The clip-space position.
+    position: usize,
+    /// The members at `clamp` locations.
+    clamped: Vec<usize>,
+    /// The `PSIZE` member of points.
+    psize: Option<usize>,
+    /// The members at sprite locations of points.
+    sprite: Vec<usize>,
+    /// The position's type (a four-vector of `f32`).
+    vec_ty: Handle<naga::Type>,
+    /// How many members the struct has.
+    count: usize,
+}
+
+/// Find the [`VertexMembers`] of `tail` among `members` (`None` without a position).
+fn vertex_members(members: &[naga::StructMember], tail: &VertexTail) -> Option<VertexMembers> {
+    let VertexTail { clamp, points, .. } = *tail;
     let position = members
         .iter()
-        .position(|mb| matches!(mb.binding, Some(Binding::BuiltIn(BuiltIn::Position { .. }))))
-        .ok_or_else(|| bad("returns no position"))?;
+        .position(|mb| matches!(mb.binding, Some(Binding::BuiltIn(BuiltIn::Position { .. }))))?;
     let clamped: Vec<usize> = members
         .iter()
         .enumerate()
@@ -104,11 +177,11 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         })
         .map(|(k, _)| k)
         .collect();
-    let psize_member = members.iter().position(|mb| {
+    let psize = members.iter().position(|mb| {
         matches!(mb.binding, Some(Binding::Location { location, .. })
             if points.is_some_and(|p| p.psize == Some(location)))
     });
-    let sprite_members: Vec<usize> = members
+    let sprite: Vec<usize> = members
         .iter()
         .enumerate()
         .filter(|(_, mb)| {
@@ -117,84 +190,103 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         })
         .map(|(k, _)| k)
         .collect();
-    let vec_ty = members[position].ty;
-    let member_count = members.len();
-    // Flat shading: the members at `flat` locations take the provoking (first) vertex's
-    // value; user clip planes: a clip-distance member, `dot(plane, position)` each.
-    let flat_ty = if flat.is_empty() && planes.is_empty() && constants.is_empty() {
-        None
-    } else {
-        let mut t = m.types[result_ty].clone();
-        let f32_ty = m.types.insert(
+    Some(VertexMembers {
+        position,
+        clamped,
+        psize,
+        sprite,
+        vec_ty: members[position].ty,
+        count: members.len(),
+    })
+}
+
+/// The vertex entry's result struct `result_ty` with the members at `flat` locations made
+/// flat, and a clip-distance member (`planes`) and the `constants` outputs appended: the new
+/// struct and the clip distances' array type, or `None` where `tail` adds none of these.
+fn vertex_result_type(
+    types: &mut naga::UniqueArena<naga::Type>,
+    result_ty: Handle<naga::Type>,
+    tail: &VertexTail,
+    vec_ty: Handle<naga::Type>,
+) -> Option<(Handle<naga::Type>, Option<Handle<naga::Type>>)> {
+    let VertexTail {
+        flat,
+        planes,
+        constants,
+        ..
+    } = *tail;
+    if flat.is_empty() && planes.is_empty() && constants.is_empty() {
+        return None;
+    }
+    let mut t = types[result_ty].clone();
+    let f32_ty = types.insert(
+        naga::Type {
+            name: None,
+            inner: TypeInner::Scalar(naga::Scalar::F32),
+        },
+        Span::UNDEFINED,
+    );
+    let clip_ty = std::num::NonZeroU32::new(planes.len() as u32).map(|n| {
+        types.insert(
             naga::Type {
                 name: None,
-                inner: TypeInner::Scalar(naga::Scalar::F32),
+                inner: TypeInner::Array {
+                    base: f32_ty,
+                    size: naga::ArraySize::Constant(n),
+                    stride: 4,
+                },
             },
             Span::UNDEFINED,
-        );
-        let clip_ty = match std::num::NonZeroU32::new(planes.len() as u32) {
-            Some(n) => Some(m.types.insert(
-                naga::Type {
-                    name: None,
-                    inner: TypeInner::Array {
-                        base: f32_ty,
-                        size: naga::ArraySize::Constant(n),
-                        stride: 4,
-                    },
-                },
-                Span::UNDEFINED,
-            )),
-            None => None,
-        };
-        if let TypeInner::Struct { members, span } = &mut t.inner {
-            for mb in members.iter_mut() {
-                if let Some(Binding::Location {
-                    location,
-                    interpolation,
-                    sampling,
-                    ..
-                }) = &mut mb.binding
-                    && flat.contains(location)
-                {
-                    *interpolation = Some(naga::Interpolation::Flat);
-                    *sampling = None;
-                }
-            }
-            if let Some(ty) = clip_ty {
-                members.push(naga::StructMember {
-                    name: Some("dxso_clip".into()),
-                    ty,
-                    binding: Some(Binding::BuiltIn(BuiltIn::ClipDistances)),
-                    offset: *span,
-                });
-                *span += (4 * planes.len() as u32).next_multiple_of(16);
-            }
-            for (k, &(location, _)) in constants.iter().enumerate() {
-                members.push(naga::StructMember {
-                    name: Some(format!("dxso_unwritten{k}")),
-                    ty: vec_ty,
-                    binding: Some(Binding::Location {
-                        location,
-                        interpolation: Some(naga::Interpolation::Perspective),
-                        sampling: Some(naga::Sampling::Center),
-                        blend_src: None,
-                        per_primitive: false,
-                    }),
-                    offset: *span,
-                });
-                *span += 16;
+        )
+    });
+    if let TypeInner::Struct { members, span } = &mut t.inner {
+        for mb in members.iter_mut() {
+            if let Some(Binding::Location {
+                location,
+                interpolation,
+                sampling,
+                ..
+            }) = &mut mb.binding
+                && flat.contains(location)
+            {
+                *interpolation = Some(naga::Interpolation::Flat);
+                *sampling = None;
             }
         }
-        Some((m.types.insert(t, Span::UNDEFINED), clip_ty))
-    };
-    let clip_ty = flat_ty.and_then(|t| t.1);
-    let flat_ty = flat_ty.map(|t| t.0);
-    if let Some(t) = flat_ty
-        && let Some(r) = ep.function.result.as_mut()
-    {
-        r.ty = t;
+        if let Some(ty) = clip_ty {
+            members.push(naga::StructMember {
+                name: Some("dxso_clip".into()),
+                ty,
+                binding: Some(Binding::BuiltIn(BuiltIn::ClipDistances)),
+                offset: *span,
+            });
+            *span += (4 * planes.len() as u32).next_multiple_of(16);
+        }
+        for (k, &(location, _)) in constants.iter().enumerate() {
+            members.push(naga::StructMember {
+                name: Some(format!("dxso_unwritten{k}")),
+                ty: vec_ty,
+                binding: Some(Binding::Location {
+                    location,
+                    interpolation: Some(naga::Interpolation::Perspective),
+                    sampling: Some(naga::Sampling::Center),
+                    blend_src: None,
+                    per_primitive: false,
+                }),
+                offset: *span,
+            });
+            *span += 16;
+        }
     }
-    let f = &mut ep.function;
+    Some((types.insert(t, Span::UNDEFINED), clip_ty))
+}
+
+/// An entry's closing `return` of a composed struct: the statement's index in the body, the
+/// struct's type and its components.
+type Returned = (usize, Handle<naga::Type>, Vec<Handle<Expression>>);
+
+/// The entry's closing `return` of a composed struct ([`Returned`]; `bad` words the error).
+fn returned_struct(f: &naga::Function, bad: &dyn Fn(&str) -> Error) -> Result<Returned, Error> {
     let last = f
         .body
         .len()
@@ -204,39 +296,35 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
         Some((Statement::Return { value: Some(r) }, _)) => *r,
         _ => return Err(bad("does not end with a return")),
     };
-    let Expression::Compose { ty, mut components } = f.expressions[ret].clone() else {
+    let Expression::Compose { ty, components } = f.expressions[ret].clone() else {
         return Err(bad("does not return a composed struct"));
     };
-    if components.len() != member_count {
-        return Err(bad("returns a struct of another shape"));
-    }
-    let from = f.expressions.len();
-    let vertex_index = u32_ty.map(|t| argument(f, Binding::BuiltIn(BuiltIn::VertexIndex), t));
-    let e = &mut f.expressions;
-    let kx = push(e, Expression::Literal(Literal::F32(dx)));
-    let ky = push(e, Expression::Literal(Literal::F32(dy)));
-    let zero = push(e, Expression::Literal(Literal::F32(0.0)));
-    let one = push(e, Expression::Literal(Literal::F32(1.0)));
-    let first = push(
-        e,
-        Expression::Compose {
-            ty: vec_ty,
-            components: vec![kx, ky, zero, zero],
-        },
-    );
-    let original = components[position];
-    let mut pos = original;
+    Ok((last, ty, components))
+}
+
+/// Add the pixel-centre offset `first · w` to the position member of `components`; for
+/// points (and the vertex index) first move it to its quad corner ([`point_corner`]) and
+/// set the sprite members to the corner's (u, v, 0, 1). The corner's (u, v) for points.
+fn offset_position(
+    e: &mut naga::Arena<Expression>,
+    components: &mut [Handle<Expression>],
+    mb: &VertexMembers,
+    points: Option<(&Points, Handle<Expression>)>,
+    first: Handle<Expression>,
+    [zero, one]: [Handle<Expression>; 2],
+) -> Option<(Handle<Expression>, Handle<Expression>)> {
+    let mut pos = components[mb.position];
     let mut sprite_uv = None;
-    if let (Some(p), Some(vi)) = (points, vertex_index) {
-        let psize = psize_member.map(|k| components[k]);
-        let (moved, u, v) = point_corner(e, pos, vi, p, psize, vec_ty);
+    if let Some((p, vi)) = points {
+        let psize = mb.psize.map(|k| components[k]);
+        let (moved, u, v) = point_corner(e, pos, vi, p, psize, mb.vec_ty);
         pos = moved;
         sprite_uv = Some((u, v));
-        for &k in &sprite_members {
+        for &k in &mb.sprite {
             components[k] = push(
                 e,
                 Expression::Compose {
-                    ty: vec_ty,
+                    ty: mb.vec_ty,
                     components: vec![u, v, zero, one],
                 },
             );
@@ -264,7 +352,7 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
             right: ws,
         },
     );
-    components[position] = push(
+    components[mb.position] = push(
         e,
         Expression::Binary {
             op: BinaryOperator::Add,
@@ -272,47 +360,64 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
             right: shift,
         },
     );
-    if let Some(arr) = clip_ty {
-        let mut dots = Vec::new();
-        for p in planes {
-            let k: Vec<_> = p
-                .iter()
-                .map(|&x| push(e, Expression::Literal(Literal::F32(x))))
-                .collect();
-            let plane = push(
-                e,
-                Expression::Compose {
-                    ty: vec_ty,
-                    components: k,
-                },
-            );
-            dots.push(push(
-                e,
-                Expression::Math {
-                    fun: MathFunction::Dot,
-                    arg: plane,
-                    arg1: Some(original),
-                    arg2: None,
-                    arg3: None,
-                },
-            ));
-        }
-        components.push(push(
+    sprite_uv
+}
+
+/// Append the clip distances to `components`: an array (of type `arr`) of
+/// `dot(plane, position)` for each of `planes`, with the shader's own `position`.
+fn clip_distances(
+    e: &mut naga::Arena<Expression>,
+    components: &mut Vec<Handle<Expression>>,
+    planes: &[[f32; 4]],
+    position: Handle<Expression>,
+    vec_ty: Handle<naga::Type>,
+    arr: Handle<naga::Type>,
+) {
+    let mut dots = Vec::new();
+    for p in planes {
+        let k: Vec<_> = p.iter().map(|&x| lit(e, x)).collect();
+        let plane = push(
             e,
             Expression::Compose {
-                ty: arr,
-                components: dots,
+                ty: vec_ty,
+                components: k,
+            },
+        );
+        dots.push(push(
+            e,
+            Expression::Math {
+                fun: MathFunction::Dot,
+                arg: plane,
+                arg1: Some(position),
+                arg2: None,
+                arg3: None,
             },
         ));
     }
-    for &(location, v) in constants {
-        let sprite = points.is_some_and(|p| p.sprite.contains(&location));
+    components.push(push(
+        e,
+        Expression::Compose {
+            ty: arr,
+            components: dots,
+        },
+    ));
+}
+
+/// Append the `constants` outputs of `tail` to `components`: their values, or at a sprite
+/// location of points the corner's (u, v, 0, 1) (`sprite_uv`).
+fn constant_outputs(
+    e: &mut naga::Arena<Expression>,
+    components: &mut Vec<Handle<Expression>>,
+    tail: &VertexTail,
+    sprite_uv: Option<(Handle<Expression>, Handle<Expression>)>,
+    vec_ty: Handle<naga::Type>,
+    [zero, one]: [Handle<Expression>; 2],
+) {
+    for &(location, v) in tail.constants {
+        let sprite = tail.points.is_some_and(|p| p.sprite.contains(&location));
         let k: Vec<_> = match sprite_uv {
             Some((su, sv)) if sprite => vec![su, sv, zero, one],
-            _ => v
-                .iter()
-                .map(|&x| push(e, Expression::Literal(Literal::F32(x))))
-                .collect(),
+            _ => v.iter().map(|&x| lit(e, x)).collect(),
         };
         components.push(push(
             e,
@@ -322,6 +427,16 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
             },
         ));
     }
+}
+
+/// Clamp the `clamped` members of `components` (four-vectors) to [0, 1] ([`clamp01`]).
+fn clamp_members(
+    e: &mut naga::Arena<Expression>,
+    components: &mut [Handle<Expression>],
+    clamped: &[usize],
+    zero: Handle<Expression>,
+    one: Handle<Expression>,
+) {
     let zeros = push(
         e,
         Expression::Splat {
@@ -336,46 +451,9 @@ pub(super) fn finish_vertex(m: &mut Module, entry: &str, tail: &VertexTail) -> R
             value: one,
         },
     );
-    for k in clamped {
-        let x = components[k];
-        let above = push(
-            e,
-            Expression::Binary {
-                op: BinaryOperator::Greater,
-                left: x,
-                right: zeros,
-            },
-        );
-        let low = push(
-            e,
-            Expression::Math {
-                fun: MathFunction::Min,
-                arg: x,
-                arg1: Some(ones),
-                arg2: None,
-                arg3: None,
-            },
-        );
-        components[k] = push(
-            e,
-            Expression::Select {
-                condition: above,
-                accept: low,
-                reject: zeros,
-            },
-        );
+    for &k in clamped {
+        components[k] = clamp01(e, components[k], zeros, ones);
     }
-    let out = push(
-        e,
-        Expression::Compose {
-            ty: flat_ty.unwrap_or(ty),
-            components,
-        },
-    );
-    let mut inserted = emits(e, from);
-    inserted.push(Statement::Return { value: Some(out) }, Span::UNDEFINED);
-    f.body.splice(last..last + 1, inserted);
-    Ok(())
 }
 
 /// Make the fragment entry's inputs at `flat` locations flat (the provoking vertex's value).
@@ -596,61 +674,13 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
         .any(|mb| matches!(mb.binding, Some(Binding::BuiltIn(BuiltIn::FragDepth))));
     // Depth bias: a frag_depth member added to the result.
     let bias = tail.depth_bias.filter(|_| !writes_depth);
-    let new_ty = match bias {
-        None => None,
-        Some(_) => {
-            let mut t = m.types[result_ty].clone();
-            let f32_ty = m.types.insert(
-                naga::Type {
-                    name: None,
-                    inner: TypeInner::Scalar(naga::Scalar::F32),
-                },
-                Span::UNDEFINED,
-            );
-            if let TypeInner::Struct { members, span } = &mut t.inner {
-                members.push(naga::StructMember {
-                    name: Some("dxso_depth".into()),
-                    ty: f32_ty,
-                    binding: Some(Binding::BuiltIn(BuiltIn::FragDepth)),
-                    offset: *span,
-                });
-                *span += 16;
-            }
-            Some(m.types.insert(t, Span::UNDEFINED))
-        }
-    };
+    let new_ty = bias.map(|_| depth_result_type(&mut m.types, result_ty));
     if let (Some(t), Some(r)) = (new_ty, ep.function.result.as_mut()) {
         r.ty = t;
     }
     let f = &mut ep.function;
-    let last = f
-        .body
-        .len()
-        .checked_sub(1)
-        .ok_or_else(|| bad("has an empty body"))?;
-    let ret = match f.body.span_iter().last() {
-        Some((Statement::Return { value: Some(r) }, _)) => *r,
-        _ => return Err(bad("does not end with a return")),
-    };
-    let Expression::Compose { ty, mut components } = f.expressions[ret].clone() else {
-        return Err(bad("does not return a composed struct"));
-    };
-    let arg = match tail.fog {
-        None => None,
-        Some((factor, _)) => {
-            let binding = match factor {
-                FogFactor::Vertex { location, .. } => Binding::Location {
-                    location,
-                    interpolation: Some(naga::Interpolation::Perspective),
-                    sampling: Some(naga::Sampling::Center),
-                    blend_src: None,
-                    per_primitive: false,
-                },
-                FogFactor::Table { .. } => Binding::BuiltIn(BuiltIn::Position { invariant: false }),
-            };
-            Some(argument(f, binding, vec_ty))
-        }
-    };
+    let (last, ty, mut components) = returned_struct(f, &bad)?;
+    let arg = tail.fog.map(|(factor, _)| fog_argument(f, factor, vec_ty));
     let position = bias.map(|_| {
         argument(
             f,
@@ -660,150 +690,27 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
     });
     // The depth's slope, at the entry's start: derivatives need uniform control flow, which a
     // `texkill` in the body ends.
-    let mut start = naga::Block::new();
-    let mut steepest = None;
-    if let (Some((_, slope)), Some(pos)) = (bias, position)
-        && slope != 0.0
-    {
-        let e = &mut f.expressions;
-        let begin = e.len();
-        let z = push(
-            e,
-            Expression::AccessIndex {
-                base: pos,
-                index: 2,
-            },
-        );
-        let d = |e: &mut naga::Arena<Expression>, axis| {
-            let d = push(
-                e,
-                Expression::Derivative {
-                    axis,
-                    ctrl: naga::DerivativeControl::None,
-                    expr: z,
-                },
-            );
-            push(e, math1(MathFunction::Abs, d))
-        };
-        let dx = d(e, naga::DerivativeAxis::X);
-        let dy = d(e, naga::DerivativeAxis::Y);
-        steepest = Some(push(
-            e,
-            Expression::Math {
-                fun: MathFunction::Max,
-                arg: dx,
-                arg1: Some(dy),
-                arg2: None,
-                arg3: None,
-            },
-        ));
-        start = emits(e, begin);
-    }
+    let (start, steepest) = match (bias, position) {
+        (Some((_, slope)), Some(pos)) if slope != 0.0 => {
+            let (steepest, start) = depth_slope(&mut f.expressions, pos);
+            (start, Some(steepest))
+        }
+        _ => (naga::Block::new(), None),
+    };
     let from = f.expressions.len();
     let e = &mut f.expressions;
-    let lit =
-        |e: &mut naga::Arena<Expression>, x: f32| push(e, Expression::Literal(Literal::F32(x)));
     let zero = lit(e, 0.0);
     let one = lit(e, 1.0);
     if let (Some((factor, rgb)), Some(arg)) = (tail.fog, arg) {
         let c = components[oc0];
-        let raw = fog_factor(e, factor, arg);
-        let k = clamp01(e, raw, zero, one);
-        let kv = push(
-            e,
-            Expression::Splat {
-                size: VectorSize::Quad,
-                value: k,
-            },
-        );
-        let inv = bin(e, BinaryOperator::Subtract, one, k);
-        let iv = push(
-            e,
-            Expression::Splat {
-                size: VectorSize::Quad,
-                value: inv,
-            },
-        );
-        let fc: Vec<_> = [rgb[0], rgb[1], rgb[2], 0.0]
-            .iter()
-            .map(|&x| lit(e, x))
-            .collect();
-        let fcv = push(
-            e,
-            Expression::Compose {
-                ty: vec_ty,
-                components: fc,
-            },
-        );
-        let a = bin(e, BinaryOperator::Multiply, kv, c);
-        let b = bin(e, BinaryOperator::Multiply, iv, fcv);
-        let mixed = bin(e, BinaryOperator::Add, a, b);
-        let parts: Vec<_> = (0..4)
-            .map(|i| {
-                let base = if i < 3 { mixed } else { c };
-                push(e, Expression::AccessIndex { base, index: i })
-            })
-            .collect();
-        components[oc0] = push(
-            e,
-            Expression::Compose {
-                ty: vec_ty,
-                components: parts,
-            },
-        );
+        components[oc0] = fogged(e, c, (factor, rgb), arg, vec_ty, [zero, one]);
     }
     if let (Some((b, slope)), Some(pos)) = (bias, position) {
-        let z = push(
-            e,
-            Expression::AccessIndex {
-                base: pos,
-                index: 2,
-            },
-        );
-        let mut b = lit(e, b);
-        if let Some(m) = steepest {
-            let k = lit(e, slope);
-            let t = bin(e, BinaryOperator::Multiply, k, m);
-            b = bin(e, BinaryOperator::Add, b, t);
-        }
-        let zb = bin(e, BinaryOperator::Add, z, b);
-        components.push(clamp01(e, zb, zero, one));
+        components.push(biased_depth(e, pos, (b, slope), steepest, [zero, one]));
     }
-    let mut kill = None;
-    if let Some((func, reference)) = tail.alpha_test {
-        let a = push(
-            e,
-            Expression::AccessIndex {
-                base: components[oc0],
-                index: 3,
-            },
-        );
-        let a = clamp01(e, a, zero, one);
-        let r = lit(e, reference);
-        let op = match func {
-            2 => Some(BinaryOperator::Less),
-            3 => Some(BinaryOperator::Equal),
-            4 => Some(BinaryOperator::LessEqual),
-            5 => Some(BinaryOperator::Greater),
-            6 => Some(BinaryOperator::NotEqual),
-            7 => Some(BinaryOperator::GreaterEqual),
-            _ => None,
-        };
-        kill = match (func, op) {
-            (1, _) => Some(push(e, Expression::Literal(Literal::Bool(true)))),
-            (_, Some(op)) => {
-                let pass = bin(e, op, a, r);
-                Some(push(
-                    e,
-                    Expression::Unary {
-                        op: naga::UnaryOperator::LogicalNot,
-                        expr: pass,
-                    },
-                ))
-            }
-            _ => None,
-        };
-    }
+    let kill = tail
+        .alpha_test
+        .and_then(|test| alpha_kill(e, components[oc0], test, [zero, one]));
     let out = push(
         e,
         Expression::Compose {
@@ -826,6 +733,209 @@ pub(super) fn finish_pixel(m: &mut Module, entry: &str, tail: &PixelTail) -> Res
     f.body.splice(last..last + 1, inserted);
     f.body.splice(0..0, start);
     Ok(())
+}
+
+/// The fragment entry's result struct `result_ty` with a `frag_depth` member appended.
+fn depth_result_type(
+    types: &mut naga::UniqueArena<naga::Type>,
+    result_ty: Handle<naga::Type>,
+) -> Handle<naga::Type> {
+    let mut t = types[result_ty].clone();
+    let f32_ty = types.insert(
+        naga::Type {
+            name: None,
+            inner: TypeInner::Scalar(naga::Scalar::F32),
+        },
+        Span::UNDEFINED,
+    );
+    if let TypeInner::Struct { members, span } = &mut t.inner {
+        members.push(naga::StructMember {
+            name: Some("dxso_depth".into()),
+            ty: f32_ty,
+            binding: Some(Binding::BuiltIn(BuiltIn::FragDepth)),
+            offset: *span,
+        });
+        *span += 16;
+    }
+    types.insert(t, Span::UNDEFINED)
+}
+
+/// The entry argument the fog factor reads: the interpolated vertex output, or for table
+/// fog the pixel's position.
+fn fog_argument(
+    f: &mut naga::Function,
+    factor: FogFactor,
+    vec_ty: Handle<naga::Type>,
+) -> Handle<Expression> {
+    let binding = match factor {
+        FogFactor::Vertex { location, .. } => Binding::Location {
+            location,
+            interpolation: Some(naga::Interpolation::Perspective),
+            sampling: Some(naga::Sampling::Center),
+            blend_src: None,
+            per_primitive: false,
+        },
+        FogFactor::Table { .. } => Binding::BuiltIn(BuiltIn::Position { invariant: false }),
+    };
+    argument(f, binding, vec_ty)
+}
+
+/// The depth's steepest slope `max(|∂z/∂x|, |∂z/∂y|)` of the position `pos`, and the `Emit`
+/// statements that evaluate it.
+fn depth_slope(
+    e: &mut naga::Arena<Expression>,
+    pos: Handle<Expression>,
+) -> (Handle<Expression>, naga::Block) {
+    let begin = e.len();
+    let z = push(
+        e,
+        Expression::AccessIndex {
+            base: pos,
+            index: 2,
+        },
+    );
+    let d = |e: &mut naga::Arena<Expression>, axis| {
+        let d = push(
+            e,
+            Expression::Derivative {
+                axis,
+                ctrl: naga::DerivativeControl::None,
+                expr: z,
+            },
+        );
+        push(e, math1(MathFunction::Abs, d))
+    };
+    let dx = d(e, naga::DerivativeAxis::X);
+    let dy = d(e, naga::DerivativeAxis::Y);
+    let steepest = push(
+        e,
+        Expression::Math {
+            fun: MathFunction::Max,
+            arg: dx,
+            arg1: Some(dy),
+            arg2: None,
+            arg3: None,
+        },
+    );
+    (steepest, emits(e, begin))
+}
+
+/// The colour `c` fogged: its rgb `k·c + (1 − k)·rgb` with the fog factor `k` clamped to
+/// [0, 1] (read from `arg`), its alpha kept.
+fn fogged(
+    e: &mut naga::Arena<Expression>,
+    c: Handle<Expression>,
+    (factor, rgb): (FogFactor, [f32; 3]),
+    arg: Handle<Expression>,
+    vec_ty: Handle<naga::Type>,
+    [zero, one]: [Handle<Expression>; 2],
+) -> Handle<Expression> {
+    let raw = fog_factor(e, factor, arg);
+    let k = clamp01(e, raw, zero, one);
+    let kv = push(
+        e,
+        Expression::Splat {
+            size: VectorSize::Quad,
+            value: k,
+        },
+    );
+    let inv = bin(e, BinaryOperator::Subtract, one, k);
+    let iv = push(
+        e,
+        Expression::Splat {
+            size: VectorSize::Quad,
+            value: inv,
+        },
+    );
+    let fc: Vec<_> = [rgb[0], rgb[1], rgb[2], 0.0]
+        .iter()
+        .map(|&x| lit(e, x))
+        .collect();
+    let fcv = push(
+        e,
+        Expression::Compose {
+            ty: vec_ty,
+            components: fc,
+        },
+    );
+    let a = bin(e, BinaryOperator::Multiply, kv, c);
+    let b = bin(e, BinaryOperator::Multiply, iv, fcv);
+    let mixed = bin(e, BinaryOperator::Add, a, b);
+    let parts: Vec<_> = (0..4)
+        .map(|i| {
+            let base = if i < 3 { mixed } else { c };
+            push(e, Expression::AccessIndex { base, index: i })
+        })
+        .collect();
+    push(
+        e,
+        Expression::Compose {
+            ty: vec_ty,
+            components: parts,
+        },
+    )
+}
+
+/// The biased depth: the z of `pos` plus `bias` and `slope` times the `steepest` slope
+/// (where there is one), clamped to [0, 1].
+fn biased_depth(
+    e: &mut naga::Arena<Expression>,
+    pos: Handle<Expression>,
+    (bias, slope): (f32, f32),
+    steepest: Option<Handle<Expression>>,
+    [zero, one]: [Handle<Expression>; 2],
+) -> Handle<Expression> {
+    let z = push(
+        e,
+        Expression::AccessIndex {
+            base: pos,
+            index: 2,
+        },
+    );
+    let mut b = lit(e, bias);
+    if let Some(m) = steepest {
+        let k = lit(e, slope);
+        let t = bin(e, BinaryOperator::Multiply, k, m);
+        b = bin(e, BinaryOperator::Add, b, t);
+    }
+    let zb = bin(e, BinaryOperator::Add, z, b);
+    clamp01(e, zb, zero, one)
+}
+
+/// The alpha test of the colour `c`: the condition that discards the pixel (its alpha
+/// clamped to [0, 1] failing `func` against `reference`), or `None` where it always passes.
+fn alpha_kill(
+    e: &mut naga::Arena<Expression>,
+    c: Handle<Expression>,
+    (func, reference): (u32, f32),
+    [zero, one]: [Handle<Expression>; 2],
+) -> Option<Handle<Expression>> {
+    let a = push(e, Expression::AccessIndex { base: c, index: 3 });
+    let a = clamp01(e, a, zero, one);
+    let r = lit(e, reference);
+    let op = match func {
+        2 => Some(BinaryOperator::Less),
+        3 => Some(BinaryOperator::Equal),
+        4 => Some(BinaryOperator::LessEqual),
+        5 => Some(BinaryOperator::Greater),
+        6 => Some(BinaryOperator::NotEqual),
+        7 => Some(BinaryOperator::GreaterEqual),
+        _ => None,
+    };
+    match (func, op) {
+        (1, _) => Some(push(e, Expression::Literal(Literal::Bool(true)))),
+        (_, Some(op)) => {
+            let pass = bin(e, op, a, r);
+            Some(push(
+                e,
+                Expression::Unary {
+                    op: naga::UnaryOperator::LogicalNot,
+                    expr: pass,
+                },
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// The expression of the entry argument with `binding` (added, of type `ty`, if the entry

@@ -93,7 +93,7 @@
 //! [`crate::VmError::Panicked`] after the batch. A panic elsewhere in a draw's worker (the
 //! interpreter, fetch) is caught around the worker's batches and is the same error.
 //!
-//! Tested, not only argued: in the guard-page test mode (`DXSO_GUARD_PAGES=1`,
+//! Tested, not only argued: in the guard-page test mode ([`crate::Options::guard_pages`],
 //! [`crate::Device::set_guard_pages`]; see the `guard` module) a draw's batch arenas, padded
 //! constant file, streams, index buffer and output records each end at an inaccessible
 //! page, so an access past one by generated code faults. A test build can compile a
@@ -104,13 +104,14 @@
 //! access that lands inside another buffer of the same draw (a record of another batch in
 //! the output slice, before the start of a buffer by less than its slack to the page).
 //!
-//! `DXSO_JIT_DUMP=1` prints each program Cranelift compiles as machine code to stderr (the
-//! x86 generator writes it to a file: see there); `DXSO_JIT_WHY=1` prints why a program
-//! is not compiled.
+//! [`crate::Options::jit_dump`] (`DXSO_JIT_DUMP` in the faces) prints each program Cranelift
+//! compiles as machine code to stderr (the x86 generator writes it to a file: see there);
+//! [`crate::Options::jit_why`] (`DXSO_JIT_WHY=1`) prints why a program is not compiled.
 
 mod cranelift;
 mod x86;
 
+use crate::Options;
 use crate::exec::{CONST_PAD, Isa, Uniforms};
 use crate::fetch::DeclType;
 use crate::math::Row;
@@ -135,8 +136,11 @@ pub enum Tier {
 /// Cranelift targets) elsewhere or where the first fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CodeGenerator {
+    /// dxso's x86-64 code generator at AVX-512 width.
     Avx512,
+    /// dxso's x86-64 code generator at AVX2 width.
     Avx2,
+    /// Cranelift.
     Cranelift,
 }
 
@@ -493,7 +497,11 @@ impl Fused {
     }
 }
 
+// SAFETY: the mappings hold finished, read-only code (as for `Jit`), and its entry points
+// touch nothing but the memory passed to each call.
 unsafe impl Send for Fused {}
+// SAFETY: as for `Send`: `run` takes `&self` and only reads the code and its counters
+// (atomics).
 unsafe impl Sync for Fused {}
 
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
@@ -518,18 +526,20 @@ pub(crate) fn supported(p: &Program) -> Result<(), String> {
 
 /// Compile `p` (see [`supported`]); `Err` says why not. Where `isa` is AVX-512 or AVX2,
 /// the x86 code generator at that width runs first and Cranelift only if it fails (it
-/// should not: a failure is a bug, which `DXSO_JIT_WHY=1` shows). A failure inside a
+/// should not: a failure is a bug, which [`Options::jit_why`] shows). A failure inside a
 /// code generator (a processor it cannot target, say; even a panic) is an `Err` too: the
-/// draw then runs on the interpreter. `DXSO_JIT_WHY=1` prints each reason to stderr.
-pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
+/// draw then runs on the interpreter. `isa` is `options.isa`; [`Options::jit_why`] prints
+/// each reason to stderr.
+pub(crate) fn compile(p: &Program, options: &Options) -> Result<Jit, String> {
+    let why = |generator: &str, e: &str| why(options, generator, e);
     supported(p).inspect_err(|e| why("compiled tier", e))?;
-    let width = match isa {
+    let width = match options.isa {
         Isa::Avx512 => Some((x86::Width::Zmm, "AVX-512")),
         Isa::Avx2 => Some((x86::Width::Ymm, "AVX2")),
         Isa::Base => None,
     };
     if let Some((w, name)) = width {
-        match guarded(|| x86::compile(p, w)) {
+        match guarded(|| x86::compile(p, w, options)) {
             Ok(code) => {
                 return Ok(Jit {
                     entry: code.entry,
@@ -541,7 +551,8 @@ pub(crate) fn compile(p: &Program, isa: Isa) -> Result<Jit, String> {
             Err(e) => why(name, &e),
         }
     }
-    let code = guarded(|| cranelift::generate(p)).inspect_err(|e| why("Cranelift", e))?;
+    let dump = options.jit_dump.is_some();
+    let code = guarded(|| cranelift::generate(p, dump)).inspect_err(|e| why("Cranelift", e))?;
     Ok(Jit {
         entry: code.entry,
         exact: None,
@@ -557,6 +568,7 @@ pub(crate) fn compile_fused(
     p: &Program,
     layout: &Layout,
     generator: CodeGenerator,
+    options: &Options,
 ) -> Option<Fused> {
     supported(p).ok()?;
     let (w, name) = match generator {
@@ -564,8 +576,8 @@ pub(crate) fn compile_fused(
         CodeGenerator::Avx2 => (x86::Width::Ymm, "AVX2 (fused)"),
         CodeGenerator::Cranelift => return None,
     };
-    guarded(|| x86::compile_fused(p, layout, w))
-        .inspect_err(|e| why(name, e))
+    guarded(|| x86::compile_fused(p, layout, w, options))
+        .inspect_err(|e| why(options, name, e))
         .ok()
 }
 
@@ -575,9 +587,9 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
         .unwrap_or_else(|_| Err("the code generator failed".to_string()))
 }
 
-/// Say why a program is not compiled, when `DXSO_JIT_WHY` is set.
-fn why(generator: &str, e: &str) {
-    if std::env::var_os("DXSO_JIT_WHY").is_some() {
+/// Say why a program is not compiled, when [`Options::jit_why`] asks.
+fn why(options: &Options, generator: &str, e: &str) {
+    if options.jit_why {
         eprintln!("dxso: {generator}: not compiled: {e}");
     }
 }

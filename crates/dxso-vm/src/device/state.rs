@@ -16,7 +16,9 @@ use std::sync::Arc;
 pub struct Inputs {
     /// The input registers (`v#` numbers) the shader declares, in declaration order.
     pub registers: Vec<u8>,
+    /// The inputs' floats: vertex by vertex, register by register, 4 each.
     pub data: Vec<f32>,
+    /// How many vertices `data` holds.
     pub vertices: usize,
     /// Declared inputs that no declaration element feeds (they read (0, 0, 0, 1), C12).
     pub unbound_inputs: Vec<String>,
@@ -86,9 +88,10 @@ impl Device {
             .checked_mul(instances)
             .ok_or(VmError::TooLarge(usize::MAX))?;
         if range.start > range.end || range.end > total {
-            return Err(VmError::Indices(format!(
-                "vertices {range:?} are not in a draw of {total} vertices"
-            )));
+            return Err(VmError::VerticesNotInDraw {
+                range,
+                vertices: total,
+            });
         }
         let first = range.start;
         let total = range.len();

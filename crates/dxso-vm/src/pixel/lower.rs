@@ -355,6 +355,7 @@ impl Lowering<'_> {
         Ok(())
     }
 
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per pixel opcode
     fn pixel_ops(&mut self, i: usize, inst: &Instruction) -> Result<(), LowerError> {
         use Opcode as O;
         let p = self.px().clone();

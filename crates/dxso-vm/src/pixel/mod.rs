@@ -108,6 +108,7 @@ pub struct PixelInput {
     pub register: String,
     /// ps_3_0: its dcl semantic; ps_1_x/2_x: v0/v1 = Color 0/1, t# = TexCoord #.
     pub usage: Usage,
+    /// The semantic's index.
     pub usage_index: u8,
     /// Components declared/read (bit 0 = x); the run reads only these from the batch (a
     /// ps_3_0 register packing two semantics is listed once for each, with its components).
@@ -122,7 +123,9 @@ pub struct PixelInput {
 pub struct StageState {
     /// BUMPENVMAT00, 01, 10, 11.
     pub bump_env_mat: [f32; 4],
+    /// BUMPENVLSCALE (`texbeml`'s luminance scale).
     pub bump_env_lscale: f32,
+    /// BUMPENVLOFFSET (`texbeml`'s luminance offset).
     pub bump_env_loffset: f32,
     /// TEXTURETRANSFORMFLAGS has D3DTTFF_PROJECTED (ps_1_1..1_3 `tex` divides by the last
     /// coordinate, w).
@@ -699,9 +702,7 @@ impl PixelRunner<'_> {
     /// shader writes it. Constants the shader's CTAB names are named in each step's text.
     pub fn trace(&mut self, batch: &mut PixelBatch, lane: usize) -> Result<Trace, VmError> {
         if lane >= LANES {
-            return Err(VmError::Indices(format!(
-                "lane {lane} is not in a batch of {LANES}"
-            )));
+            return Err(VmError::LaneNotInBatch { lane });
         }
         let names = match self.state.constant_table() {
             Ok(Some(t)) => t

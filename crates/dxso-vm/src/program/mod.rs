@@ -25,10 +25,13 @@ const RASTOUT_INDEX: u32 = 0; // oPos, oFog, oPts
 const ATTROUT_INDEX: u32 = 3; // oD0, oD1
 const TEXCRDOUT_INDEX: u32 = 5; // oT0..oT7
 
+/// Why a shader could not be lowered to the engines' program.
 #[derive(Debug, Error, PartialEq, Eq, Clone)]
 pub enum LowerError {
+    /// A pixel shader given to the vertex engine.
     #[error("pixel shaders do not run on the vertex engine")]
     PixelShader,
+    /// An instruction the engines do not run (its index and what).
     #[error("instruction {0}: {1} is not supported by the executor")]
     Unsupported(usize, String),
 }
@@ -301,7 +304,9 @@ pub struct Program {
     pub outputs: Vec<OutputRegister>,
     /// The shader's own constants, applied over the API's (def/defi/defb win).
     pub defs: Vec<(u32, [f32; 4])>,
+    /// The shader's `defi` integer constants.
     pub defis: Vec<(u32, [i32; 4])>,
+    /// The shader's `defb` boolean constants.
     pub defbs: Vec<(u32, bool)>,
     /// Samplers the shader declares: (register, texture type).
     pub samplers: Vec<(u8, ir::TextureType)>,

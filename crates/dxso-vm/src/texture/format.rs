@@ -35,43 +35,80 @@ use half::f16;
 /// ([`Format::pixel_only`]) only pixel shaders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
+    /// `D3DFMT_A32B32G32R32F`: four 32-bit floats, RGBA.
     A32B32G32R32F,
+    /// `D3DFMT_G32R32F`: two 32-bit floats, RG.
     G32R32F,
+    /// `D3DFMT_R32F`: one 32-bit float, R.
     R32F,
+    /// `D3DFMT_A16B16G16R16F`: four 16-bit floats, RGBA.
     A16B16G16R16F,
+    /// `D3DFMT_G16R16F`: two 16-bit floats, RG.
     G16R16F,
+    /// `D3DFMT_R16F`: one 16-bit float, R.
     R16F,
+    /// `D3DFMT_A8R8G8B8`: 8-bit unsigned ARGB.
     A8R8G8B8,
+    /// `D3DFMT_X8R8G8B8`: 8-bit unsigned RGB, alpha 1.
     X8R8G8B8,
+    /// `D3DFMT_A8B8G8R8`: 8-bit unsigned ABGR.
     A8B8G8R8,
+    /// `D3DFMT_A2R10G10B10`: 10-bit RGB, 2-bit alpha, unsigned.
     A2R10G10B10,
+    /// `D3DFMT_A2B10G10R10`: 10-bit BGR, 2-bit alpha, unsigned.
     A2B10G10R10,
+    /// `D3DFMT_G16R16`: 16-bit unsigned RG.
     G16R16,
+    /// `D3DFMT_A16B16G16R16`: 16-bit unsigned RGBA.
     A16B16G16R16,
+    /// `D3DFMT_R5G6B5`: 5-6-5-bit unsigned RGB.
     R5G6B5,
+    /// `D3DFMT_A1R5G5B5`: 5-bit unsigned RGB, 1-bit alpha.
     A1R5G5B5,
+    /// `D3DFMT_A4R4G4B4`: 4-bit unsigned ARGB.
     A4R4G4B4,
+    /// `D3DFMT_L8`: 8-bit luminance.
     L8,
+    /// `D3DFMT_A8L8`: 8-bit luminance and alpha.
     A8L8,
+    /// `D3DFMT_A8`: 8-bit alpha (colour reads 0).
     A8,
+    /// `D3DFMT_L16`: 16-bit luminance.
     L16,
     // Pixel-only from here.
+    /// `D3DFMT_V8U8`: two signed 8-bit channels (bump maps).
     V8U8,
+    /// `D3DFMT_L6V5U5`: signed 5-bit U and V, unsigned 6-bit luminance.
     L6V5U5,
+    /// `D3DFMT_X8L8V8U8`: signed 8-bit U and V, unsigned 8-bit luminance.
     X8L8V8U8,
+    /// `D3DFMT_Q8W8V8U8`: four signed 8-bit channels.
     Q8W8V8U8,
+    /// `D3DFMT_V16U16`: two signed 16-bit channels.
     V16U16,
+    /// `D3DFMT_A2W10V10U10`: signed 10-bit U, V and W, unsigned 2-bit alpha.
     A2W10V10U10,
+    /// `D3DFMT_Q16W16V16U16`: four signed 16-bit channels.
     Q16W16V16U16,
+    /// `D3DFMT_DXT1`: BC1 blocks (8 bytes per 4x4 texels).
     DXT1,
+    /// `D3DFMT_DXT2`: BC2 blocks, premultiplied alpha.
     DXT2,
+    /// `D3DFMT_DXT3`: BC2 blocks (explicit 4-bit alpha).
     DXT3,
+    /// `D3DFMT_DXT4`: BC3 blocks, premultiplied alpha.
     DXT4,
+    /// `D3DFMT_DXT5`: BC3 blocks (interpolated alpha).
     DXT5,
+    /// `D3DFMT_X1R5G5B5`: 5-bit unsigned RGB, alpha 1.
     X1R5G5B5,
+    /// `D3DFMT_X4R4G4B4`: 4-bit unsigned RGB, alpha 1.
     X4R4G4B4,
+    /// `D3DFMT_R3G3B2`: 3-3-2-bit unsigned RGB.
     R3G3B2,
+    /// `D3DFMT_A8R3G3B2`: 3-3-2-bit unsigned RGB, 8-bit alpha.
     A8R3G3B2,
+    /// `D3DFMT_A4L4`: 4-bit luminance and alpha.
     A4L4,
 }
 
@@ -80,20 +117,42 @@ pub enum Format {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Storage {
     /// `n` floats of `bits` (32 or 16) per texel, R first.
-    Float { bits: u8, n: u8 },
+    Float {
+        /// Bits per float.
+        bits: u8,
+        /// Floats per texel.
+        n: u8,
+    },
     /// `n` unsigned integers of `bits` (8 or 16) per texel, in memory order.
-    Unorm { bits: u8, n: u8 },
+    Unorm {
+        /// Bits per integer.
+        bits: u8,
+        /// Integers per texel.
+        n: u8,
+    },
     /// `n` integers of `bits` (8 or 16) per texel, in memory order (U first); the signed
     /// channels (U, V, W, Q) are two's complement, X8L8V8U8's L and X unsigned.
-    Signed { bits: u8, n: u8 },
+    Signed {
+        /// Bits per integer.
+        bits: u8,
+        /// Integers per texel.
+        n: u8,
+    },
     /// One packed little-endian integer of `bytes` (1, 2 or 4) per texel.
-    Packed { bytes: u8 },
+    Packed {
+        /// Bytes per texel.
+        bytes: u8,
+    },
     /// 4x4 blocks of `bytes` (8 or 16) each (DXTn); a level is `ceil(w/4) x ceil(h/4)` blocks
     /// for each slice or face.
-    Blocks { bytes: u8 },
+    Blocks {
+        /// Bytes per block.
+        bytes: u8,
+    },
 }
 
 impl Format {
+    /// Every format, in declaration order.
     pub const ALL: [Format; 37] = [
         Format::A32B32G32R32F,
         Format::G32R32F,
@@ -205,6 +264,7 @@ impl Format {
             .find(|f| f.name().eq_ignore_ascii_case(n))
     }
 
+    /// How the format's texels are stored.
     pub fn storage(self) -> Storage {
         use Format::*;
         match self {

@@ -41,8 +41,11 @@ pub use sampling::{
 /// `D3DRESOURCETYPE` of a texture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextureKind {
+    /// A 2D texture (`dcl_2d`).
     TwoD,
+    /// A cube texture: six square faces (`dcl_cube`).
     Cube,
+    /// A volume texture: slices of depth (`dcl_volume`).
     Volume,
 }
 
@@ -59,7 +62,9 @@ pub(super) struct Level {
 /// A texture with its mip chain.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {
+    /// 2D, cube or volume.
     pub kind: TextureKind,
+    /// How its texels were stored before they were decoded.
     pub format: Format,
     pub(super) levels: Vec<Level>,
 }
@@ -74,60 +79,92 @@ pub const MAX_TEXTURE_SIZE: usize = 1 << 15;
 /// [`Texture::check_size`]) before they allocate.
 pub const MAX_TEXTURE_TEXELS: usize = 1 << 26;
 
+/// Why a texture could not be made from the data given.
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 pub enum TextureError {
+    /// A width, height or depth of 0 (width, height, depth).
     #[error("a texture needs a size of at least 1x1x1, not {0}x{1}x{2}")]
     Size(usize, usize, usize),
+    /// A texture past [`MAX_TEXTURE_SIZE`] or [`MAX_TEXTURE_TEXELS`].
     #[error("a {width}x{height}x{depth} texture is too large: {what} {limit} ({max})")]
     TooLarge {
+        /// Its width.
         width: usize,
+        /// Its height.
         height: usize,
+        /// Its depth.
         depth: usize,
         /// What exceeds the limit ("a dimension exceeds", "its texels exceed").
         what: &'static str,
         /// The limit's name (`MAX_TEXTURE_SIZE`, `MAX_TEXTURE_TEXELS`).
         limit: &'static str,
+        /// The limit's value.
         max: usize,
     },
+    /// No level data at all.
     #[error("a texture needs at least one level")]
     NoLevels,
+    /// A level whose bytes do not match its size and format.
     #[error("level {level}: {got} bytes, {want} expected ({width}x{height}x{depth}{faces})")]
     LevelSize {
+        /// The level's index.
         level: usize,
+        /// The bytes given.
         got: usize,
+        /// The bytes its size and format take.
         want: usize,
+        /// The level's width.
         width: usize,
+        /// The level's height.
         height: usize,
+        /// The level's depth.
         depth: usize,
+        /// `" x 6 faces"` for a cube, else empty.
         faces: &'static str,
     },
+    /// More levels than the mip chain of the size has (levels, width, height, depth).
     #[error("{0} levels are more than a {1}x{2}x{3} texture has")]
     TooManyLevels(usize, usize, usize, usize),
+    /// A cube texture whose width and height differ.
     #[error("a cube texture is square")]
     CubeNotSquare,
+    /// A depth other than 1 for a 2D or cube texture (kind, depth).
     #[error("a {0:?} texture cannot have depth {1}")]
     Depth(TextureKind, usize),
+    /// A level given as numbers, with a count its size and format do not take.
     #[error(
         "{got} numbers, {want} expected for a {width}x{height}x{depth}{faces} {format} level ({per} for {unit})"
     )]
     LevelCount {
+        /// The format's name.
         format: &'static str,
+        /// The numbers given.
         got: usize,
+        /// The numbers expected.
         want: usize,
         /// Numbers per `unit`.
         per: usize,
         /// "a texel" or "a 4x4 block".
         unit: &'static str,
+        /// The level's width.
         width: usize,
+        /// The level's height.
         height: usize,
+        /// The level's depth.
         depth: usize,
+        /// `" x 6 faces"` for a cube, else empty.
         faces: &'static str,
     },
+    /// A number of a level given as numbers that the format cannot store.
     #[error("number {index} ({value}): {format} stores {expected}")]
     LevelNumber {
+        /// The format's name.
         format: &'static str,
+        /// The number's index in the level.
         index: usize,
+        /// The number as given.
         value: String,
+        /// What the format stores there, in words.
         expected: &'static str,
     },
 }
@@ -242,10 +279,12 @@ impl Texture {
         })
     }
 
+    /// How many mip levels it has.
     pub fn levels(&self) -> usize {
         self.levels.len()
     }
 
+    /// The first level's width, height and depth.
     pub fn size(&self) -> (usize, usize, usize) {
         let l = &self.levels[0];
         (l.width, l.height, l.depth)

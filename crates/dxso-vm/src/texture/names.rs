@@ -8,8 +8,11 @@ use super::{SamplerState, TextureAddress, TextureFilter, TextureKind};
 /// as hex `"0xff000000"`), a number, or a flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SamplerValue<'a> {
+    /// A name: an address mode, a filter, or a colour in hex.
     Name(&'a str),
+    /// A number: a count, a bias, a colour as a whole number.
     Number(f64),
+    /// A flag (`srgb_texture`).
     Flag(bool),
 }
 
@@ -22,7 +25,9 @@ pub enum SamplerStateError {
     /// The state's value is not one it takes.
     #[error("{state}: {problem}")]
     Value {
+        /// The state's name.
         state: &'static str,
+        /// What is wrong with the value, and what the state takes.
         problem: String,
     },
 }

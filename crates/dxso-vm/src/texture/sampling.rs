@@ -48,14 +48,20 @@ pub const MAX_ANISOTROPY: u32 = 16;
 /// `D3DTEXTUREADDRESS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextureAddress {
+    /// Coordinates repeat (the fraction is used).
     Wrap = 1,
+    /// Coordinates repeat, every other copy mirrored.
     Mirror = 2,
+    /// Coordinates clamp to [0, 1].
     Clamp = 3,
+    /// Coordinates outside [0, 1] read the border colour.
     Border = 4,
+    /// Mirrored once about 0, then clamped.
     MirrorOnce = 5,
 }
 
 impl TextureAddress {
+    /// The mode named `n` (`D3DTADDRESS_` left out, any case).
     pub fn from_name(n: &str) -> Option<TextureAddress> {
         let n = n
             .strip_prefix("D3DTADDRESS_")
@@ -75,15 +81,22 @@ impl TextureAddress {
 /// `D3DTEXTUREFILTERTYPE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextureFilter {
+    /// No filtering (as a mip filter: no mipmapping).
     None = 0,
+    /// The nearest texel.
     Point = 1,
+    /// Bilinear (or, as a mip filter, between two levels).
     Linear = 2,
+    /// Anisotropic (sampled as linear).
     Anisotropic = 3,
+    /// A 4-sample tent filter (named; sampling refuses it).
     PyramidalQuad = 6,
+    /// A 4-sample Gaussian filter (named; sampling refuses it).
     GaussianQuad = 7,
 }
 
 impl TextureFilter {
+    /// The filter named `n` (`D3DTEXF_` left out, any case).
     pub fn from_name(n: &str) -> Option<TextureFilter> {
         let n = n.strip_prefix("D3DTEXF_").unwrap_or(n).to_ascii_uppercase();
         Some(match n.as_str() {
@@ -103,21 +116,30 @@ impl TextureFilter {
 /// [`SamplerState::check_pixel`] does.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SamplerState {
+    /// ADDRESSU: the u coordinate's addressing.
     pub address_u: TextureAddress,
+    /// ADDRESSV: the v coordinate's addressing.
     pub address_v: TextureAddress,
+    /// ADDRESSW: the w coordinate's addressing (volume textures).
     pub address_w: TextureAddress,
     /// A D3DCOLOR (A8R8G8B8).
     pub border_color: u32,
+    /// MAGFILTER: filtering when a texel covers more than a pixel.
     pub mag_filter: TextureFilter,
+    /// MINFILTER: filtering when a texel covers less than a pixel.
     pub min_filter: TextureFilter,
+    /// MIPFILTER: filtering between mip levels.
     pub mip_filter: TextureFilter,
+    /// MIPMAPLODBIAS: added to the level of detail.
     pub mip_lod_bias: f32,
+    /// MAXMIPLEVEL: the largest (most detailed) level used.
     pub max_mip_level: u32,
     /// MAXANISOTROPY: accepted, without effect (ANISOTROPIC samples as LINEAR).
     pub max_anisotropy: u32,
     /// SRGBTEXTURE: read the colour channels of [`Format::srgb_read`](super::Format::srgb_read) formats as sRGB
     /// (pixel samplers only).
     pub srgb_texture: bool,
+    /// ELEMENTINDEX: the element of a multi-element texture.
     pub element_index: u32,
     /// Ignored by vertex sampling.
     pub dmap_offset: u32,

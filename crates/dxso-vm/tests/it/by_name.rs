@@ -219,10 +219,12 @@ fn unknown_names_list_the_table() {
         "vs_3_0\ndcl_texcoord v0\ndcl_position o0\nmov o0, v0\n",
         &[],
     );
-    assert!(matches!(
-        bare.set_constant_by_name("x", &[1.0]),
-        Err(VmError::NoConstantTable(_))
-    ));
+    let e = bare.set_constant_by_name("x", &[1.0]).unwrap_err();
+    assert_eq!(e, VmError::NoConstantTable);
+    assert_eq!(
+        e.to_string(),
+        "constants by name need a constant table: the shader carries no constant table (CTAB)"
+    );
 }
 
 #[test]

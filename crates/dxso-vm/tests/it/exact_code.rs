@@ -1,6 +1,5 @@
-//! The x86 code's exact version on its own (`DXSO_FAST_PRODUCTS=0`): everywhere else it runs
-//! only the batches the fast code hands back. This binary has one test, which sets the
-//! variable before any program is compiled.
+//! The x86 code's exact version on its own (`Options::fast_products` off, `DXSO_FAST_PRODUCTS=0`
+//! in the faces): everywhere else it runs only the batches the fast code hands back.
 
 use crate::random::*;
 use proptest::prelude::*;
@@ -8,8 +7,10 @@ use proptest::test_runner::{Config, TestRunner};
 
 #[test]
 fn the_exact_code_alone_gives_the_interpreters_bits() {
-    // SAFETY: the binary's only test sets it before it starts a thread or compiles a program.
-    unsafe { std::env::set_var("DXSO_FAST_PRODUCTS", "0") };
+    let options = dxso_vm::Options {
+        fast_products: false,
+        ..dxso_vm::Options::default()
+    };
     let programs = prop_oneof![arb_uniform_shader(), arb_dynamic_shader()];
     let case = (
         programs,
@@ -26,7 +27,7 @@ fn the_exact_code_alone_gives_the_interpreters_bits() {
         &case,
         |(src, inputs, consts, (reps, count, start, step), (b0, linear))| {
             let ints = [[reps, start, step, 0], [count, start, step, 0]];
-            alike_in_every_way(&src, &inputs, &consts, &ints, b0, linear)
+            alike_in_every_way_with(&options, &src, &inputs, &consts, &ints, b0, linear)
         },
     );
     if let Err(e) = result {

@@ -48,9 +48,34 @@ fn trace_refuses_an_index_buffer_shorter_than_the_draw() {
     for draw in [dev.draw(3, 1).map(|_| ()), dev.trace(2, 3, 1).map(|_| ())] {
         assert_eq!(
             draw,
-            Err(VmError::Indices("1 indices for 3 vertices".into()))
+            Err(VmError::TooFewIndices {
+                indices: 1,
+                vertices: 3
+            })
         );
     }
+}
+
+#[test]
+fn index_errors_name_their_numbers_and_keep_their_text() {
+    let mut dev = device(PASS, &[vec![[0.0; 4]]]);
+    let past = dev.trace(5, 3, 1).map(|_| ());
+    assert_eq!(
+        past,
+        Err(VmError::VertexNotInDraw {
+            vertex: 5,
+            vertices: 3
+        })
+    );
+    assert_eq!(
+        past.unwrap_err().to_string(),
+        "bad index buffer: vertex 5 is not in a draw of 3 vertices"
+    );
+    dev.set_indices(Some(vec![0]));
+    assert_eq!(
+        dev.draw(3, 1).unwrap_err().to_string(),
+        "bad index buffer: 1 indices for 3 vertices"
+    );
 }
 
 #[test]

@@ -60,6 +60,7 @@ impl TokenRole {
 /// One token's meaning.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenMeaning {
+    /// What the token is (version, instruction, operand, comment, ...).
     pub role: TokenRole,
     /// The instruction the token belongs to (as [`instructions`] counts them, comments
     /// included); `None` for the version token, the end token and unread tokens.

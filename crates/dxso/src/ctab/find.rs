@@ -19,8 +19,11 @@ const MAX_VALUES: usize = 1 << 20;
 pub struct ConstantDesc {
     /// The last name of the path (`pos` for `cLightInfo[1].pos`; `m` for `m[1]`).
     pub name: String,
+    /// The register file the value lives in.
     pub register_set: RegisterSet,
+    /// Its first register.
     pub register_index: u32,
+    /// The registers it takes.
     pub register_count: u32,
     /// The type; `elements` is 1 for an array element.
     pub ty: TypeInfo,
@@ -95,8 +98,11 @@ pub struct Slot {
     /// Index into the value list (HLSL order: elements in turn, a matrix row by row, struct
     /// members in declaration order).
     pub value: usize,
+    /// The register file.
     pub set: RegisterSet,
+    /// The register.
     pub register: u32,
+    /// The component within it (0..4).
     pub component: u8,
 }
 

@@ -45,12 +45,14 @@ pub enum RegisterSet {
 }
 
 impl RegisterSet {
+    /// Every register set, in value order (index = value).
     pub const ALL: [RegisterSet; 4] = [
         RegisterSet::Bool,
         RegisterSet::Int4,
         RegisterSet::Float4,
         RegisterSet::Sampler,
     ];
+    /// The register set of `D3DXREGISTER_SET` value `v`.
     pub fn from_u16(v: u16) -> Option<RegisterSet> {
         RegisterSet::ALL.get(v as usize).copied()
     }
@@ -63,6 +65,7 @@ impl RegisterSet {
             RegisterSet::Sampler => 's',
         }
     }
+    /// The register set whose registers are named with `c` (`b`, `i`, `c`, `s`).
     pub fn from_prefix(c: char) -> Option<RegisterSet> {
         RegisterSet::ALL.into_iter().find(|s| s.prefix() == c)
     }
@@ -88,15 +91,22 @@ impl RegisterSet {
 /// `D3DXPARAMETER_CLASS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
+    /// One value.
     Scalar = 0,
+    /// A vector of `columns` values.
     Vector = 1,
+    /// A matrix stored row by row (`row_major`): a register per row.
     MatrixRows = 2,
+    /// A matrix stored column by column (HLSL's default): a register per column.
     MatrixColumns = 3,
+    /// A texture, sampler or shader object.
     Object = 4,
+    /// A struct of members.
     Struct = 5,
 }
 
 impl Class {
+    /// Every class, in value order (index = value).
     pub const ALL: [Class; 6] = [
         Class::Scalar,
         Class::Vector,
@@ -105,6 +115,7 @@ impl Class {
         Class::Object,
         Class::Struct,
     ];
+    /// The class of `D3DXPARAMETER_CLASS` value `v`.
     pub fn from_u16(v: u16) -> Option<Class> {
         Class::ALL.get(v as usize).copied()
     }
@@ -124,29 +135,50 @@ impl Class {
 /// `D3DXPARAMETER_TYPE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParamType {
+    /// `void`.
     Void = 0,
+    /// `bool`.
     Bool = 1,
+    /// `int`.
     Int = 2,
+    /// `float`.
     Float = 3,
+    /// `string`.
     String = 4,
+    /// `texture`.
     Texture = 5,
+    /// `texture1D`.
     Texture1D = 6,
+    /// `texture2D`.
     Texture2D = 7,
+    /// `texture3D`.
     Texture3D = 8,
+    /// `textureCUBE`.
     TextureCube = 9,
+    /// `sampler`.
     Sampler = 10,
+    /// `sampler1D`.
     Sampler1D = 11,
+    /// `sampler2D`.
     Sampler2D = 12,
+    /// `sampler3D`.
     Sampler3D = 13,
+    /// `samplerCUBE`.
     SamplerCube = 14,
+    /// `pixelshader`.
     PixelShader = 15,
+    /// `vertexshader`.
     VertexShader = 16,
+    /// `pixelfragment`.
     PixelFragment = 17,
+    /// `vertexfragment`.
     VertexFragment = 18,
+    /// A type D3DX does not support.
     Unsupported = 19,
 }
 
 impl ParamType {
+    /// Every type, in value order (index = value).
     pub const ALL: [ParamType; 20] = [
         ParamType::Void,
         ParamType::Bool,
@@ -169,6 +201,7 @@ impl ParamType {
         ParamType::VertexFragment,
         ParamType::Unsupported,
     ];
+    /// The type of `D3DXPARAMETER_TYPE` value `v`.
     pub fn from_u16(v: u16) -> Option<ParamType> {
         ParamType::ALL.get(v as usize).copied()
     }
@@ -202,9 +235,13 @@ impl ParamType {
 /// `D3DXSHADER_TYPEINFO`: the HLSL type of a constant or struct member.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TypeInfo {
+    /// Scalar, vector, matrix, object or struct.
     pub class: Class,
+    /// The element type.
     pub ty: ParamType,
+    /// Rows (1 for a scalar or vector).
     pub rows: u16,
+    /// Columns (1 for a scalar).
     pub columns: u16,
     /// Array length; 1 for a non-array.
     pub elements: u16,
@@ -271,19 +308,25 @@ impl TypeInfo {
 /// `D3DXSHADER_STRUCTMEMBERINFO`: one member of a struct type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Member {
+    /// The member's name.
     pub name: String,
+    /// The member's type.
     pub ty: TypeInfo,
 }
 
 /// `D3DXSHADER_CONSTANTINFO`: one top-level constant.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Constant {
+    /// The constant's name in the HLSL source.
     pub name: String,
+    /// The register file it lives in.
     pub register_set: RegisterSet,
+    /// Its first register.
     pub register_index: u16,
     /// Registers the compiler assigned (may be fewer than the type needs when the shader
     /// reads only part of it, as `float4x4` in 3 registers).
     pub register_count: u16,
+    /// Its type.
     pub ty: TypeInfo,
     /// The default value as it lies in the table: `register_count` registers of 4 DWORDs
     /// (`c#`, `i#`) or 1 DWORD (`b#`), cut short where the table ends.

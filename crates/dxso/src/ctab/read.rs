@@ -25,33 +25,53 @@ pub struct CtabError {
     /// Index of the offending DWORD from the start of the CTAB data (the `Size` field; the
     /// comment block's FourCC is the word before it).
     pub offset: usize,
+    /// What is wrong.
     pub kind: CtabErrorKind,
 }
 
+/// What is wrong with a constant table (the message names the field).
 #[derive(Debug, Error, PartialEq, Eq, Clone)]
 pub enum CtabErrorKind {
+    /// Fewer DWORDs than the header's 7.
     #[error("the table is {0} DWORDs long, shorter than its 7-DWORD header")]
     TooShort(usize),
+    /// A header whose size field is not 28.
     #[error("header size {0} is not 28")]
     HeaderSize(u32),
+    /// A record or string offset past the table's end.
     #[error("{what} at byte offset {at} lies outside the table's {len} bytes")]
     OutOfBounds {
+        /// Which record or string.
         what: &'static str,
+        /// Its byte offset.
         at: u32,
+        /// The table's length in bytes.
         len: usize,
     },
+    /// A record offset that is not a multiple of 4.
     #[error("{what} at byte offset {at} is not 4-byte aligned")]
-    Unaligned { what: &'static str, at: u32 },
+    Unaligned {
+        /// Which record.
+        what: &'static str,
+        /// Its byte offset.
+        at: u32,
+    },
+    /// A string without its NUL inside the table (the string's byte offset).
     #[error("the string at byte offset {0} has no terminating NUL inside the table")]
     UnterminatedString(u32),
+    /// A register-set value D3DX does not define.
     #[error("unknown register set {0}")]
     RegisterSet(u16),
+    /// A parameter-class value D3DX does not define.
     #[error("unknown parameter class {0}")]
     Class(u16),
+    /// A parameter-type value D3DX does not define.
     #[error("unknown parameter type {0}")]
     Type(u16),
+    /// Struct types nested deeper than the reader follows.
     #[error("struct types nest deeper than {MAX_DEPTH} levels")]
     TooDeep,
+    /// Type records that expand to more entries than the reader builds.
     #[error("the type records expand to more than {MAX_TYPE_RECORDS} entries")]
     TooManyTypes,
 }

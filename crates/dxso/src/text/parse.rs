@@ -22,8 +22,11 @@ pub const MAX_PARSE_ERRORS: usize = 100;
 /// One problem in the text, at a 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column.
     pub col: usize,
+    /// What is wrong, in a sentence.
     pub message: String,
     /// The source line the error points into (after preprocessing).
     pub line_text: String,
@@ -75,7 +78,9 @@ impl ParseErrors {
 /// Where an instruction came from in the text: 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column.
     pub col: usize,
 }
 

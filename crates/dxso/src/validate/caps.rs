@@ -4,9 +4,13 @@
 pub const VS20CAPS_PREDICATION: u32 = 1 << 0;
 /// `D3DPS20CAPS_*`.
 pub const PS20CAPS_ARBITRARYSWIZZLE: u32 = 1 << 0;
+/// `D3DPS20CAPS_GRADIENTINSTRUCTIONS`: `dsx`, `dsy` and `texldd`.
 pub const PS20CAPS_GRADIENTINSTRUCTIONS: u32 = 1 << 1;
+/// `D3DPS20CAPS_PREDICATION`: the predicate register `p0`.
 pub const PS20CAPS_PREDICATION: u32 = 1 << 2;
+/// `D3DPS20CAPS_NODEPENDENTREADLIMIT`: no limit on dependent texture reads.
 pub const PS20CAPS_NODEPENDENTREADLIMIT: u32 = 1 << 3;
+/// `D3DPS20CAPS_NOTEXINSTRUCTIONLIMIT`: no limit on texture instructions.
 pub const PS20CAPS_NOTEXINSTRUCTIONLIMIT: u32 = 1 << 4;
 
 /// `D3DVSHADERCAPS2_0` / `D3DPSHADERCAPS2_0` (the PS one adds `NumInstructionSlots`).
@@ -18,12 +22,16 @@ pub const PS20CAPS_NOTEXINSTRUCTIONLIMIT: u32 = 1 << 4;
 )]
 pub struct ShaderCaps2 {
     #[cfg_attr(feature = "serde", serde(rename = "Caps", default))]
+    /// The `D3DVS20CAPS_*` / `D3DPS20CAPS_*` flags.
     pub caps: u32,
     #[cfg_attr(feature = "serde", serde(rename = "DynamicFlowControlDepth"))]
+    /// How deep dynamic flow control may nest (0 in the 2_0 versions).
     pub dynamic_flow_control_depth: u32,
     #[cfg_attr(feature = "serde", serde(rename = "NumTemps"))]
+    /// Temporaries (`r#`) available.
     pub num_temps: u32,
     #[cfg_attr(feature = "serde", serde(rename = "StaticFlowControlDepth"))]
+    /// How deep static flow control (loops, calls) may nest.
     pub static_flow_control_depth: u32,
     /// Pixel shaders only (ps_2_x: 96..512).
     #[cfg_attr(feature = "serde", serde(rename = "NumInstructionSlots", default))]
@@ -43,16 +51,22 @@ pub struct ShaderCaps2 {
 )]
 pub struct Caps {
     #[cfg_attr(feature = "serde", serde(rename = "MaxVertexShaderConst"))]
+    /// `c#` registers a vertex shader may read.
     pub max_vertex_shader_const: u32,
     #[cfg_attr(feature = "serde", serde(rename = "VS20Caps"))]
+    /// The vs_2_x caps.
     pub vs20: ShaderCaps2,
     #[cfg_attr(feature = "serde", serde(rename = "PS20Caps"))]
+    /// The ps_2_x caps.
     pub ps20: ShaderCaps2,
     #[cfg_attr(feature = "serde", serde(rename = "MaxVertexShader30InstructionSlots"))]
+    /// Instruction slots of a vs_3_0 shader (512 or more).
     pub max_vertex_shader30_instruction_slots: u32,
     #[cfg_attr(feature = "serde", serde(rename = "MaxPixelShader30InstructionSlots"))]
+    /// Instruction slots of a ps_3_0 shader (512 or more).
     pub max_pixel_shader30_instruction_slots: u32,
     #[cfg_attr(feature = "serde", serde(rename = "MaxVShaderInstructionsExecuted"))]
+    /// Instructions a vertex shader may execute per vertex (at least 65535).
     pub max_vshader_instructions_executed: u32,
 }
 
@@ -207,9 +221,11 @@ impl Caps {
         }
     }
 
+    /// Whether vs_2_x may use the predicate register.
     pub fn vs_predication(&self) -> bool {
         self.vs20.caps & VS20CAPS_PREDICATION != 0
     }
+    /// Whether ps_2_x may use the predicate register.
     pub fn ps_predication(&self) -> bool {
         self.ps20.caps & PS20CAPS_PREDICATION != 0
     }

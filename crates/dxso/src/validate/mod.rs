@@ -41,16 +41,22 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// The runtime would refuse the shader.
     Error,
+    /// The runtime accepts the shader, but something in it is likely a mistake.
     Warning,
 }
 
 /// One finding, attached to an instruction (index into `Shader::instructions`) when it has one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The rule broken.
     pub rule: Rule,
+    /// Error or warning.
     pub severity: Severity,
+    /// The instruction it points at (an index into `Shader::instructions`).
     pub instruction: Option<usize>,
+    /// What is wrong, in a sentence.
     pub message: String,
 }
 
@@ -63,15 +69,19 @@ pub struct Checked {
 }
 
 impl Checked {
+    /// The shader as validated.
     pub fn shader(&self) -> &Shader {
         &self.shader
     }
+    /// The caps it was validated against.
     pub fn caps(&self) -> &Caps {
         &self.caps
     }
+    /// The warnings validation found.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
     }
+    /// The shader, without the caps and warnings.
     pub fn into_shader(self) -> Shader {
         self.shader
     }

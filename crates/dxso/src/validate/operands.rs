@@ -34,24 +34,36 @@ impl Validator<'_> {
         }
     }
 
+    /// What each operand of `inst` may be, by phase: the destination's register kind, the
+    /// sources' kinds, and (in vertex shaders) each instruction's own rules, the matrix
+    /// macros' operands and the scalar outputs.
     pub(super) fn operands(&mut self, i: usize, inst: &Instruction) {
-        use Opcode::{
-            BreakC, BreakP, Call, CallNz, Crs, Dcl, Def, DefB, DefI, If, IfC, Mov, MovA, Nrm, Pow,
-            Rep, Setp, Sgn, SinCos, Tex, TexKill, TexLdd, TexLdl,
-        };
-        use RegisterKind::{
-            Addr, ConstBool, ConstInt, Input, MiscType, Predicate, RastOut, Sampler, Temp, Texture,
-        };
-        const CONST: RegisterKind = RegisterKind::Const;
+        self.dst_kind(i, inst);
+        self.src_kinds(i, inst);
+        if !self.vs() {
+            return;
+        }
+        self.vs_instruction_rules(i, inst);
+        self.matrix_operands(i, inst);
+        self.scalar_output(i, inst);
+    }
+
+    /// The register kinds an arithmetic source may be.
+    fn data_kinds(&self) -> &'static [RegisterKind] {
+        use RegisterKind::{Input, MiscType, Temp, Texture};
+        if self.vs() {
+            &[Temp, Input, RegisterKind::Const]
+        } else {
+            &[Temp, Input, RegisterKind::Const, Texture, MiscType]
+        }
+    }
+
+    /// Destinations of ordinary instructions.
+    fn dst_kind(&mut self, i: usize, inst: &Instruction) {
+        use Opcode::{Dcl, Def, DefB, DefI, Mov, MovA, Setp, TexKill};
+        use RegisterKind::{Addr, Predicate};
         let op = inst.opcode;
         let m = op.info().mnemonic;
-        let data: &[RegisterKind] = if self.vs() {
-            &[Temp, Input, CONST]
-        } else {
-            &[Temp, Input, CONST, Texture, MiscType]
-        };
-        let info = op.info();
-        // Destinations of ordinary instructions.
         if let Some(d) = &inst.dst {
             let ok = match op {
                 MovA => self.want_kind(i, "mova's destination", d.reg, &[Addr]),
@@ -82,6 +94,19 @@ impl Validator<'_> {
             };
             let _ = ok;
         }
+    }
+
+    /// The register kinds of the sources (and of texldl's destination), per opcode.
+    fn src_kinds(&mut self, i: usize, inst: &Instruction) {
+        use Opcode::{
+            BreakC, BreakP, Call, CallNz, If, IfC, Rep, Sgn, SinCos, Tex, TexLdd, TexLdl,
+        };
+        use RegisterKind::{ConstBool, ConstInt, MiscType, Predicate, Sampler, Temp, Texture};
+        const CONST: RegisterKind = RegisterKind::Const;
+        let op = inst.opcode;
+        let m = op.info().mnemonic;
+        let info = op.info();
+        let data = self.data_kinds();
         match op {
             Opcode::Loop => {
                 self.want_kind(
@@ -213,9 +238,15 @@ impl Validator<'_> {
                 }
             }
         }
-        if !self.vs() {
-            return;
-        }
+    }
+
+    /// Vertex shaders: the rules of sincos, crs, nrm, pow, the scalar instructions and sgn.
+    fn vs_instruction_rules(&mut self, i: usize, inst: &Instruction) {
+        use Opcode::{Crs, Nrm, Pow, Sgn, SinCos};
+        use RegisterKind::Temp;
+        const CONST: RegisterKind = RegisterKind::Const;
+        let op = inst.opcode;
+        let m = op.info().mnemonic;
         let d = inst.dst;
         let mask = d.map_or(0xF, |d| d.mask.0);
         match op {
@@ -308,6 +339,14 @@ impl Validator<'_> {
             }
             _ => {}
         }
+    }
+
+    /// Vertex shaders: a matrix macro's matrix operand, write mask and aliasing.
+    fn matrix_operands(&mut self, i: usize, inst: &Instruction) {
+        let op = inst.opcode;
+        let m = op.info().mnemonic;
+        let d = inst.dst;
+        let mask = d.map_or(0xF, |d| d.mask.0);
         if let (Some((rows, produced)), Some(d)) = (is_matrix(op), d) {
             let m1 = inst.srcs[1];
             if m1.swizzle != Swizzle::IDENTITY {
@@ -335,8 +374,12 @@ impl Validator<'_> {
                 );
             }
         }
-        // Scalar outputs.
-        if let Some(d) = d
+    }
+
+    /// Vertex shaders: the scalar outputs (oFog, oPts) take one component.
+    fn scalar_output(&mut self, i: usize, inst: &Instruction) {
+        use RegisterKind::RastOut;
+        if let Some(d) = inst.dst
             && d.reg.kind == RastOut
             && d.reg.number >= 1
             && d.mask.0.count_ones() != 1

@@ -4,7 +4,12 @@ macro_rules! rules {
     ($( $name:ident = $id:literal, $summary:literal, $spec:literal; )*) => {
         /// A validation rule. The id (`V001`..) is stable: scripts may match on it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Rule { $( $name, )* }
+        pub enum Rule {
+            $(
+                #[doc = concat!($id, ": ", $summary)]
+                $name,
+            )*
+        }
 
         /// (rule, id, one-line explanation, spec reference), in id order.
         pub static RULES: &[(Rule, &str, &str, &str)] = &[

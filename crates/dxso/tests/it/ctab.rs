@@ -243,116 +243,132 @@ fn every_wine_case_decodes_to_d3dx9s_values() {
                 }
             }
         }
-        for l in case["lookups"].as_array().into_iter().flatten() {
-            let parent = l["parent"].as_str();
-            let p = parent.map(|p| table.find(p));
-            let got: Option<ConstantDesc> = match l["call"].as_str() {
-                Some("GetConstantByName") => {
-                    let arg = l["arg"].as_str().expect("arg");
-                    match p {
-                        None => table.find(arg),
-                        Some(p) => p.and_then(|p| p.member(arg)),
-                    }
-                }
-                Some("GetConstantElement") => {
-                    let i = l["index"].as_u64().expect("index") as u32;
-                    p.flatten().and_then(|p| p.element(i))
-                }
-                Some("GetConstant") => {
-                    let i = l["index"].as_u64().expect("index") as usize;
-                    match p {
-                        None => table.constants.get(i).and_then(|c| table.find(&c.name)),
-                        Some(p) => p.and_then(|p| {
-                            let m = p.ty.members.get(i)?.name.clone();
-                            p.member(&m)
-                        }),
-                    }
-                }
-                other => panic!("unknown call {other:?}"),
-            };
-            let expect = l["expect"].as_str();
-            let ok = match expect {
-                None => got.is_none(),
-                Some(e) => {
-                    let other = e.split('"').nth(1).expect("quoted name");
-                    let same = got.is_some() && got == table.find(other);
-                    if e.starts_with("same") {
-                        same
-                    } else {
-                        got.is_some() && !same
-                    }
-                }
-            };
-            if !ok {
-                failures.push(format!("{name}: lookup {l} gave {got:?}"));
-            }
-        }
-        if let Some(regs) = case.get("set_defaults_registers") {
-            for (set, key) in [
-                (RegisterSet::Float4, "float4"),
-                (RegisterSet::Int4, "int4"),
-                (RegisterSet::Bool, "bool"),
-            ] {
-                let Some(want) = regs.get(key).and_then(Value::as_array) else {
-                    continue;
-                };
-                let want: Vec<u32> = want.iter().map(hex).collect();
-                let mut got = set_defaults(&table, set);
-                // Trailing zeros the C initialiser of the test added lie past the table.
-                let padded = regs["zero_padded_by_c_initialiser"][key]
-                    .as_u64()
-                    .unwrap_or(0);
-                if got.len() < want.len() && want.len() - got.len() <= padded as usize {
-                    got.resize(want.len(), 0);
-                }
-                // A BOOL register holds 0 or 1 in the table; native writes TRUE as ~0.
-                if set == RegisterSet::Bool {
-                    got.iter_mut()
-                        .for_each(|b| *b = if *b != 0 { !0 } else { 0 });
-                }
-                if got != want {
-                    failures.push(format!(
-                        "{name}: SetDefaults {key} {got:08x?}, want {want:08x?}"
-                    ));
-                }
-            }
-        }
-        // The header printed from the table reads back to the same constants (names,
-        // registers, types; default values print with 6 digits, so they are left out).
-        if !table.constants.is_empty() {
-            let mut header = String::new();
-            dxso::text::print_header(&table, &mut header);
-            header.push_str("\nvs_3_0\n");
-            let key = |t: &ConstantTable| -> Vec<_> {
-                t.constants
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.name.clone(),
-                            c.register_set,
-                            c.register_index,
-                            c.register_count,
-                            c.ty.clone(),
-                        )
-                    })
-                    .collect()
-            };
-            match text::parse_header(&header, dxso::Version::vs(3, 0)) {
-                Ok(Some(back)) if key(&back) == key(&table) => {}
-                other => failures.push(format!("{name}: header reads back as {other:?}\n{header}")),
-            }
-        }
-        // A table read back from its own encoding is the same table.
-        let again = ConstantTable::read(&table.to_words());
-        if again.as_ref() != Ok(&table) {
-            failures.push(format!("{name}: to_words -> read gives {again:?}"));
-        }
+        check_lookups(name, &table, case, &mut failures);
+        check_set_defaults(name, &table, case, &mut failures);
+        check_round_trips(name, &table, &mut failures);
     }
     assert!(
         constants_checked >= 100,
         "only {constants_checked} constants checked"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The case's ID3DXConstantTable lookups (GetConstantByName, GetConstantElement,
+/// GetConstant) find the constants native d3dx9 found.
+fn check_lookups(name: &str, table: &ConstantTable, case: &Value, failures: &mut Vec<String>) {
+    for l in case["lookups"].as_array().into_iter().flatten() {
+        let parent = l["parent"].as_str();
+        let p = parent.map(|p| table.find(p));
+        let got: Option<ConstantDesc> = match l["call"].as_str() {
+            Some("GetConstantByName") => {
+                let arg = l["arg"].as_str().expect("arg");
+                match p {
+                    None => table.find(arg),
+                    Some(p) => p.and_then(|p| p.member(arg)),
+                }
+            }
+            Some("GetConstantElement") => {
+                let i = l["index"].as_u64().expect("index") as u32;
+                p.flatten().and_then(|p| p.element(i))
+            }
+            Some("GetConstant") => {
+                let i = l["index"].as_u64().expect("index") as usize;
+                match p {
+                    None => table.constants.get(i).and_then(|c| table.find(&c.name)),
+                    Some(p) => p.and_then(|p| {
+                        let m = p.ty.members.get(i)?.name.clone();
+                        p.member(&m)
+                    }),
+                }
+            }
+            other => panic!("unknown call {other:?}"),
+        };
+        let expect = l["expect"].as_str();
+        let ok = match expect {
+            None => got.is_none(),
+            Some(e) => {
+                let other = e.split('"').nth(1).expect("quoted name");
+                let same = got.is_some() && got == table.find(other);
+                if e.starts_with("same") {
+                    same
+                } else {
+                    got.is_some() && !same
+                }
+            }
+        };
+        if !ok {
+            failures.push(format!("{name}: lookup {l} gave {got:?}"));
+        }
+    }
+}
+
+/// SetDefaults writes the registers native d3dx9 wrote.
+fn check_set_defaults(name: &str, table: &ConstantTable, case: &Value, failures: &mut Vec<String>) {
+    if let Some(regs) = case.get("set_defaults_registers") {
+        for (set, key) in [
+            (RegisterSet::Float4, "float4"),
+            (RegisterSet::Int4, "int4"),
+            (RegisterSet::Bool, "bool"),
+        ] {
+            let Some(want) = regs.get(key).and_then(Value::as_array) else {
+                continue;
+            };
+            let want: Vec<u32> = want.iter().map(hex).collect();
+            let mut got = set_defaults(table, set);
+            // Trailing zeros the C initialiser of the test added lie past the table.
+            let padded = regs["zero_padded_by_c_initialiser"][key]
+                .as_u64()
+                .unwrap_or(0);
+            if got.len() < want.len() && want.len() - got.len() <= padded as usize {
+                got.resize(want.len(), 0);
+            }
+            // A BOOL register holds 0 or 1 in the table; native writes TRUE as ~0.
+            if set == RegisterSet::Bool {
+                got.iter_mut()
+                    .for_each(|b| *b = if *b != 0 { !0 } else { 0 });
+            }
+            if got != want {
+                failures.push(format!(
+                    "{name}: SetDefaults {key} {got:08x?}, want {want:08x?}"
+                ));
+            }
+        }
+    }
+}
+
+/// The table survives printing as a header and encoding as words.
+fn check_round_trips(name: &str, table: &ConstantTable, failures: &mut Vec<String>) {
+    // The header printed from the table reads back to the same constants (names,
+    // registers, types; default values print with 6 digits, so they are left out).
+    if !table.constants.is_empty() {
+        let mut header = String::new();
+        dxso::text::print_header(table, &mut header);
+        header.push_str("\nvs_3_0\n");
+        let key = |t: &ConstantTable| -> Vec<_> {
+            t.constants
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.clone(),
+                        c.register_set,
+                        c.register_index,
+                        c.register_count,
+                        c.ty.clone(),
+                    )
+                })
+                .collect()
+        };
+        match text::parse_header(&header, dxso::Version::vs(3, 0)) {
+            Ok(Some(back)) if key(&back) == key(table) => {}
+            other => failures.push(format!("{name}: header reads back as {other:?}\n{header}")),
+        }
+    }
+    // A table read back from its own encoding is the same table.
+    let again = ConstantTable::read(&table.to_words());
+    if again.as_ref() != Ok(table) {
+        failures.push(format!("{name}: to_words -> read gives {again:?}"));
+    }
 }
 
 fn float4(name: &str, index: u16, count: u16, ty: TypeInfo) -> Constant {

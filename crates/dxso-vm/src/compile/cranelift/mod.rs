@@ -30,6 +30,7 @@ pub(super) struct Code {
 // SAFETY: the module is only read after `finalize_definitions` (its code is immutable), and
 // the entry point touches nothing but the memory passed to it.
 unsafe impl Send for Code {}
+// SAFETY: as for `Send`: shared access only reads the finished code and calls it.
 unsafe impl Sync for Code {}
 
 impl Drop for Code {
@@ -41,7 +42,8 @@ impl Drop for Code {
     }
 }
 
-pub(super) fn generate(p: &Program) -> Result<Code, String> {
+/// Compile `p`; `dump` prints its machine code to stderr.
+pub(super) fn generate(p: &Program, dump: bool) -> Result<Code, String> {
     // What only the x86 code generator compiles.
     let x86_only = |op: &Op| match op {
         Op::IfDyn { .. }
@@ -86,7 +88,7 @@ pub(super) fn generate(p: &Program) -> Result<Code, String> {
         e.b.seal_all_blocks();
         e.b.finalize(module.target_config());
     }
-    ctx.set_disasm(std::env::var_os("DXSO_JIT_DUMP").is_some());
+    ctx.set_disasm(dump);
     module
         .define_function(id, &mut ctx)
         .map_err(|e| format!("{e:?}"))?;

@@ -139,6 +139,7 @@ impl Emitter<'_> {
         acc.expect("n > 0")
     }
 
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ALU operation
     pub(super) fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3]) {
         let mask = dst.mask;
         let on = |c: usize| mask >> c & 1 != 0;

@@ -42,7 +42,8 @@
 //! and output records prefetched, and finished output records (one NaN for every NaN)
 //! written straight to the draw's output; the arena then only holds what spills.
 //!
-//! `DXSO_JIT_DUMP=PATH` writes each compiled program's machine code to `PATH.bin` (the
+//! [`crate::Options::jit_dump`] (`DXSO_JIT_DUMP=PATH` in the faces) writes each compiled
+//! program's machine code to `PATH.bin` (the
 //! exact code of fast code, `finite`, to `PATH.exact.bin`; `objdump -D -b binary
 //! -mi386:x86-64 PATH.bin`) and prints where it was loaded, so `perf script -F ip` samples
 //! can be placed in it.
@@ -59,6 +60,7 @@ mod tests;
 mod write;
 
 use super::{BatchIo, Entry, Fused, FusedEntry, Layout};
+use crate::Options;
 use crate::fetch::DeclType;
 use crate::math::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
@@ -84,17 +86,13 @@ pub(crate) struct Code {
 /// or NaN (or the batch passed the instruction limit, which the exact code decides).
 pub(crate) const RERUN: u32 = 2;
 
-/// Whether products are `fma(x, y, +0)` (both widths' paths require FMA: `Isa`), unless
-/// `DXSO_FAST_PRODUCTS=0` asks for the exact code alone (for measuring).
-fn fast_products() -> bool {
-    std::env::var_os("DXSO_FAST_PRODUCTS").is_none_or(|v| v != "0")
-}
-
-/// Compile `p` (already checked by `compile::supported`) at width `w`.
-pub(crate) fn compile(p: &Program, w: Width) -> Result<Code, String> {
+/// Compile `p` (already checked by `compile::supported`) at width `w`. Products are
+/// `fma(x, y, +0)` (both widths' paths require FMA: `Isa`) unless
+/// [`Options::fast_products`] is off, which asks for the exact code alone (for measuring).
+pub(crate) fn compile(p: &Program, w: Width, options: &Options) -> Result<Code, String> {
     // SAFETY: the code follows the System V calling convention with `Entry`'s parameters.
     let to_entry = |e| unsafe { std::mem::transmute::<*const u8, Entry>(e) };
-    let (maps, entries) = assemble_both(p, None, w, to_entry)?;
+    let (maps, entries) = assemble_both(p, None, w, options, to_entry)?;
     Ok(Code {
         _maps: maps,
         entry: entries[0],
@@ -111,12 +109,13 @@ fn assemble_both<E>(
     p: &Program,
     layout: Option<Layout>,
     w: Width,
+    options: &Options,
     to_entry: impl Fn(*const u8) -> E,
 ) -> Result<Assembled<E>, String> {
     let mut maps = vec![];
     let mut entries = vec![];
-    for fast in [fast_products(), false] {
-        let (map, entry, checked) = assemble(p, layout.clone(), w, fast)?;
+    for fast in [options.fast_products, false] {
+        let (map, entry, checked) = assemble(p, layout.clone(), w, fast, options)?;
         maps.push(map);
         entries.push(to_entry(entry));
         if !checked {
@@ -128,7 +127,12 @@ fn assemble_both<E>(
 
 /// Compile `p` (already checked by `compile::supported`) at width `w` with fetch and store
 /// fused for draws laid out as `layout` says.
-pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fused, String> {
+pub(crate) fn compile_fused(
+    p: &Program,
+    layout: &Layout,
+    w: Width,
+    options: &Options,
+) -> Result<Fused, String> {
     if w == Width::Ymm {
         // Halves convert with F16C's vcvtph2ps, which AVX2 does not imply.
         let halves = layout
@@ -142,7 +146,7 @@ pub(crate) fn compile_fused(p: &Program, layout: &Layout, w: Width) -> Result<Fu
     // SAFETY: the code follows the System V calling convention with `FusedEntry`'s
     // parameters.
     let to_entry = |e| unsafe { std::mem::transmute::<*const u8, FusedEntry>(e) };
-    let (maps, entries) = assemble_both(p, Some(layout.clone()), w, to_entry)?;
+    let (maps, entries) = assemble_both(p, Some(layout.clone()), w, options, to_entry)?;
     Ok(Fused {
         _maps: maps,
         layout: layout.clone(),
@@ -159,6 +163,7 @@ fn assemble(
     layout: Option<Layout>,
     w: Width,
     fast: bool,
+    options: &Options,
 ) -> Result<(memmap2::Mmap, *const u8, bool), String> {
     // Subroutines inlined (the generator has no calls).
     let inlined = p.inline_calls(MAX_INLINED_OPS)?;
@@ -174,15 +179,15 @@ fn assemble(
     // callback addresses).
     let map = map.make_exec().map_err(|e| e.to_string())?;
     let entry = map.as_ptr();
-    if let Some(path) = std::env::var_os("DXSO_JIT_DUMP") {
+    if let Some(path) = &options.jit_dump {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
         // place a profiler's samples in it.
-        let ext = if !fast && fast_products() {
+        let ext = if !fast && options.fast_products {
             "exact.bin"
         } else {
             "bin"
         };
-        let _ = std::fs::write(std::path::Path::new(&path).with_extension(ext), &code);
+        let _ = std::fs::write(path.with_extension(ext), &code);
         eprintln!("dxso: {} bytes of code at {entry:p}", code.len());
     }
     Ok((map, entry, g.fast))
@@ -515,15 +520,56 @@ impl Gen<'_> {
         Ok(self.a.ret()?)
     }
 
+    /// The whole program, by phase: the entry ([`Self::prologue`]); per pass over the groups
+    /// of lanes the rows that start from zero ([`Self::zero_rows`]), the fused fetch with
+    /// its prefetches ([`Self::plan_prefetches`], [`Self::fused_fetch`]), the ops
+    /// ([`Self::body`]) and the pass's end ([`Self::pass_end`]: the limit, the outputs, the
+    /// next pass or return); then the exit past the limit and the constant pool.
     fn program(&mut self) -> R {
-        // Entry (after `mov rbp, pool`, prepended by `compile`): save the callee-saved
-        // registers, align the frame, keep the parameters.
+        let mut pool = self.prologue()?;
+        let ops = &self.p.ops;
+        let n = ops.len();
+        let leaders = self.p.block_starts();
+        let liveness = liveness(self.p, &leaders, &self.masked);
+        let mut labels: Vec<Option<CodeLabel>> = (0..=n)
+            .map(|pc| leaders.contains(&pc).then(|| self.a.create_label()))
+            .collect();
+        let mut head = self.a.create_label();
+        let bail = self.a.create_label();
+        let depths = loop_depths(ops);
+
+        // Each group of 16 lanes starts from zero in the rows read before they are written
+        // (temporaries, outputs not written on every path, a0, p0), aL and the count; the
+        // components of vs_1_1 .. vs_2_x oD0 among them from 1.0 (C11).
+        self.label(&mut head)?;
+        self.zero_rows(&liveness.entry)?;
+        self.a.mov(dword_ptr(rsp + AL), 0)?;
+        self.a.xor(r15d, r15d)?;
+        // Fused fetch: the inputs go straight into the register cache (the first block
+        // starts with them; nothing branches back to it).
+        if (0..n).any(|pc| self.p.successors(pc).is_some_and(|to| to.contains(&0))) {
+            return Err(Error("a branch to the first op".into()));
+        }
+        if let Some(layout) = self.layout.clone() {
+            self.plan_prefetches(&layout, &depths);
+            self.fused_fetch(&layout)?;
+        }
+        self.body(&mut labels, &liveness, &depths, bail)?;
+        let mut end = labels[n].take().expect("the end is a leader");
+        self.label(&mut end)?;
+        self.pass_end(head, bail)?;
+        self.finish(bail, &mut pool)
+    }
+
+    /// Entry (after `mov rbp, pool`, prepended by `compile`): save the callee-saved
+    /// registers, align the frame, keep the parameters. Returns the constant pool's label.
+    fn prologue(&mut self) -> R<CodeLabel> {
         // rdi arena, rsi consts, rdx nconsts, rcx ints, r8 bools, r9 max, [rsp+8] sampling.
         for r in [rbp, rbx, r12, r13, r14, r15] {
             self.a.push(r)?;
         }
         // rbp: the constant pool, placed after the code.
-        let mut pool = self.a.create_label();
+        let pool = self.a.create_label();
         self.a.lea(rbp, ptr(pool))?;
         self.a.mov(rax, qword_ptr(rsp + 56))?;
         self.a.mov(r11, qword_ptr(rsp + 64))?;
@@ -547,47 +593,16 @@ impl Gen<'_> {
             vx!(self, vpxord | vpxor(Vr(acc), Vr(acc), Vr(acc)))?;
         }
 
-        let ops = &self.p.ops;
-        let n = ops.len();
-        let leaders = self.p.block_starts();
-        let Liveness {
-            block_out: live_out,
-            after,
-            entry,
-        } = liveness(self.p, &leaders, &self.masked);
-        let mut block = 0;
-        let mut labels: Vec<Option<CodeLabel>> = (0..=n)
-            .map(|pc| leaders.contains(&pc).then(|| self.a.create_label()))
-            .collect();
-        let lab = |labels: &Vec<Option<CodeLabel>>, pc: usize| labels[pc.min(n)].expect("a leader");
-        let mut head = self.a.create_label();
-        let mut bail = self.a.create_label();
-        // How many loops each op is inside.
-        let depths: Vec<u32> = ops
-            .iter()
-            .scan(0u32, |d, op| {
-                let at = match op {
-                    Op::EndLoop { .. } => {
-                        *d -= 1;
-                        *d
-                    }
-                    Op::Loop { .. } => {
-                        *d += 1;
-                        *d - 1
-                    }
-                    _ => *d,
-                };
-                Some(at)
-            })
-            .collect();
+        Ok(pool)
+    }
 
-        // Each group of 16 lanes starts from zero in the rows read before they are written
-        // (temporaries, outputs not written on every path, a0, p0), aL and the count; the
-        // components of vs_1_1 .. vs_2_x oD0 among them from 1.0 (C11).
-        self.label(&mut head)?;
+    /// Zero the rows `entry` reads before writing them in every group (the diffuse colour's
+    /// from 1.0), and set the execution mask's row where some op is masked.
+    fn zero_rows(&mut self, entry: &HashSet<u16>) -> R {
         vx!(self, vpxord | vpxor(Vr(0), Vr(0), Vr(0)))?;
         let mut zeroed: Vec<u16> = entry
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|&r| {
                 !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r) && r != EXEC_ROW
             })
@@ -616,80 +631,84 @@ impl Gen<'_> {
                 vx!(self, vmovups(at, Vr(1)))?;
             }
         }
-        self.a.mov(dword_ptr(rsp + AL), 0)?;
-        self.a.xor(r15d, r15d)?;
-        // Fused fetch: the inputs go straight into the register cache (the first block
-        // starts with them; nothing branches back to it).
-        if (0..n).any(|pc| self.p.successors(pc).is_some_and(|to| to.contains(&0))) {
-            return Err(Error("a branch to the first op".into()));
-        }
-        if let Some(layout) = self.layout.clone() {
-            // The next batch's vertices (into L2) and output records (for writing), 32 at a
-            // time (a pass over two groups), so they are near when their batch starts: the
-            // hardware prefetchers alone leave the loads waiting on memory and the stores
-            // waiting for their lines. The prefetches are spread over the ops run once per
-            // pass (a burst of them at the start stalled the loads behind them: W2 83 -> 93
-            // M/s spread; outputs too: W2 93 -> 110, W3 55 -> 56.5). One batch ahead; two
-            // batches ahead was no better.
-            let ahead = crate::LANES as u32;
-            let record = self.p.outputs.len() as u32 * 16;
-            let streams = layout.streams.iter().map(|&reg| {
-                let stride = layout.inputs.iter().find(|i| i.0 == reg).map_or(0, |i| i.2);
-                (reg as i32 * 8, stride)
-            });
-            // (Instance data has stride 0: one element a batch, nothing to prefetch.)
-            for (slot, stride) in streams.filter(|s| s.1 > 0) {
-                if layout.indexed {
-                    // The element of each of the next batch's vertices (by its index).
-                    for lane in 0..self.w.lanes() * self.groups {
-                        self.prefetch.push((slot | BY_INDEX, stride, lane as i32));
-                    }
-                } else {
-                    for line in (0..self.w.lanes() * self.groups * stride).step_by(64) {
-                        self.prefetch
-                            .push((slot, stride, (ahead * stride + line) as i32));
-                    }
-                }
-            }
-            for line in (0..self.w.lanes() * self.groups * record).step_by(64) {
-                self.prefetch
-                    .push((OUT_SLOT, record, (ahead * record + line) as i32));
-            }
-            // Emitted from the back.
-            self.prefetch.reverse();
-            let once = (0..n)
-                .filter(|&pc| {
-                    depths[pc] == 0
-                        && !self.masked[pc]
-                        && matches!(
-                            ops[pc],
-                            Op::Alu { .. }
-                                | Op::GatherConstA0 { .. }
-                                | Op::GatherConstAl { .. }
-                                | Op::GatherInputAl { .. }
-                                | Op::GatherInputA0 { .. }
-                        )
-                })
-                .count();
-            self.prefetch_per_op = self.prefetch.len().div_ceil(once.max(1));
-            for g in 0..self.groups {
-                self.g = g;
-                for &(reg, ty, stride) in &layout.inputs {
-                    match ty {
-                        DeclType::Float1 => self.fetch(reg, 1, stride)?,
-                        DeclType::Float2 => self.fetch(reg, 2, stride)?,
-                        DeclType::Float3 => self.fetch(reg, 3, stride)?,
-                        DeclType::Float4 => self.fetch(reg, 4, stride)?,
-                        _ => self.fetch_packed(reg, ty, stride)?,
-                    }
-                    self.end_op();
-                }
-            }
-            self.g = 0;
-        }
+        Ok(())
+    }
 
+    /// The prefetches of the fused fetch, spread over the ops run once per pass.
+    fn plan_prefetches(&mut self, layout: &Layout, depths: &[u32]) {
+        let ops = &self.p.ops;
+        let n = ops.len();
+        // The next batch's vertices (into L2) and output records (for writing), 32 at a
+        // time (a pass over two groups), so they are near when their batch starts: the
+        // hardware prefetchers alone leave the loads waiting on memory and the stores
+        // waiting for their lines. The prefetches are spread over the ops run once per
+        // pass (a burst of them at the start stalled the loads behind them: W2 83 -> 93
+        // M/s spread; outputs too: W2 93 -> 110, W3 55 -> 56.5). One batch ahead; two
+        // batches ahead was no better.
+        let ahead = crate::LANES as u32;
+        let record = self.p.outputs.len() as u32 * 16;
+        let streams = layout.streams.iter().map(|&reg| {
+            let stride = layout.inputs.iter().find(|i| i.0 == reg).map_or(0, |i| i.2);
+            (reg as i32 * 8, stride)
+        });
+        // (Instance data has stride 0: one element a batch, nothing to prefetch.)
+        for (slot, stride) in streams.filter(|s| s.1 > 0) {
+            if layout.indexed {
+                // The element of each of the next batch's vertices (by its index).
+                for lane in 0..self.w.lanes() * self.groups {
+                    self.prefetch.push((slot | BY_INDEX, stride, lane as i32));
+                }
+            } else {
+                for line in (0..self.w.lanes() * self.groups * stride).step_by(64) {
+                    self.prefetch
+                        .push((slot, stride, (ahead * stride + line) as i32));
+                }
+            }
+        }
+        for line in (0..self.w.lanes() * self.groups * record).step_by(64) {
+            self.prefetch
+                .push((OUT_SLOT, record, (ahead * record + line) as i32));
+        }
+        // Emitted from the back.
+        self.prefetch.reverse();
+        let once = (0..n)
+            .filter(|&pc| depths[pc] == 0 && !self.masked[pc] && is_lane_op(&ops[pc]))
+            .count();
+        self.prefetch_per_op = self.prefetch.len().div_ceil(once.max(1));
+    }
+
+    /// The fused fetch: each group's inputs, read from the streams into the register cache.
+    fn fused_fetch(&mut self, layout: &Layout) -> R {
+        for g in 0..self.groups {
+            self.g = g;
+            for &(reg, ty, stride) in &layout.inputs {
+                match ty {
+                    DeclType::Float1 => self.fetch(reg, 1, stride)?,
+                    DeclType::Float2 => self.fetch(reg, 2, stride)?,
+                    DeclType::Float3 => self.fetch(reg, 3, stride)?,
+                    DeclType::Float4 => self.fetch(reg, 4, stride)?,
+                    _ => self.fetch_packed(reg, ty, stride)?,
+                }
+                self.end_op();
+            }
+        }
+        self.g = 0;
+        Ok(())
+    }
+
+    /// The ops, block by block: each block's label, its ops, and the live rows written back
+    /// at its end.
+    fn body(
+        &mut self,
+        labels: &mut [Option<CodeLabel>],
+        liveness: &Liveness,
+        depths: &[u32],
+        bail: CodeLabel,
+    ) -> R {
+        let live_out = &liveness.block_out;
+        let mut block = 0;
         let mut terminated = false;
-        for pc in 0..n {
+        for pc in 0..self.p.ops.len() {
             if let Some(mut l) = labels[pc].take() {
                 if !terminated && pc > 0 {
                     self.flush_count()?;
@@ -700,166 +719,204 @@ impl Gen<'_> {
                 block = pc;
             }
             let live = live_out.get(&block);
-            terminated = false;
             self.pc = pc;
             self.pending += 1;
-            let op = ops[pc];
-            match op {
-                Op::Alu { .. }
-                | Op::GatherConstA0 { .. }
-                | Op::GatherConstAl { .. }
-                | Op::GatherInputAl { .. }
-                | Op::GatherInputA0 { .. } => {
-                    self.live_now = Some(after[pc].clone());
-                    self.pc = pc;
-                    self.reused_rows = reused_rows(&op);
-                    if depths[pc] == 0 && !self.masked[pc] && !self.prefetch.is_empty() {
-                        self.emit_prefetches(self.prefetch_per_op)?;
-                    }
-                    for g in 0..self.groups {
-                        self.g = g;
-                        match op {
-                            // c[aL + n] is the same in every lane: loaded once into rows
-                            // the groups share.
-                            Op::GatherConstAl { .. } if g > 0 => {}
-                            _ => self.lanes(&op)?,
-                        }
-                        self.end_op();
-                        self.drop_dead(&after[pc]);
-                    }
-                    self.live_now = None;
-                    self.g = 0;
-                }
-                Op::IfBool { b, not, target } => {
-                    self.flush_count()?;
-                    self.flush_live(live)?;
-                    self.a.cmp(byte_ptr(r14 + b as i32), not as i32)?;
-                    // Jump when the bool equals `not` (the if is not taken).
-                    self.a.je(lab(&labels, target as usize))?;
-                    self.a.jmp(lab(&labels, pc + 1))?;
-                    terminated = true;
-                }
-                Op::Jump { target } => {
-                    self.flush_count()?;
-                    self.flush_live(live)?;
-                    self.a.jmp(lab(&labels, target as usize))?;
-                    terminated = true;
-                }
-                Op::Ret => {
-                    self.flush_count()?;
-                    self.flush_live(live)?;
-                    self.a.jmp(lab(&labels, n))?;
-                    terminated = true;
-                }
-                Op::Loop {
-                    i,
-                    end,
-                    al: with_al,
-                } => {
-                    self.flush_count()?;
-                    self.flush_live(live)?;
-                    let s = self.loop_slot[&pc];
-                    let at = i as i32 * 16;
-                    self.a.mov(eax, dword_ptr(r13 + at))?;
-                    self.a.mov(dword_ptr(rsp + s), eax)?;
-                    self.a.mov(ecx, dword_ptr(rsp + AL))?;
-                    self.a.mov(dword_ptr(rsp + s + 4), ecx)?;
-                    self.a.mov(ecx, dword_ptr(r13 + at + 8))?;
-                    self.a.mov(dword_ptr(rsp + s + 8), ecx)?;
-                    if with_al {
-                        self.a.mov(ecx, dword_ptr(r13 + at + 4))?;
-                        self.a.mov(dword_ptr(rsp + AL), ecx)?;
-                    }
-                    if let Some(&slot) = self.loop_exec.get(&pc) {
-                        self.save_exec(slot)?;
-                        self.a.test(dword_ptr(rsp + s), -1)?;
-                    } else {
-                        self.a.test(eax, eax)?;
-                    }
-                    // C15: the count is unsigned; zero skips the body.
-                    self.a.je(lab(&labels, end as usize + 1))?;
-                    self.a.jmp(lab(&labels, pc + 1))?;
-                    terminated = true;
-                }
-                Op::EndLoop { start } => {
-                    self.flush_live(live)?;
-                    self.check_limit(bail)?;
-                    let Op::Loop { al: with_al, .. } = ops[start as usize - 1] else {
-                        return Err(Error("endloop without its loop".into()));
-                    };
-                    let s = self.loop_slot[&(start as usize - 1)];
-                    if with_al {
-                        self.a.mov(eax, dword_ptr(rsp + s + 8))?;
-                        self.a.add(dword_ptr(rsp + AL), eax)?;
-                    }
-                    self.a.sub(dword_ptr(rsp + s), 1)?;
-                    if self.masked[pc] {
-                        // Another iteration while some lane of the batch runs (a break
-                        // may have stopped them all, here or in an enclosing loop's body);
-                        // leaving a loop with a break, the lanes that ran before it run
-                        // again.
-                        let mut exit = self.a.create_label();
-                        self.a.je(exit)?;
-                        self.any_exec()?;
-                        self.a.jnz(lab(&labels, start as usize))?;
-                        self.label(&mut exit)?;
-                        if let Some(&slot) = self.loop_exec.get(&pc) {
-                            self.restore_exec(slot)?;
-                        }
-                    } else {
-                        self.a.jne(lab(&labels, start as usize))?;
-                    }
-                    if with_al {
-                        self.a.mov(eax, dword_ptr(rsp + s + 4))?;
-                        self.a.mov(dword_ptr(rsp + AL), eax)?;
-                    }
-                    self.a.jmp(lab(&labels, pc + 1))?;
-                    terminated = true;
-                }
-                Op::Break { cond, end } => {
-                    self.end_block_reading(live, &op)?;
-                    let next = lab(&labels, pc + 1);
-                    self.break_dyn(pc, cond.as_ref(), next, lab(&labels, end as usize))?;
-                    self.a.jmp(next)?;
-                    terminated = true;
-                }
-                Op::IfDyn { cond, target } => {
-                    self.end_block_reading(live, &op)?;
-                    self.if_dyn(pc, &cond)?;
-                    self.a.jz(lab(&labels, target as usize))?;
-                    self.enter_if(pc)?;
-                    self.a.jmp(lab(&labels, pc + 1))?;
-                    terminated = true;
-                }
-                Op::ElseDyn { target } => {
-                    self.flush_count()?;
-                    self.flush_live(live)?;
-                    self.else_dyn(pc)?;
-                    self.a.jz(lab(&labels, target as usize))?;
-                    self.a.jmp(lab(&labels, pc + 1))?;
-                    terminated = true;
-                }
-                Op::EndIfDyn => {
-                    self.flush_count()?;
-                    self.flush_live(live)?;
-                    self.end_if_dyn(pc)?;
-                    self.a.jmp(lab(&labels, pc + 1))?;
-                    terminated = true;
-                }
-                other => {
-                    return Err(Error(format!("{other:?}")));
-                }
-            }
+            let op = self.p.ops[pc];
+            terminated = if is_lane_op(&op) {
+                self.lane_op(pc, &op, &liveness.after, depths)?;
+                false
+            } else {
+                self.flow_op(pc, op, live, labels, bail)?;
+                true
+            };
             self.end_op();
         }
         if !terminated {
             self.flush_count()?;
             self.flush_live(live_out.get(&block))?;
         }
-        let mut end = labels[n].take().expect("the end is a leader");
-        self.label(&mut end)?;
-        // End of a group: the limit, the outputs (fused store), then the next group or
-        // return.
+        Ok(())
+    }
+
+    /// An op computed in the lanes (arithmetic and gathers), emitted for each group.
+    fn lane_op(&mut self, pc: usize, op: &Op, after: &[HashSet<u16>], depths: &[u32]) -> R {
+        let op = *op;
+        self.live_now = Some(after[pc].clone());
+        self.pc = pc;
+        self.reused_rows = reused_rows(&op);
+        if depths[pc] == 0 && !self.masked[pc] && !self.prefetch.is_empty() {
+            self.emit_prefetches(self.prefetch_per_op)?;
+        }
+        for g in 0..self.groups {
+            self.g = g;
+            match op {
+                // c[aL + n] is the same in every lane: loaded once into rows
+                // the groups share.
+                Op::GatherConstAl { .. } if g > 0 => {}
+                _ => self.lanes(&op)?,
+            }
+            self.end_op();
+            self.drop_dead(&after[pc]);
+        }
+        self.live_now = None;
+        self.g = 0;
+        Ok(())
+    }
+
+    /// A flow-control op: it ends its block (the live rows written back, the count added)
+    /// and jumps.
+    fn flow_op(
+        &mut self,
+        pc: usize,
+        op: Op,
+        live: Option<&HashSet<u16>>,
+        labels: &[Option<CodeLabel>],
+        bail: CodeLabel,
+    ) -> R {
+        let n = self.p.ops.len();
+        match op {
+            Op::IfBool { b, not, target } => {
+                self.flush_count()?;
+                self.flush_live(live)?;
+                self.a.cmp(byte_ptr(r14 + b as i32), not as i32)?;
+                // Jump when the bool equals `not` (the if is not taken).
+                self.a.je(lab(labels, target as usize))?;
+                self.a.jmp(lab(labels, pc + 1))?;
+            }
+            Op::Jump { target } => {
+                self.flush_count()?;
+                self.flush_live(live)?;
+                self.a.jmp(lab(labels, target as usize))?;
+            }
+            Op::Ret => {
+                self.flush_count()?;
+                self.flush_live(live)?;
+                self.a.jmp(lab(labels, n))?;
+            }
+            Op::Loop {
+                i,
+                end,
+                al: with_al,
+            } => self.loop_op(pc, i, end, with_al, live, labels)?,
+            Op::EndLoop { start } => self.end_loop_op(pc, start, live, labels, bail)?,
+            Op::Break { cond, end } => {
+                self.end_block_reading(live, &op)?;
+                let next = lab(labels, pc + 1);
+                self.break_dyn(pc, cond.as_ref(), next, lab(labels, end as usize))?;
+                self.a.jmp(next)?;
+            }
+            Op::IfDyn { cond, target } => {
+                self.end_block_reading(live, &op)?;
+                self.if_dyn(pc, &cond)?;
+                self.a.jz(lab(labels, target as usize))?;
+                self.enter_if(pc)?;
+                self.a.jmp(lab(labels, pc + 1))?;
+            }
+            Op::ElseDyn { target } => {
+                self.flush_count()?;
+                self.flush_live(live)?;
+                self.else_dyn(pc)?;
+                self.a.jz(lab(labels, target as usize))?;
+                self.a.jmp(lab(labels, pc + 1))?;
+            }
+            Op::EndIfDyn => {
+                self.flush_count()?;
+                self.flush_live(live)?;
+                self.end_if_dyn(pc)?;
+                self.a.jmp(lab(labels, pc + 1))?;
+            }
+            other => {
+                return Err(Error(format!("{other:?}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// `loop`/`rep`: save the enclosing loop's state, load the count (and aL), and skip the
+    /// body for a zero count.
+    fn loop_op(
+        &mut self,
+        pc: usize,
+        i: u8,
+        end: u32,
+        with_al: bool,
+        live: Option<&HashSet<u16>>,
+        labels: &[Option<CodeLabel>],
+    ) -> R {
+        self.flush_count()?;
+        self.flush_live(live)?;
+        let s = self.loop_slot[&pc];
+        let at = i as i32 * 16;
+        self.a.mov(eax, dword_ptr(r13 + at))?;
+        self.a.mov(dword_ptr(rsp + s), eax)?;
+        self.a.mov(ecx, dword_ptr(rsp + AL))?;
+        self.a.mov(dword_ptr(rsp + s + 4), ecx)?;
+        self.a.mov(ecx, dword_ptr(r13 + at + 8))?;
+        self.a.mov(dword_ptr(rsp + s + 8), ecx)?;
+        if with_al {
+            self.a.mov(ecx, dword_ptr(r13 + at + 4))?;
+            self.a.mov(dword_ptr(rsp + AL), ecx)?;
+        }
+        if let Some(&slot) = self.loop_exec.get(&pc) {
+            self.save_exec(slot)?;
+            self.a.test(dword_ptr(rsp + s), -1)?;
+        } else {
+            self.a.test(eax, eax)?;
+        }
+        // C15: the count is unsigned; zero skips the body.
+        self.a.je(lab(labels, end as usize + 1))?;
+        self.a.jmp(lab(labels, pc + 1))?;
+        Ok(())
+    }
+
+    /// `endloop`/`endrep`: the limit, aL's step, the count, and the jump back while it lasts
+    /// (and some lane runs, in masked code).
+    fn end_loop_op(
+        &mut self,
+        pc: usize,
+        start: u32,
+        live: Option<&HashSet<u16>>,
+        labels: &[Option<CodeLabel>],
+        bail: CodeLabel,
+    ) -> R {
+        let ops = &self.p.ops;
+        self.flush_live(live)?;
+        self.check_limit(bail)?;
+        let Op::Loop { al: with_al, .. } = ops[start as usize - 1] else {
+            return Err(Error("endloop without its loop".into()));
+        };
+        let s = self.loop_slot[&(start as usize - 1)];
+        if with_al {
+            self.a.mov(eax, dword_ptr(rsp + s + 8))?;
+            self.a.add(dword_ptr(rsp + AL), eax)?;
+        }
+        self.a.sub(dword_ptr(rsp + s), 1)?;
+        if self.masked[pc] {
+            // Another iteration while some lane of the batch runs (a break
+            // may have stopped them all, here or in an enclosing loop's body);
+            // leaving a loop with a break, the lanes that ran before it run
+            // again.
+            let mut exit = self.a.create_label();
+            self.a.je(exit)?;
+            self.any_exec()?;
+            self.a.jnz(lab(labels, start as usize))?;
+            self.label(&mut exit)?;
+            if let Some(&slot) = self.loop_exec.get(&pc) {
+                self.restore_exec(slot)?;
+            }
+        } else {
+            self.a.jne(lab(labels, start as usize))?;
+        }
+        if with_al {
+            self.a.mov(eax, dword_ptr(rsp + s + 4))?;
+            self.a.mov(dword_ptr(rsp + AL), eax)?;
+        }
+        self.a.jmp(lab(labels, pc + 1))?;
+        Ok(())
+    }
+
+    /// End of a pass: the limit, the outputs (fused store), then the next pass or return.
+    fn pass_end(&mut self, head: CodeLabel, bail: CodeLabel) -> R {
         if self.fast {
             self.check_outputs()?;
         }
@@ -890,14 +947,56 @@ impl Gen<'_> {
             self.checks_failed(bail)?;
         }
         self.epilogue()?;
+        Ok(())
+    }
+
+    /// The exit past the limit, then the constant pool.
+    fn finish(&mut self, mut bail: CodeLabel, pool: &mut CodeLabel) -> R {
         self.label(&mut bail)?;
         // Fast code hands a batch past the limit to the exact code: its flow may have
         // followed an inf or NaN the checks have not seen yet.
         self.a.mov(eax, if self.fast { RERUN } else { 1 })?;
         self.epilogue()?;
-        self.label(&mut pool)?;
+        self.label(pool)?;
         let mut words = std::mem::take(&mut self.pool);
         words.push(0);
         Ok(self.a.dd(&words)?)
     }
+}
+
+/// The label of the block at `pc` (the end's for a pc past it).
+fn lab(labels: &[Option<CodeLabel>], pc: usize) -> CodeLabel {
+    labels[pc.min(labels.len() - 1)].expect("a leader")
+}
+
+/// Whether `op` is computed in the lanes (arithmetic and gathers) rather than flow control.
+fn is_lane_op(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Alu { .. }
+            | Op::GatherConstA0 { .. }
+            | Op::GatherConstAl { .. }
+            | Op::GatherInputAl { .. }
+            | Op::GatherInputA0 { .. }
+    )
+}
+
+/// How many loops each op is inside.
+fn loop_depths(ops: &[Op]) -> Vec<u32> {
+    ops.iter()
+        .scan(0u32, |d, op| {
+            let at = match op {
+                Op::EndLoop { .. } => {
+                    *d -= 1;
+                    *d
+                }
+                Op::Loop { .. } => {
+                    *d += 1;
+                    *d - 1
+                }
+                _ => *d,
+            };
+            Some(at)
+        })
+        .collect()
 }

@@ -603,6 +603,7 @@ impl Gen<'_> {
         Ok(v)
     }
 
+    #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ALU operation
     pub(super) fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3]) -> R {
         let live: [bool; 4] = std::array::from_fn(|c| self.writes(dst, c));
         if live == [false; 4] {

@@ -390,8 +390,24 @@ pub fn alike_in_every_way(
     b0: bool,
     linear: bool,
 ) -> Result<(), TestCaseError> {
+    let options = dxso_vm::Options::default();
+    alike_in_every_way_with(&options, src, inputs, consts, ints, b0, linear)
+}
+
+/// [`alike_in_every_way`] on a device running as `options` says (each way then sets its
+/// tier and instruction-set path).
+pub fn alike_in_every_way_with(
+    options: &dxso_vm::Options,
+    src: &str,
+    inputs: &[[f32; 4]],
+    consts: &[[f32; 4]],
+    ints: &[[i32; 4]],
+    b0: bool,
+    linear: bool,
+) -> Result<(), TestCaseError> {
     let (v0, v1) = inputs.split_at(70);
     let mut dev = device(src, &[v0.to_vec(), v1.to_vec()]);
+    dev.set_options(options.clone());
     bind_mipmapped_texture(&mut dev, linear);
     dev.set_constant_f(0, consts).unwrap();
     dev.set_constant_i(0, ints).unwrap();

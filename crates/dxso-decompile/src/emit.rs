@@ -1,0 +1,316 @@
+//! The whole program: uniforms, input and output structs, helpers, subroutines in call
+//! order, then `main`.
+
+use crate::ctx::{Ctx, Helper};
+use crate::flow::{Body, split};
+use crate::{Dialect, Error, Options, io, lift, needs, uniforms::Uniforms};
+use dxso::Opcode;
+use dxso::Shader;
+use dxso::ctab::ConstantTable;
+use dxso::ir::{Register, RegisterKind};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// Decompile `shader` (already validated).
+pub(crate) fn program(
+    shader: &Shader,
+    table: Option<&ConstantTable>,
+    opts: &Options,
+) -> Result<String, Error> {
+    let defs = needs::defs(shader);
+    let needs = needs::needs(shader, &defs);
+    let uniforms = Uniforms::build(table, &needs)?;
+    let io = io::build(shader, opts.dialect);
+    let mut cx = Ctx {
+        shader,
+        opts,
+        uniforms,
+        io,
+        defs,
+        temps: BTreeSet::new(),
+        uses_a0: false,
+        uses_p0: false,
+        helpers: BTreeSet::new(),
+        loops: Vec::new(),
+        outer_al: None,
+        tmp_serial: 0,
+        al_params: BTreeSet::new(),
+        pads: Vec::new(),
+        input_array: false,
+        def_overlay: false,
+        pending: Default::default(),
+    };
+    let parts = split(&shader.instructions);
+    cx.al_params = al_params(shader, &parts);
+    let plan = lift::plan(&mut cx)?;
+    let has_outputs = !cx.io.outputs.is_empty();
+    let main_return = if has_outputs { " o" } else { "" };
+    let mut bodies = Vec::new();
+    for (label, range) in parts {
+        let returns = if label.is_none() { main_return } else { "" };
+        bodies.push(cx.body(label, range, &plan, returns)?);
+    }
+    assemble(&cx, bodies)
+}
+
+/// Subroutines that read `aL` outside their own loops.
+fn al_params(shader: &Shader, parts: &[(Option<u32>, std::ops::Range<usize>)]) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for (label, range) in parts {
+        let Some(l) = label else { continue };
+        let mut depth = 0i32;
+        for inst in &shader.instructions[range.clone()] {
+            match inst.opcode {
+                Opcode::Loop => depth += 1,
+                Opcode::EndLoop => depth -= 1,
+                _ => {}
+            }
+            let reads = inst
+                .srcs
+                .iter()
+                .any(|s| s.relative.is_some_and(|r| r.reg.kind == RegisterKind::Loop));
+            if depth <= 0 && reads {
+                out.insert(*l);
+            }
+        }
+    }
+    out
+}
+
+fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
+    let v = cx.shader.version;
+    let (stage, input_ty, output_ty) = if v.is_vertex() {
+        ("vertex", "VS_INPUT", "VS_OUTPUT")
+    } else {
+        ("pixel", "PS_INPUT", "PS_OUTPUT")
+    };
+    let mut s = String::new();
+    let dialect = match cx.opts.dialect {
+        Dialect::Fxc => "fxc",
+        Dialect::Glslang => "glslang",
+    };
+    let _ = writeln!(
+        s,
+        "// {v} {stage} shader, decompiled by dxso (for {dialect})"
+    );
+    if !cx.uniforms.decls.is_empty() {
+        s.push('\n');
+    }
+    for st in &cx.uniforms.structs {
+        let _ = writeln!(s, "{st}\n");
+    }
+    for d in &cx.uniforms.decls {
+        let _ = writeln!(s, "{d}");
+    }
+    let has_in = !cx.io.inputs.is_empty();
+    let has_out = !cx.io.outputs.is_empty();
+    for (ty, members) in [(input_ty, &cx.io.inputs), (output_ty, &cx.io.outputs)] {
+        if members.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\nstruct {ty}\n{{");
+        for m in members {
+            let _ = writeln!(s, "    {m};", m = m.trim_end_matches(';'));
+        }
+        s.push_str("};\n");
+    }
+    let globals = bodies.len() > 1;
+    if globals && cx.input_array {
+        return Err(Error::Unsupported(
+            "relative input reads in a shader with subroutines".into(),
+        ));
+    }
+    let locals = locals(cx, v.is_pixel() && v.major == 1);
+    if globals {
+        s.push('\n');
+        for l in &locals {
+            let _ = writeln!(s, "static {l}");
+        }
+        if has_in {
+            let _ = writeln!(s, "static {input_ty} i;");
+        }
+        if has_out {
+            let _ = writeln!(s, "static {output_ty} o;");
+        }
+    }
+    if cx.def_overlay {
+        let n = overlay_len(cx);
+        let _ = write!(
+            s,
+            "\n// The constants as relative reads see them: the shader's defs written over the\n\
+             // uniforms (filled as main starts), 0 outside the register file (dxso's choice).\n\
+             static float4 cd[{n}];\n\
+             float4 cd_at(int k)\n{{\n    return (uint)k < {n} ? cd[k] : 0;\n}}\n"
+        );
+    }
+    if cx.helpers.contains(&Helper::Lit) {
+        s.push_str(LIT);
+    }
+    let mut main = None;
+    let mut subs = Vec::new();
+    for b in bodies {
+        match b.label {
+            None => main = Some(b),
+            Some(_) => subs.push(b),
+        }
+    }
+    for b in call_order(&subs, main.as_ref()) {
+        let l = b.label.unwrap_or(0);
+        let param = if cx.al_params.contains(&l) {
+            "int aL"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "\nvoid l{l}({param})\n{{");
+        for line in &b.lines {
+            let _ = writeln!(s, "    {line}");
+        }
+        s.push_str("}\n");
+    }
+    let ret = if has_out { output_ty } else { "void" };
+    let arg = match (has_in, globals) {
+        (false, _) => String::new(),
+        (true, false) => format!("{input_ty} i"),
+        (true, true) => format!("{input_ty} input"),
+    };
+    let _ = writeln!(s, "\n{ret} main({arg})\n{{");
+    if globals {
+        if has_in {
+            s.push_str("    i = input;\n");
+        }
+        if has_out {
+            let _ = writeln!(s, "    o = ({output_ty})0;");
+        }
+    } else {
+        if has_out {
+            let _ = writeln!(s, "    {output_ty} o = ({output_ty})0;");
+        }
+        for l in &locals {
+            let _ = writeln!(s, "    {l}");
+        }
+    }
+    for l in &cx.io.init {
+        let _ = writeln!(s, "    {l}");
+    }
+    if cx.def_overlay {
+        let n = overlay_len(cx);
+        let _ = writeln!(
+            s,
+            "    for (int k = 0; k < {n}; k++) {{\n        cd[k] = c[k];\n    }}"
+        );
+        for (r, v) in cx.defs.float.iter().filter(|(r, _)| **r < n) {
+            let lit = crate::expr::literal(v);
+            let _ = writeln!(s, "    cd[{r}] = {};", lit.s);
+        }
+    }
+    if let Some(b) = main {
+        for line in &b.lines {
+            let _ = writeln!(s, "    {line}");
+        }
+        if !b.lines.last().is_some_and(|l| l.starts_with("return")) {
+            if v.is_pixel() && v.major == 1 {
+                s.push_str("    o.color0 = r0;\n");
+            }
+            if has_out {
+                s.push_str("    return o;\n");
+            }
+        }
+    }
+    s.push_str("}\n");
+    Ok(s)
+}
+
+/// Registers of the `c` array the def overlay copies.
+fn overlay_len(cx: &Ctx) -> u32 {
+    cx.uniforms
+        .indexable
+        .iter()
+        .find(|a| a.name == "c")
+        .map_or(0, |a| a.count)
+}
+
+/// Declarations of the registers the body uses as variables.
+fn locals(cx: &Ctx, ps1: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut temps = cx.temps.clone();
+    if ps1 {
+        temps.insert(0);
+    }
+    for r in temps {
+        out.push(format!("float4 r{r} = 0;"));
+    }
+    for t in &cx.io.t_locals {
+        out.push(format!("float4 t{t} = i.texcoord{t};"));
+    }
+    if cx.uses_a0 {
+        out.push("int4 a0 = 0;".into());
+    }
+    if cx.uses_p0 {
+        out.push("bool4 p0 = false;".into());
+    }
+    if cx.input_array {
+        // Relative input reads (`v[aL]`): the input registers as one array.
+        let n = if cx.shader.version.is_vertex() {
+            16
+        } else {
+            10
+        };
+        let regs: Vec<String> = (0..n)
+            .map(
+                |k| match cx.io.read.get(&Register::new(RegisterKind::Input, k)) {
+                    Some(view) => view.read(&[0, 1, 2, 3]).full().s,
+                    None => "float4(0, 0, 0, 0)".into(),
+                },
+            )
+            .collect();
+        out.push(format!("float4 v[{n}] = {{ {} }};", regs.join(", ")));
+    }
+    out
+}
+
+/// Subroutines ordered so each comes after every one it calls (HLSL needs a function
+/// declared before its use).
+fn call_order<'b>(subs: &'b [Body], main: Option<&Body>) -> Vec<&'b Body> {
+    let mut done: Vec<u32> = Vec::new();
+    let mut out = Vec::new();
+    fn visit<'b>(
+        l: u32,
+        subs: &'b [Body],
+        done: &mut Vec<u32>,
+        out: &mut Vec<&'b Body>,
+        depth: usize,
+    ) {
+        if done.contains(&l) || depth > 64 {
+            return;
+        }
+        done.push(l);
+        if let Some(b) = subs.iter().find(|b| b.label == Some(l)) {
+            for &c in &b.calls {
+                visit(c, subs, done, out, depth + 1);
+            }
+            out.push(b);
+        }
+    }
+    if let Some(m) = main {
+        for &c in &m.calls {
+            visit(c, subs, &mut done, &mut out, 0);
+        }
+    }
+    for b in subs {
+        if let Some(l) = b.label {
+            visit(l, subs, &mut done, &mut out, 0);
+        }
+    }
+    out
+}
+
+/// D3D9's `lit`: HLSL's `lit` gives a specular term where n·l is 0, D3D9's does not.
+const LIT: &str = "
+// D3D9's lit: (1, max(n.l, 0), n.l > 0 && n.h > 0 ? n.h^m : 0, 1), m clamped to +-127.9961.
+float4 dx9_lit(float4 s)
+{
+    float m = clamp(s.w, -127.9961, 127.9961);
+    float spec = (s.x > 0 && s.y > 0) ? pow(s.y, m) : 0;
+    return float4(1, max(s.x, 0), spec, 1);
+}
+";

@@ -1,0 +1,725 @@
+//! Uniforms: the constant table's parameters as HLSL declarations of their class and type
+//! with their register binding, and the map from each `c#`/`i#`/`b#`/`s#` register to the
+//! expression that reads it (`WorldViewProj[2]`, `transpose(Bones[1])[0]`, `c[7]`).
+
+use crate::Error;
+use crate::expr::{E, float_ty};
+use crate::view::{Seg, View};
+use dxso::ctab::{Class, Constant, ConstantTable, ParamType, RegisterSet, TypeInfo};
+use dxso::ir::TextureType;
+use std::collections::BTreeMap;
+
+/// What relative addressing (`c[a0.x + n]`) reads through: an array parameter.
+#[derive(Clone, Debug)]
+pub(crate) struct Indexable {
+    /// First register.
+    pub start: u32,
+    /// Registers.
+    pub count: u32,
+    /// The parameter's name.
+    pub name: String,
+    /// Registers per element (1 for a `float4` array).
+    pub stride: u32,
+    /// Matrix elements whose registers are columns (`column_major`).
+    pub columns: bool,
+}
+
+/// A sampler register's name and texture type.
+#[derive(Clone, Debug)]
+pub(crate) struct SamplerInfo {
+    pub name: String,
+    pub ty: TextureType,
+}
+
+/// The uniforms of a shader.
+#[derive(Debug, Default)]
+pub(crate) struct Uniforms {
+    /// Struct type declarations the parameters need.
+    pub structs: Vec<String>,
+    /// Declarations, one a line, in register order.
+    pub decls: Vec<String>,
+    /// `c#` register -> how its components read.
+    pub float: BTreeMap<u32, View>,
+    /// `i#` register -> an `int4` expression.
+    pub int: BTreeMap<u32, String>,
+    /// `b#` register -> a `bool` expression.
+    pub bool_: BTreeMap<u32, String>,
+    /// `s#` register -> sampler.
+    pub samplers: BTreeMap<u32, SamplerInfo>,
+    /// Arrays relative addressing can index.
+    pub indexable: Vec<Indexable>,
+    /// `c#` registers that are a row or column of a matrix parameter.
+    pub matrices: BTreeMap<u32, MatrixLeaf>,
+}
+
+/// A register that holds one row (`row_major`) or column (`column_major`) of a matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MatrixLeaf {
+    /// The matrix (`WorldViewProj`, `Bones[3]`).
+    pub path: String,
+    /// Registers are columns.
+    pub columns: bool,
+    /// Which row or column.
+    pub index: u32,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// Dot products with consecutive registers, as one `mul` with a matrix.
+#[derive(Clone, Debug)]
+pub(crate) struct MatrixUse {
+    /// The matrix expression (a cast to the rows the dot products read, or a constructor).
+    pub expr: String,
+    /// `mul(v, M)` (registers are columns) rather than `mul(M, v)`.
+    pub columns: bool,
+    /// Components of the product.
+    pub out: usize,
+    /// The first component the dot products give.
+    pub from: usize,
+}
+
+/// What the shader needs from the register files (found by a walk over its instructions).
+#[derive(Debug, Default)]
+pub(crate) struct Needs {
+    /// `c#` registers read without relative addressing (and not `def`ined): components read.
+    pub float: BTreeMap<u32, u8>,
+    /// The base of each relative `c#` read, and the components it takes.
+    pub relative: Vec<(u32, u8)>,
+    /// Largest `c#` register number a relative read could reach (the file's size - 1).
+    pub file_end: u32,
+    /// `i#` registers read (not `defi`ned).
+    pub int: Vec<u32>,
+    /// `b#` registers read (not `defb`ined).
+    pub bool_: Vec<u32>,
+    /// `s#` registers used, with the texture type their `dcl` (or ps_1_x use) gives.
+    pub samplers: BTreeMap<u32, TextureType>,
+}
+
+impl Uniforms {
+    /// Build from the constant table (if any) and what the shader reads.
+    pub fn build(table: Option<&ConstantTable>, needs: &Needs) -> Result<Uniforms, Error> {
+        let mut u = Uniforms::default();
+        if let Some(t) = table {
+            let mut constants: Vec<&Constant> = t.constants.iter().collect();
+            constants.sort_by_key(|c| (c.register_set as u8, c.register_index));
+            for c in constants {
+                u.constant(c, needs);
+            }
+        }
+        u.leftovers(table.is_some(), needs);
+        Ok(u)
+    }
+
+    fn constant(&mut self, c: &Constant, needs: &Needs) {
+        let name = ident(&c.name);
+        let at = c.register_index as u32;
+        let count = c.register_count as u32;
+        match c.register_set {
+            RegisterSet::Float4 => self.float_constant(c, &name, needs),
+            RegisterSet::Int4 => {
+                let n = c.ty.elements.max(1) as u32;
+                let (decl, arr) = array_suffix(n);
+                self.decls.push(format!(
+                    "int4 {name}{decl} : register(i{at});{}",
+                    type_note(c, "int4")
+                ));
+                for k in 0..count.max(1) {
+                    self.int.insert(at + k, format!("{name}{}", arr(k)));
+                }
+            }
+            RegisterSet::Bool => {
+                let n = count.max(1);
+                let (decl, arr) = array_suffix(n);
+                self.decls.push(format!(
+                    "bool {name}{decl} : register(b{at});{}",
+                    type_note(c, "bool")
+                ));
+                for k in 0..n {
+                    self.bool_.insert(at + k, format!("{name}{}", arr(k)));
+                }
+            }
+            RegisterSet::Sampler => {
+                let n = c.ty.elements.max(1) as u32;
+                let (decl, arr) = array_suffix(n);
+                let first = needs.samplers.get(&at).copied();
+                let ty = match c.ty.ty {
+                    ParamType::Sampler1D => TextureType::OneD,
+                    ParamType::Sampler3D => TextureType::Volume,
+                    ParamType::SamplerCube => TextureType::Cube,
+                    ParamType::Sampler2D => TextureType::TwoD,
+                    _ => first.unwrap_or(TextureType::TwoD),
+                };
+                self.decls.push(format!(
+                    "{} {name}{decl} : register(s{at});",
+                    sampler_ty(ty)
+                ));
+                for k in 0..n {
+                    self.samplers.insert(
+                        at + k,
+                        SamplerInfo {
+                            name: format!("{name}{}", arr(k)),
+                            ty,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn float_constant(&mut self, c: &Constant, name: &str, needs: &Needs) {
+        let at = c.register_index as u32;
+        let count = (c.register_count as u32).max(1);
+        let mut leaves = Vec::new();
+        flatten(&c.ty, name.to_string(), &mut leaves, 0);
+        leaves.truncate(count as usize);
+        // A leaf narrower than what the shader reads of its register, or a type HLSL would
+        // not hold as floats, is declared as the raw registers: exact, and still named.
+        // Relative reads index the array their base lies in.
+        let relative_hits = needs
+            .relative
+            .iter()
+            .filter(|(base, _)| (at..at + count).contains(base))
+            .fold(None, |m: Option<u8>, (_, c)| Some(m.unwrap_or(0) | c));
+        // A struct indexed relatively: its members' registers as one array.
+        let struct_indexed = relative_hits.is_some() && c.ty.class == Class::Struct;
+        let fits = !struct_indexed
+            && leaves.len() == count as usize
+            && leaves.iter().enumerate().all(|(k, leaf)| {
+                let mut read = needs.float.get(&(at + k as u32)).copied().unwrap_or(0);
+                if let Some(m) = relative_hits {
+                    read |= m;
+                }
+                leaf.float && read >> leaf.width == 0
+            });
+        if !fits {
+            let (decl, arr) = array_suffix(count);
+            self.decls.push(format!(
+                "float4 {name}{decl} : register(c{at}); // {} in the constant table",
+                described(&c.ty)
+            ));
+            for k in 0..count {
+                self.float
+                    .insert(at + k, View::full(format!("{name}{}", arr(k))));
+            }
+            self.indexable.push(Indexable {
+                start: at,
+                count,
+                name: name.to_string(),
+                stride: 1,
+                columns: false,
+            });
+            return;
+        }
+        let (ty, suffix) = declared(&c.ty, name, &mut self.structs);
+        self.decls
+            .push(format!("{ty} {name}{suffix} : register(c{at});"));
+        for (k, leaf) in leaves.iter().enumerate() {
+            if let Some(m) = &leaf.matrix {
+                self.matrices.insert(at + k as u32, m.clone());
+            }
+            self.float.insert(
+                at + k as u32,
+                View(vec![Seg {
+                    expr: E::atom(leaf.expr.clone(), leaf.width as usize),
+                    first: 0,
+                    width: leaf.width as usize,
+                }]),
+            );
+        }
+        if c.ty.elements > 1 && c.ty.class != Class::Struct {
+            let stride = c.ty.element_registers(RegisterSet::Float4).max(1);
+            self.indexable.push(Indexable {
+                start: at,
+                count,
+                name: name.to_string(),
+                stride,
+                columns: c.ty.class == Class::MatrixColumns,
+            });
+        }
+    }
+
+    /// Registers read that no parameter covers: without a table `float4 c[N]`; with one,
+    /// one `float4 cN` each (and `c[N]` for relative reads outside every array).
+    fn leftovers(&mut self, has_table: bool, needs: &Needs) {
+        let missing: Vec<u32> = needs
+            .float
+            .keys()
+            .copied()
+            .filter(|r| !self.float.contains_key(r))
+            .collect();
+        let relative_outside = needs.relative.iter().any(|&(base, _)| {
+            !self
+                .indexable
+                .iter()
+                .any(|a| base >= a.start && base < a.start + a.count)
+        });
+        if !has_table || relative_outside {
+            let end = if !needs.relative.is_empty() {
+                needs.file_end + 1
+            } else {
+                missing.iter().max().map_or(0, |m| m + 1)
+            };
+            if end > 0 {
+                let note = if has_table {
+                    " // registers the constant table does not name"
+                } else {
+                    ""
+                };
+                self.decls
+                    .push(format!("float4 c[{end}] : register(c0);{note}"));
+                for r in missing {
+                    self.float.insert(r, View::full(format!("c[{r}]")));
+                }
+                self.indexable.push(Indexable {
+                    start: 0,
+                    count: end,
+                    name: "c".into(),
+                    stride: 1,
+                    columns: false,
+                });
+            }
+        } else {
+            for r in missing {
+                self.decls.push(format!(
+                    "float4 c{r} : register(c{r}); // not in the constant table"
+                ));
+                self.float.insert(r, View::full(format!("c{r}")));
+            }
+        }
+        for &r in &needs.int {
+            if !self.int.contains_key(&r) {
+                self.decls.push(format!("int4 i{r} : register(i{r});"));
+                self.int.insert(r, format!("i{r}"));
+            }
+        }
+        for &r in &needs.bool_ {
+            if !self.bool_.contains_key(&r) {
+                self.decls.push(format!("bool b{r} : register(b{r});"));
+                self.bool_.insert(r, format!("b{r}"));
+            }
+        }
+        for (&r, &ty) in &needs.samplers {
+            if !self.samplers.contains_key(&r) {
+                self.decls
+                    .push(format!("{} s{r} : register(s{r});", sampler_ty(ty)));
+                self.samplers.insert(
+                    r,
+                    SamplerInfo {
+                        name: format!("s{r}"),
+                        ty,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The matrix whose consecutive rows (or columns) registers `regs` are, for dot
+    /// products over their first `n` components.
+    pub fn matrix_of(&self, regs: &[u32], n: usize) -> Option<MatrixUse> {
+        let first = self.matrices.get(regs.first()?);
+        if let Some(m) = first {
+            let same = regs.iter().enumerate().all(|(k, r)| {
+                self.matrices.get(r).is_some_and(|x| {
+                    x.path == m.path && x.columns == m.columns && x.index == m.index + k as u32
+                })
+            });
+            if !same {
+                return None;
+            }
+            let (rows, cols) = (m.rows as usize, m.cols as usize);
+            return if m.columns {
+                (n <= rows).then(|| MatrixUse {
+                    expr: if n < rows {
+                        format!("(float{n}x{cols}){}", m.path)
+                    } else {
+                        m.path.clone()
+                    },
+                    columns: true,
+                    out: cols,
+                    from: m.index as usize,
+                })
+            } else {
+                (n <= cols).then(|| MatrixUse {
+                    expr: if n < cols {
+                        format!("(float{rows}x{n}){}", m.path)
+                    } else {
+                        m.path.clone()
+                    },
+                    columns: false,
+                    out: rows,
+                    from: m.index as usize,
+                })
+            };
+        }
+        // Raw registers (no table, or registers it does not name): a matrix built of them.
+        let mut parts = Vec::new();
+        for r in regs {
+            let view = self.float.get(r)?;
+            let raw = view.0.len() == 1
+                && view.0[0].width == 4
+                && (view.0[0].expr.s.starts_with("c[")
+                    || view.0[0].expr.s[1..].starts_with(|c: char| c.is_ascii_digit()));
+            if !raw || self.matrices.contains_key(r) {
+                return None;
+            }
+            parts.push(view.read(&(0..n).collect::<Vec<_>>()).s);
+        }
+        if regs.len() < 2 {
+            return None;
+        }
+        Some(MatrixUse {
+            expr: format!("float{}x{n}({})", regs.len(), parts.join(", ")),
+            columns: false,
+            out: regs.len(),
+            from: 0,
+        })
+    }
+
+    /// The matrix whose rows (or columns) are registers `regs` from its first, for a sum of
+    /// those registers weighted by a vector's components: `columns` then means `mul(M, v)`.
+    pub fn weighted_of(&self, regs: &[u32]) -> Option<MatrixUse> {
+        let n = regs.len();
+        if let Some(m) = self.matrices.get(regs.first()?) {
+            let same = regs.iter().enumerate().all(|(k, r)| {
+                self.matrices.get(r).is_some_and(|x| {
+                    x.path == m.path && x.columns == m.columns && x.index == k as u32
+                })
+            });
+            if !same {
+                return None;
+            }
+            let (rows, cols) = (m.rows as usize, m.cols as usize);
+            let (full, out) = if m.columns {
+                (cols, rows)
+            } else {
+                (rows, cols)
+            };
+            let expr = match (n < full, m.columns) {
+                (false, _) => m.path.clone(),
+                (true, false) => format!("(float{n}x{cols}){}", m.path),
+                (true, true) => format!("(float{rows}x{n}){}", m.path),
+            };
+            return Some(MatrixUse {
+                expr,
+                columns: m.columns,
+                out,
+                from: 0,
+            });
+        }
+        // Raw registers: the rows of a matrix built of them.
+        let raw = self.matrix_of(regs, 4)?;
+        Some(MatrixUse {
+            columns: false,
+            out: 4,
+            ..raw
+        })
+    }
+
+    /// The relatively addressed read `c[index + base]` (`index` an `int` expression): the
+    /// array it falls in, indexed.
+    pub fn relative(&self, index: &str, base: u32) -> Option<E> {
+        let a = self
+            .indexable
+            .iter()
+            .find(|a| base >= a.start && base < a.start + a.count)?;
+        let off = base - a.start;
+        let i = if off == 0 {
+            index.to_string()
+        } else {
+            format!("{index} + {off}")
+        };
+        let p = if off == 0 {
+            i.clone()
+        } else {
+            format!("({i})")
+        };
+        let s = match (a.stride, a.columns) {
+            (1, _) => format!("{}[{i}]", a.name),
+            (n, false) => format!("{}[{p} / {n}][{p} % {n}]", a.name),
+            (n, true) => format!("transpose({}[{p} / {n}])[{p} % {n}]", a.name),
+        };
+        Some(E::atom(s, 4))
+    }
+}
+
+/// One register of a parameter: its expression and how many components it holds.
+struct Leaf {
+    expr: String,
+    matrix: Option<MatrixLeaf>,
+    width: u32,
+    /// Whether the values are floats (a `bool` or `int` placed in `c#` is not).
+    float: bool,
+}
+
+/// The registers of a value of type `t` reached by `path`, in order.
+fn flatten(t: &TypeInfo, path: String, out: &mut Vec<Leaf>, depth: usize) {
+    if depth > dxso::ctab::MAX_DEPTH || out.len() > 8192 {
+        return;
+    }
+    let elements = t.elements.max(1);
+    for e in 0..elements {
+        let p = if t.elements > 1 {
+            format!("{path}[{e}]")
+        } else {
+            path.clone()
+        };
+        let float = t.ty == ParamType::Float;
+        match t.class {
+            Class::Struct => {
+                for m in &t.members {
+                    flatten(&m.ty, format!("{p}.{}", ident(&m.name)), out, depth + 1);
+                }
+            }
+            Class::Scalar | Class::Vector | Class::Object => out.push(Leaf {
+                expr: p,
+                matrix: None,
+                width: (t.columns as u32).clamp(1, 4),
+                float,
+            }),
+            Class::MatrixRows => {
+                for r in 0..t.rows {
+                    out.push(Leaf {
+                        expr: format!("{p}[{r}]"),
+                        matrix: Some(MatrixLeaf {
+                            path: p.clone(),
+                            columns: false,
+                            index: r as u32,
+                            rows: t.rows,
+                            cols: t.columns,
+                        }),
+                        width: (t.columns as u32).clamp(1, 4),
+                        float,
+                    });
+                }
+            }
+            Class::MatrixColumns => {
+                for c in 0..t.columns {
+                    out.push(Leaf {
+                        expr: format!("transpose({p})[{c}]"),
+                        matrix: Some(MatrixLeaf {
+                            path: p.clone(),
+                            columns: true,
+                            index: c as u32,
+                            rows: t.rows,
+                            cols: t.columns,
+                        }),
+                        width: (t.rows as u32).clamp(1, 4),
+                        float,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The HLSL type of a declaration and the array suffix after its name; a struct type is
+/// declared (named after `hint`) into `structs` first.
+fn declared(t: &TypeInfo, hint: &str, structs: &mut Vec<String>) -> (String, String) {
+    let suffix = if t.elements > 1 {
+        format!("[{}]", t.elements)
+    } else {
+        String::new()
+    };
+    (hlsl_type_one(t, hint, structs), suffix)
+}
+
+/// The HLSL type of one element (`row_major float4x3`, a struct's name).
+fn hlsl_type_one(t: &TypeInfo, hint: &str, structs: &mut Vec<String>) -> String {
+    let scalar = match t.ty {
+        ParamType::Bool => "bool",
+        ParamType::Int => "int",
+        _ => "float",
+    };
+    match t.class {
+        Class::Scalar => scalar.to_string(),
+        Class::Vector => format!("{scalar}{}", t.columns.clamp(1, 4)),
+        Class::MatrixRows => format!("row_major {scalar}{}x{}", t.rows, t.columns),
+        Class::MatrixColumns => format!("column_major {scalar}{}x{}", t.rows, t.columns),
+        Class::Object => "float4".into(),
+        Class::Struct => {
+            let name = format!("{hint}_t");
+            let mut s = format!("struct {name}\n{{\n");
+            for m in &t.members {
+                let member = ident(&m.name);
+                let (ty, suffix) = declared(&m.ty, &format!("{hint}_{member}"), structs);
+                s.push_str(&format!("    {ty} {member}{suffix};\n"));
+            }
+            s.push_str("};");
+            structs.push(s);
+            name
+        }
+    }
+}
+
+/// The type as the table declares it, for a comment.
+fn hlsl_type(t: &TypeInfo) -> String {
+    let (ty, suffix) = declared(t, "T", &mut Vec::new());
+    format!("{ty}{suffix}")
+}
+
+/// The table's type in words, for a comment (a struct by its members).
+fn described(t: &TypeInfo) -> String {
+    if t.class != Class::Struct {
+        return hlsl_type(t);
+    }
+    let members: Vec<String> = t
+        .members
+        .iter()
+        .map(|m| format!("{} {}", hlsl_type(&m.ty), m.name))
+        .collect();
+    let n = if t.elements > 1 {
+        format!("[{}]", t.elements)
+    } else {
+        String::new()
+    };
+    format!("struct {{ {}; }}{n}", members.join("; "))
+}
+
+/// A comment naming the table's type when it differs from the declaration's.
+fn type_note(c: &Constant, written: &str) -> String {
+    let t = hlsl_type(&c.ty);
+    let base = t.split('[').next().unwrap_or("");
+    if base == written {
+        String::new()
+    } else {
+        format!(" // {t} in the constant table")
+    }
+}
+
+/// `[n]` for an array of `n` (nothing for 1), and how element `k` is indexed.
+fn array_suffix(n: u32) -> (String, fn(u32) -> String) {
+    if n > 1 {
+        (format!("[{n}]"), |k| format!("[{k}]"))
+    } else {
+        (String::new(), |_| String::new())
+    }
+}
+
+/// The HLSL sampler type of a texture type.
+pub(crate) fn sampler_ty(ty: TextureType) -> &'static str {
+    match ty {
+        TextureType::OneD => "sampler1D",
+        TextureType::Cube => "samplerCUBE",
+        TextureType::Volume => "sampler3D",
+        _ => "sampler2D",
+    }
+}
+
+/// A name HLSL takes as an identifier: other characters become `_`, a leading digit or an
+/// HLSL keyword gets a `_` prefix.
+pub(crate) fn ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || is_reserved(&s) {
+        s.insert(0, '_');
+    }
+    s
+}
+
+fn is_reserved(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "float",
+        "float2",
+        "float3",
+        "float4",
+        "int",
+        "bool",
+        "half",
+        "double",
+        "matrix",
+        "vector",
+        "sampler",
+        "texture",
+        "struct",
+        "in",
+        "out",
+        "inout",
+        "uniform",
+        "static",
+        "const",
+        "return",
+        "if",
+        "else",
+        "for",
+        "while",
+        "do",
+        "break",
+        "continue",
+        "discard",
+        "true",
+        "false",
+        "main",
+        "register",
+        "packoffset",
+        "asm",
+        "string",
+        "void",
+        "sampler2D",
+        "sampler3D",
+        "samplerCUBE",
+        "sampler1D",
+        "row_major",
+        "column_major",
+        "linear",
+        "centroid",
+        "nointerpolation",
+        "shared",
+        "switch",
+        "case",
+        "default",
+        "i",
+        "o",
+        "c",
+        "r0",
+        "a0",
+        "p0",
+        "aL",
+        "input",
+        "output",
+        "texture2D",
+        "dword",
+        "pass",
+        "technique",
+        "compile",
+        "namespace",
+        "typedef",
+        "volatile",
+        "extern",
+        "inline",
+        "precise",
+        "sample",
+        "point",
+        "line",
+        "triangle",
+        "lit",
+        "dst",
+        "mul",
+        "dot",
+        "min",
+        "max",
+        "abs",
+        "frac",
+    ];
+    WORDS.contains(&s) || float_ty(1) == s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_identifiers() {
+        assert_eq!(ident("World View"), "World_View");
+        assert_eq!(ident("$Globals"), "_Globals");
+        assert_eq!(ident("2tex"), "_2tex");
+        assert_eq!(ident("float"), "_float");
+    }
+}

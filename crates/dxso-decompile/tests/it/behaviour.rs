@@ -1,0 +1,654 @@
+//! Behaviour proof for vertex shaders: the decompiled HLSL (`Dialect::Glslang`, constants as
+//! the `float4 c[N]` array) compiled by glslang, through naga's SPIR-V front end (wgpu's
+//! `spirv` source) on a Vulkan adapter (lavapipe here), against dxso-vm running the original
+//! bytecode, on the same synthesized inputs and constants.
+//!
+//! The decompiled `main` is called from a compute entry appended to the HLSL: one
+//! invocation per vertex reads the `VS_INPUT` members from a storage buffer and stores the
+//! `VS_OUTPUT` members in another. Shaders that sample textures are left out (the harness
+//! binds no textures). A component matches when both are NaN, both the same infinity, or
+//! they differ by at most 1e-3 + 1e-3 x the larger magnitude (dxso-vm's Strict arithmetic
+//! against the GPU's IEEE one: the `Ieee` class of docs/translate.md).
+//!
+//! The default test takes every 16th vertex shader of the corpus; `--ignored` all of them.
+
+use dxso::Opcode;
+use dxso::ir::{RegisterKind, Usage};
+use dxso_decompile::{Dialect, Options};
+use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+use std::collections::BTreeMap;
+use std::process::Command;
+
+const VERTICES: usize = 64;
+
+/// A deterministic generator of test values.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32) / ((1u64 << 24) as f32)
+    }
+    /// In [lo, hi).
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next()
+    }
+}
+
+struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+}
+
+fn gpu() -> Option<Gpu> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+    let adapter = adapters.into_iter().next()?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("dxso-decompile behaviour"),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .ok()?;
+    Some(Gpu { device, queue })
+}
+
+/// The members (name, components) of struct `ty` in the HLSL.
+fn members(hlsl: &str, ty: &str) -> Vec<(String, usize, String)> {
+    let Some(start) = hlsl.find(&format!("struct {ty}\n{{\n")) else {
+        return Vec::new();
+    };
+    let body = &hlsl[start..];
+    let end = body.find("};").unwrap_or(body.len());
+    body[..end]
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let (decl, sem) = l.trim().trim_end_matches(';').split_once(" : ")?;
+            let (t, name) = decl.split_once(' ')?;
+            let w = match t {
+                "float" => 1,
+                "float2" => 2,
+                "float3" => 3,
+                _ => 4,
+            };
+            Some((name.to_string(), w, sem.to_string()))
+        })
+        .collect()
+}
+
+/// The HLSL with a compute entry that runs `main` over buffers.
+fn harness(hlsl: &str, inputs: usize, outputs: &[(String, usize, String)]) -> Option<String> {
+    let mut s = hlsl
+        .replace(
+            "VS_OUTPUT main(VS_INPUT i)",
+            "VS_OUTPUT vs_body(VS_INPUT i)",
+        )
+        .replace(
+            "VS_OUTPUT main(VS_INPUT input)",
+            "VS_OUTPUT vs_body(VS_INPUT input)",
+        )
+        .replace("VS_OUTPUT main()", "VS_OUTPUT vs_body()");
+    if !s.contains("vs_body(") {
+        return None;
+    }
+    s.push_str("\n[[vk::binding(1, 0)]] RWStructuredBuffer<float4> dxso_in;\n");
+    s.push_str("[[vk::binding(2, 0)]] RWStructuredBuffer<float4> dxso_out;\n");
+    s.push_str("[numthreads(64, 1, 1)]\nvoid cs_main(uint3 id : SV_DispatchThreadID)\n{\n");
+    let ins = members(hlsl, "VS_INPUT");
+    let call = if ins.is_empty() {
+        "vs_body()".to_string()
+    } else {
+        s.push_str("    VS_INPUT v;\n");
+        for (k, (name, _, _)) in ins.iter().enumerate() {
+            s.push_str(&format!("    v.{name} = dxso_in[id.x * {inputs} + {k}];\n"));
+        }
+        "vs_body(v)".to_string()
+    };
+    s.push_str(&format!("    VS_OUTPUT r = {call};\n"));
+    for (k, (name, w, _)) in outputs.iter().enumerate() {
+        let value = match w {
+            1 => format!("float4(r.{name}, 0, 0, 0)"),
+            2 => format!("float4(r.{name}, 0, 0)"),
+            3 => format!("float4(r.{name}, 0)"),
+            _ => format!("r.{name}"),
+        };
+        s.push_str(&format!(
+            "    dxso_out[id.x * {} + {k}] = {value};\n",
+            outputs.len()
+        ));
+    }
+    s.push_str("}\n");
+    Some(s)
+}
+
+/// `$Global` members and their byte offsets, from the SPIR-V's disassembly.
+fn globals(spv: &std::path::Path) -> Vec<(String, u32)> {
+    let out = Command::new("spirv-dis")
+        .arg(spv)
+        .output()
+        .expect("spirv-dis runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut names = BTreeMap::new();
+    let mut offsets = BTreeMap::new();
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        match w.as_slice() {
+            ["OpMemberName", "%_Global", k, name] => {
+                names.insert(
+                    k.parse::<u32>().unwrap_or(0),
+                    name.trim_matches('"').to_string(),
+                );
+            }
+            ["OpMemberDecorate", "%_Global", k, "Offset", off] => {
+                offsets.insert(
+                    k.parse::<u32>().unwrap_or(0),
+                    off.parse::<u32>().unwrap_or(0),
+                );
+            }
+            _ => {}
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|(k, n)| Some((n, *offsets.get(&k)?)))
+        .collect()
+}
+
+/// What one shader's comparison found.
+enum Verdict {
+    Skipped(&'static str),
+    Match,
+    Differ(String),
+}
+
+struct Consts {
+    f: Vec<[f32; 4]>,
+    i: [i32; 4],
+}
+
+fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict {
+    let Ok(shader) = dxso::text::parse(source) else {
+        return Verdict::Skipped("does not assemble");
+    };
+    if !shader.version.is_vertex() {
+        return Verdict::Skipped("pixel shader");
+    }
+    let Ok(checked) = dxso::validate::validate(&shader, &dxso::validate::Caps::max()) else {
+        return Verdict::Skipped("does not validate");
+    };
+    let samples = shader.instructions.iter().any(|i| {
+        i.opcode == Opcode::TexLdl || i.dst.is_some_and(|d| d.reg.kind == RegisterKind::Sampler)
+    });
+    if samples {
+        return Verdict::Skipped("samples a texture");
+    }
+    let options = Options {
+        dialect: Dialect::Glslang,
+        asm_comments: false,
+    };
+    let Ok(hlsl) = dxso_decompile::decompile_with_table(&checked, None, &options) else {
+        return Verdict::Differ("does not decompile".into());
+    };
+    // Inputs: the declared v# in declaration order (the order of VS_INPUT's members).
+    let decls: Vec<(u32, Usage, u8)> = shader
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == Opcode::Dcl)
+        .filter_map(|i| {
+            let (d, decl) = (i.dst?, i.decl?);
+            (d.reg.kind == RegisterKind::Input).then(|| {
+                Some((
+                    d.reg.number,
+                    Usage::from_u32(decl.usage as u32)?,
+                    decl.usage_index,
+                ))
+            })?
+        })
+        .collect();
+    let outputs = members(&hlsl, "VS_OUTPUT");
+    let Some(program) = harness(&hlsl, decls.len().max(1), &outputs) else {
+        return Verdict::Differ("no main".into());
+    };
+    let src = dir.join(format!("{seed}.hlsl"));
+    let spv = dir.join(format!("{seed}.spv"));
+    std::fs::write(&src, &program).expect("writable");
+    let built = Command::new("glslangValidator")
+        .args([
+            "-D",
+            "--hlsl-dx9-compatible",
+            "-e",
+            "cs_main",
+            "-S",
+            "comp",
+            "-V",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&spv)
+        .output()
+        .expect("glslang runs");
+    if !built.status.success() {
+        return Verdict::Differ(format!(
+            "harness does not compile: {}",
+            String::from_utf8_lossy(&built.stdout)
+                .lines()
+                .find(|l| l.starts_with("ERROR"))
+                .unwrap_or("")
+        ));
+    }
+    let mut rng = Lcg(seed);
+    let consts = Consts {
+        f: (0..256)
+            .map(|_| [0; 4].map(|_| rng.range(-1.0, 1.0)))
+            .collect(),
+        i: [2, 1, 1, 0],
+    };
+    let mut input = vec![0f32; VERTICES * decls.len().max(1) * 4];
+    for v in 0..VERTICES {
+        for (k, (_, usage, _)) in decls.iter().enumerate() {
+            for c in 0..4 {
+                // Indices stay small so that relative reads stay inside the file.
+                let x = if *usage == Usage::BlendIndices {
+                    rng.range(0.0, 0.05)
+                } else {
+                    rng.range(-1.0, 1.0)
+                };
+                input[(v * decls.len().max(1) + k) * 4 + c] = x;
+            }
+        }
+    }
+    let expected = match reference(&checked, &decls, &consts, &input) {
+        Ok(o) => o,
+        // The harness's state is the same for every shader: a refusal is a harness gap.
+        Err(e) => return Verdict::Differ(format!("dxso-vm refuses the draw: {e}")),
+    };
+    let uniform = uniform_bytes(&globals(&spv), &hlsl, &consts);
+    let words: Vec<u32> = std::fs::read(&spv)
+        .expect("spv")
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let got = match run(gpu, &words, &uniform, &input, outputs.len()) {
+        Ok(g) => g,
+        Err(e) => return Verdict::Differ(format!("GPU: {e}")),
+    };
+    check(&shader, &outputs, &expected, &got)
+}
+
+/// The `$Global` block: `c` (float4s), `iN` (int4), `bN` (bool as a 32-bit word).
+fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -> Vec<u8> {
+    let mut bytes = vec![0u8; 16];
+    let mut put = |at: usize, data: &[u8]| {
+        if bytes.len() < at + data.len() {
+            bytes.resize(at + data.len(), 0);
+        }
+        bytes[at..at + data.len()].copy_from_slice(data);
+    };
+    for (name, off) in globals {
+        let at = *off as usize;
+        if name == "c" {
+            let n = hlsl
+                .split("float4 c[")
+                .nth(1)
+                .and_then(|s| s.split(']').next())
+                .and_then(|s| s.parse::<usize>().ok())
+                .unwrap_or(0);
+            let data: Vec<u8> = c.f[..n.min(256)]
+                .iter()
+                .flatten()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            put(at, &data);
+        } else if let Some(n) = name.strip_prefix('i').and_then(|n| n.parse::<u32>().ok()) {
+            let _ = n;
+            let data: Vec<u8> = c.i.iter().flat_map(|x| x.to_le_bytes()).collect();
+            put(at, &data);
+        } else if let Some(n) = name.strip_prefix('b').and_then(|n| n.parse::<u32>().ok()) {
+            put(at, &u32::from(n % 2 == 0).to_le_bytes());
+        } else if let Some(n) = name.strip_prefix('c').and_then(|n| n.parse::<usize>().ok()) {
+            let data: Vec<u8> = c.f[n.min(255)]
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            put(at, &data);
+        }
+    }
+    let len = bytes.len().div_ceil(16) * 16;
+    bytes.resize(len, 0);
+    bytes
+}
+
+/// dxso-vm's outputs: per vertex, register name -> 4 floats.
+fn reference(
+    checked: &dxso::validate::Checked,
+    decls: &[(u32, Usage, u8)],
+    c: &Consts,
+    input: &[f32],
+) -> Result<Vec<BTreeMap<String, [f32; 4]>>, String> {
+    let mut dev = Device::new();
+    dev.set_vertex_shader(checked).map_err(|e| e.to_string())?;
+    dev.set_constant_f(0, &c.f).map_err(|e| e.to_string())?;
+    dev.set_constant_i(0, &[c.i; 16])
+        .map_err(|e| e.to_string())?;
+    let bools: Vec<bool> = (0..16).map(|n| n % 2 == 0).collect();
+    dev.set_constant_b(0, &bools).map_err(|e| e.to_string())?;
+    let n = decls.len().max(1);
+    let elements = decls
+        .iter()
+        .enumerate()
+        .map(|(k, (_, usage, index))| VertexElement {
+            stream: 0,
+            offset: (k * 16) as u16,
+            ty: DeclType::Float4,
+            method: 0,
+            usage: *usage,
+            usage_index: *index,
+        })
+        .collect();
+    dev.set_declaration(elements).map_err(|e| e.to_string())?;
+    let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
+    dev.set_stream(
+        0,
+        Some(StreamSource {
+            data: bytes.into(),
+            offset: 0,
+            stride: n * 16,
+            frequency: Frequency::Vertex,
+        }),
+    )
+    .map_err(|e| e.to_string())?;
+    let out = dev.draw(VERTICES, 1).map_err(|e| e.to_string())?;
+    Ok((0..VERTICES)
+        .map(|v| {
+            let regs = out.vertex(v);
+            out.registers
+                .iter()
+                .enumerate()
+                .map(|(k, r)| {
+                    (
+                        r.name.clone(),
+                        [
+                            regs[k * 4],
+                            regs[k * 4 + 1],
+                            regs[k * 4 + 2],
+                            regs[k * 4 + 3],
+                        ],
+                    )
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// The GPU's outputs: per vertex, one vec4 per VS_OUTPUT member.
+fn run(
+    gpu: &Gpu,
+    spv: &[u32],
+    uniform: &[u8],
+    input: &[f32],
+    outputs: usize,
+) -> Result<Vec<f32>, String> {
+    use wgpu::util::DeviceExt;
+    let d = &gpu.device;
+    let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::SpirV(std::borrow::Cow::Borrowed(spv)),
+    });
+    let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &module,
+        entry_point: Some("cs_main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(e
+            .to_string()
+            .lines()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" / "));
+    }
+    let layout = pipeline.get_bind_group_layout(0);
+    let buffer = |data: &[u8], usage| {
+        d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: data,
+            usage,
+        })
+    };
+    let ubo = buffer(uniform, wgpu::BufferUsages::UNIFORM);
+    let mut in_bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
+    in_bytes.resize(in_bytes.len().max(16), 0);
+    let inb = buffer(&in_bytes, wgpu::BufferUsages::STORAGE);
+    let out_len = (VERTICES * outputs.max(1) * 16) as u64;
+    let outb = d.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: out_len,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = d.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: out_len,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    // The automatic layout holds only the bindings the shader uses: try the full set, then
+    // without the uniform block or the inputs.
+    let mut group = None;
+    for (with_ubo, with_in) in [(true, true), (false, true), (true, false), (false, false)] {
+        let mut entries = Vec::new();
+        if with_ubo {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 0,
+                resource: ubo.as_entire_binding(),
+            });
+        }
+        if with_in {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 1,
+                resource: inb.as_entire_binding(),
+            });
+        }
+        entries.push(wgpu::BindGroupEntry {
+            binding: 2,
+            resource: outb.as_entire_binding(),
+        });
+        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let g = d.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &entries,
+        });
+        if pollster::block_on(scope.pop()).is_none() {
+            group = Some(g);
+            break;
+        }
+    }
+    let group = group.ok_or("no bind group fits the layout")?;
+    let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups((VERTICES as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&outb, 0, &readback, 0, out_len);
+    gpu.queue.submit([encoder.finish()]);
+    let slice = readback.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    d.poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| e.to_string())?;
+    rx.recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let data: Vec<f32> = {
+        let view = slice.get_mapped_range().map_err(|e| e.to_string())?;
+        view.chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    readback.unmap();
+    Ok(data)
+}
+
+/// The dxso-vm register and first component of a VS_OUTPUT member's semantic.
+fn register_of(shader: &dxso::Shader, semantic: &str) -> Option<(String, usize)> {
+    let sem = semantic.to_ascii_uppercase();
+    let (stem, index) = match sem.find(|c: char| c.is_ascii_digit()) {
+        Some(p) => (sem[..p].to_string(), sem[p..].parse::<u8>().ok()?),
+        None => (sem.clone(), 0),
+    };
+    let stem = if stem == "SV_POSITION" {
+        "POSITION".to_string()
+    } else {
+        stem
+    };
+    if shader.version.major >= 3 {
+        let usage = Usage::from_name(&stem)?;
+        return shader.instructions.iter().find_map(|i| {
+            let (d, decl) = (i.dst?, i.decl?);
+            (i.opcode == Opcode::Dcl
+                && d.reg.kind == RegisterKind::Output
+                && decl.usage == usage as u8
+                && decl.usage_index == index)
+                .then(|| {
+                    (
+                        format!("o{}", d.reg.number),
+                        d.mask.0.trailing_zeros() as usize,
+                    )
+                })
+        });
+    }
+    Some(match stem.as_str() {
+        "POSITION" => ("oPos".into(), 0),
+        "FOG" => ("oFog".into(), 0),
+        "PSIZE" => ("oPts".into(), 0),
+        "COLOR" => (format!("oD{index}"), 0),
+        "TEXCOORD" => (format!("oT{index}"), 0),
+        _ => return None,
+    })
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-3 + 1e-3 * a.abs().max(b.abs())
+}
+
+fn check(
+    shader: &dxso::Shader,
+    outputs: &[(String, usize, String)],
+    expected: &[BTreeMap<String, [f32; 4]>],
+    got: &[f32],
+) -> Verdict {
+    for (k, (name, w, sem)) in outputs.iter().enumerate() {
+        let Some((reg, first)) = register_of(shader, sem) else {
+            return Verdict::Differ(format!("no register for {sem}"));
+        };
+        for v in 0..VERTICES {
+            let Some(want) = expected[v].get(&reg) else {
+                return Verdict::Differ(format!("dxso-vm has no {reg}"));
+            };
+            for c in 0..*w {
+                let g = got[(v * outputs.len() + k) * 4 + c];
+                let e = want.get(first + c).copied().unwrap_or(0.0);
+                if !close(e, g) {
+                    return Verdict::Differ(format!(
+                        "{name} ({reg}) .{} of vertex {v}: dxso-vm {e}, GPU {g}",
+                        ['x', 'y', 'z', 'w'][c.min(3)]
+                    ));
+                }
+            }
+        }
+    }
+    Verdict::Match
+}
+
+fn sweep(step: usize) {
+    if !(dxso_testdata::tool("glslangValidator", "glslang-tools")
+        && dxso_testdata::tool("spirv-dis", "spirv-tools"))
+    {
+        return;
+    }
+    let Some(dir) = dxso_testdata::shared("corpus/dx9-asm") else {
+        return;
+    };
+    let Some(gpu) = gpu() else {
+        dxso_testdata::skip("no Vulkan adapter (lavapipe: Debian mesa-vulkan-drivers)");
+        return;
+    };
+    let tmp = std::env::temp_dir().join(format!("dxso-decompile-behaviour-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let files: Vec<_> = dxso_testdata::asm_files(&dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("/vs_"))
+        .step_by(step)
+        // DXSO_BEHAVIOUR_ONLY=NAME,...: just these files (to look at a difference).
+        .filter(|p| {
+            std::env::var("DXSO_BEHAVIOUR_ONLY").map_or(true, |only| {
+                only.split(',').any(|o| p.to_string_lossy().contains(o))
+            })
+        })
+        .collect();
+    let (mut matched, mut compared) = (0, 0);
+    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut differ: Vec<(String, String)> = Vec::new();
+    for (k, path) in files.iter().enumerate() {
+        let source = dxso_testdata::read_text(path);
+        match compare(&gpu, &source, &tmp, k as u64 + 1) {
+            Verdict::Skipped(why) => *skipped.entry(why).or_default() += 1,
+            Verdict::Match => {
+                matched += 1;
+                compared += 1;
+            }
+            Verdict::Differ(why) => {
+                compared += 1;
+                let name = path
+                    .strip_prefix(&dir)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string();
+                differ.push((name, why));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    for (name, why) in &differ {
+        eprintln!("differs: {name}: {why}");
+    }
+    eprintln!(
+        "behaviour: {matched} of {compared} vertex shaders give dxso-vm's outputs through \
+         decompile + glslang + naga on the GPU; skipped: {skipped:?}"
+    );
+    assert!(compared > 0);
+    assert!(
+        matched * 100 >= compared * 97,
+        "{matched} of {compared} match (< 97%)"
+    );
+}
+
+#[test]
+fn vertex_shaders_behave_as_the_original() {
+    sweep(16);
+}
+
+#[test]
+#[ignore = "every corpus vertex shader: minutes on lavapipe"]
+fn every_vertex_shader_behaves_as_the_original() {
+    sweep(1);
+}

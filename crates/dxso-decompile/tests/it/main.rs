@@ -1,0 +1,8 @@
+//! dxso-decompile's integration tests, one binary: the lifting rules against hand-written
+//! HLSL, snapshots of corpus shaders, the compile-back proof (glslang + spirv-val) and the
+//! behaviour proof (the compiled-back vertex shaders on a Vulkan adapter against dxso-vm).
+
+mod behaviour;
+mod compile_back;
+mod lifting;
+mod snapshots;
