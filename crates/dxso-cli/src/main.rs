@@ -149,7 +149,7 @@ enum Command {
         /// json: print the --pixel values; png: write the picture (the default without --pixel).
         #[arg(long, value_enum)]
         format: Option<draw::DrawFormat>,
-        /// Trace the pixel shader and the output merger at X,Y (not available yet).
+        /// Trace the pixel shader and the output merger at X,Y.
         #[arg(long, value_name = "X,Y", value_parser = draw::parse_xy)]
         trace_pixel: Option<(u32, u32)>,
         /// Draw on a GPU through wgpu (a render pipeline; states it cannot express are refused).
