@@ -404,6 +404,33 @@ pub struct Draw {
 }
 
 impl Draw {
+    /// The draw's viewport (the whole `width` x `height` target when it sets none), checked as
+    /// both the CPU and the GPU draw take it: inside the target, with z in 0..1. `Err` says why.
+    pub fn checked_viewport(&self, width: u32, height: u32) -> Result<Viewport, String> {
+        let vp = self.viewport.unwrap_or(Viewport {
+            x: 0,
+            y: 0,
+            width,
+            height,
+            min_z: 0.0,
+            max_z: 1.0,
+        });
+        if vp.width == 0
+            || vp.height == 0
+            || vp.x as u64 + vp.width as u64 > width as u64
+            || vp.y as u64 + vp.height as u64 > height as u64
+            || !(0.0..=1.0).contains(&vp.min_z)
+            || !(0.0..=1.0).contains(&vp.max_z)
+        {
+            return Err(format!(
+                "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {width}x{height} \
+                 target with z in 0..1",
+                vp.width, vp.height, vp.x, vp.y, vp.min_z, vp.max_z
+            ));
+        }
+        Ok(vp)
+    }
+
     /// A draw with D3D9's defaults around the given vertex stage: a triangle list, no pixel
     /// shader, default states (for a frame with or without a depth-stencil surface).
     pub fn new(vertex: Device, vertex_count: usize, depth_stencil: bool) -> Draw {

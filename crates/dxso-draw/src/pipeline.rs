@@ -118,26 +118,9 @@ fn setup<'a>(sf: &Surfaces, draw: &'a Draw) -> Result<Setup<'a>, DrawError> {
             crate::desc::MAX_DRAW_VERTICES
         )));
     }
-    let vp = draw.viewport.unwrap_or(crate::Viewport {
-        x: 0,
-        y: 0,
-        width: sf.width,
-        height: sf.height,
-        min_z: 0.0,
-        max_z: 1.0,
-    });
-    if vp.width == 0
-        || vp.height == 0
-        || vp.x as u64 + vp.width as u64 > sf.width as u64
-        || vp.y as u64 + vp.height as u64 > sf.height as u64
-        || !(0.0..=1.0).contains(&vp.min_z)
-        || !(0.0..=1.0).contains(&vp.max_z)
-    {
-        return Err(DrawError::Scene(format!(
-            "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {}x{} target with z in 0..1",
-            vp.width, vp.height, vp.x, vp.y, vp.min_z, vp.max_z, sf.width, sf.height
-        )));
-    }
+    let vp = draw
+        .checked_viewport(sf.width, sf.height)
+        .map_err(DrawError::Scene)?;
     let mut rect = Rect {
         x0: vp.x as i64,
         y0: vp.y as i64,

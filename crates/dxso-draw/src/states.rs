@@ -305,8 +305,10 @@ impl RenderStates {
     }
 }
 
-/// `D3DRS_*` numbers the pipeline reads.
-pub(crate) mod rs {
+/// `D3DRS_*` numbers the pipelines read (the CPU draw here, the GPU draw in dxso-gpu).
+// Each constant is D3DRENDERSTATETYPE's value under its own name: the name is its doc.
+#[allow(missing_docs)]
+pub mod rs {
     pub const ZENABLE: u32 = 7;
     pub const SHADEMODE: u32 = 9;
     pub const ZWRITEENABLE: u32 = 14;

@@ -286,27 +286,8 @@ impl PreparedFrame<'_> {
 
 /// The viewport of a draw (the whole target by default), checked as dxso-draw checks it.
 fn viewport(frame: &Frame, draw: &Draw) -> Result<Viewport, Error> {
-    let vp = draw.viewport.unwrap_or(Viewport {
-        x: 0,
-        y: 0,
-        width: frame.width,
-        height: frame.height,
-        min_z: 0.0,
-        max_z: 1.0,
-    });
-    if vp.width == 0
-        || vp.height == 0
-        || vp.x as u64 + vp.width as u64 > frame.width as u64
-        || vp.y as u64 + vp.height as u64 > frame.height as u64
-        || !(0.0..=1.0).contains(&vp.min_z)
-        || !(0.0..=1.0).contains(&vp.max_z)
-    {
-        return Err(Error::Frame(format!(
-            "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {}x{} target with z in 0..1",
-            vp.width, vp.height, vp.x, vp.y, vp.min_z, vp.max_z, frame.width, frame.height
-        )));
-    }
-    Ok(vp)
+    draw.checked_viewport(frame.width, frame.height)
+        .map_err(Error::Frame)
 }
 
 /// The pixels a draw may touch: the viewport, within the scissor rectangle where the

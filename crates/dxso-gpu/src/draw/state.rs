@@ -3,58 +3,8 @@
 
 use super::patch::{FogFactor, PixelTail};
 use crate::Error;
+use dxso_draw::states::rs;
 use dxso_draw::{Draw, Primitive, RenderStates};
-
-/// `D3DRS_*` numbers read here.
-mod rs {
-    pub const ZENABLE: u32 = 7;
-    pub const SHADEMODE: u32 = 9;
-    pub const ZWRITEENABLE: u32 = 14;
-    pub const ALPHATESTENABLE: u32 = 15;
-    pub const SRCBLEND: u32 = 19;
-    pub const DESTBLEND: u32 = 20;
-    pub const CULLMODE: u32 = 22;
-    pub const ZFUNC: u32 = 23;
-    pub const ALPHABLENDENABLE: u32 = 27;
-    pub const ALPHAREF: u32 = 24;
-    pub const ALPHAFUNC: u32 = 25;
-    pub const FOGENABLE: u32 = 28;
-    pub const FOGCOLOR: u32 = 34;
-    pub const FOGTABLEMODE: u32 = 35;
-    pub const FOGSTART: u32 = 36;
-    pub const FOGEND: u32 = 37;
-    pub const FOGDENSITY: u32 = 38;
-    pub const STENCILENABLE: u32 = 52;
-    pub const STENCILFAIL: u32 = 53;
-    pub const STENCILZFAIL: u32 = 54;
-    pub const STENCILPASS: u32 = 55;
-    pub const STENCILFUNC: u32 = 56;
-    pub const STENCILREF: u32 = 57;
-    pub const STENCILMASK: u32 = 58;
-    pub const STENCILWRITEMASK: u32 = 59;
-    pub const CLIPPLANEENABLE: u32 = 152;
-    pub const POINTSIZE: u32 = 154;
-    pub const POINTSIZE_MIN: u32 = 155;
-    pub const POINTSPRITEENABLE: u32 = 156;
-    pub const POINTSIZE_MAX: u32 = 166;
-    pub const COLORWRITEENABLE: u32 = 168;
-    pub const BLENDOP: u32 = 171;
-    pub const SCISSORTESTENABLE: u32 = 174;
-    pub const SLOPESCALEDEPTHBIAS: u32 = 175;
-    pub const TWOSIDEDSTENCILMODE: u32 = 185;
-    pub const CCW_STENCILFAIL: u32 = 186;
-    pub const CCW_STENCILZFAIL: u32 = 187;
-    pub const CCW_STENCILPASS: u32 = 188;
-    pub const CCW_STENCILFUNC: u32 = 189;
-    pub const COLORWRITEENABLE1: u32 = 190;
-    pub const BLENDFACTOR: u32 = 193;
-    pub const SRGBWRITEENABLE: u32 = 194;
-    pub const DEPTHBIAS: u32 = 195;
-    pub const SEPARATEALPHABLENDENABLE: u32 = 206;
-    pub const SRCBLENDALPHA: u32 = 207;
-    pub const DESTBLENDALPHA: u32 = 208;
-    pub const BLENDOPALPHA: u32 = 209;
-}
 
 fn refuse(what: String) -> Error {
     Error::Refused(what)
