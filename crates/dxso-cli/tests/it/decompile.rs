@@ -2,32 +2,7 @@
 //! fxc|glslang`, `--asm-comments`, text and bytecode input, and refusal of invalid shaders
 //! (exit 1) with the validator's diagnostics.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn dxso(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dxso"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("dxso runs");
-    let _ = child.stdin.take().expect("stdin").write_all(stdin);
-    child.wait_with_output().expect("dxso finishes")
-}
-
-fn expect(args: &[&str], stdin: &[u8], code: i32) -> Output {
-    let out = dxso(args, stdin);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "dxso {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use crate::translate::expect;
 
 fn dir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("dxso-cli-decompile-{}", std::process::id()));

@@ -4,7 +4,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn dxso(args: &[&str], stdin: &[u8]) -> Output {
+/// Run `dxso` with `args` and `stdin` (the other command suites use it too).
+pub(crate) fn dxso(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dxso"))
         .args(args)
         .stdin(Stdio::piped())
@@ -16,7 +17,8 @@ fn dxso(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().expect("dxso finishes")
 }
 
-fn expect(args: &[&str], stdin: &[u8], code: i32) -> Output {
+/// [`dxso`], asserting its exit status.
+pub(crate) fn expect(args: &[&str], stdin: &[u8], code: i32) -> Output {
     let out = dxso(args, stdin);
     assert_eq!(
         out.status.code(),
