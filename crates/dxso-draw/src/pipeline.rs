@@ -207,20 +207,22 @@ fn shade_band(
     let mut shading = Shading::new(setup.draw, &setup.prepared, merger, probe)?;
     let mut status = Ok(());
     for p in prims {
-        let mut sink = |q: &Quad, face: f32, bias: f32, pv: &PrimVerts| {
+        let (Raster::Triangle { pv, .. } | Raster::Line { pv, .. } | Raster::Point { pv, .. }) = p;
+        shading.begin(pv);
+        let mut sink = |q: &Quad, face: f32, bias: f32| {
             if status.is_ok() {
-                status = shading.push(band, q, face, bias, pv);
+                status = shading.push(band, q, face, bias);
             }
         };
         match p {
-            Raster::Triangle { v, face, bias, pv } => {
-                raster::triangle(v, &rect, &mut |q| sink(q, *face, *bias, pv))
+            Raster::Triangle { v, face, bias, .. } => {
+                raster::triangle(v, &rect, &mut |q| sink(q, *face, *bias))
             }
-            Raster::Line { a, b, last, pv } => {
-                raster::line(a, b, *last, &rect, &mut |q| sink(q, 1.0, 0.0, pv))
+            Raster::Line { a, b, last, .. } => {
+                raster::line(a, b, *last, &rect, &mut |q| sink(q, 1.0, 0.0))
             }
-            Raster::Point { c, size, pv } => {
-                raster::point(c, *size, &rect, &mut |q| sink(q, 1.0, 0.0, pv))
+            Raster::Point { c, size, .. } => {
+                raster::point(c, *size, &rect, &mut |q| sink(q, 1.0, 0.0))
             }
         }
         status.clone()?;

@@ -36,6 +36,21 @@ pub(crate) struct Shading<'a> {
     flat: bool,
     written: u8,
     probe: Option<Probe<'a>>,
+    /// Per slot, what the current primitive feeds it (see [`Shading::begin`]).
+    inputs: Vec<Input>,
+    /// The current primitive's vertices' fog factors.
+    vertex_fog: [f32; 3],
+}
+
+/// Where one input slot's values come from over a primitive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Input {
+    /// Weighted over the three vertices' rows (perspective-correct weights from the quad).
+    Interpolated([[f32; 4]; 3]),
+    /// The provoking vertex's colour (flat shading).
+    Flat([f32; 4]),
+    /// Point-sprite coordinates: the sprite's top-left corner and size in pixels.
+    Sprite { left: f32, top: f32, size: f32 },
 }
 
 fn empty_batch(inputs: usize) -> PixelBatch {
@@ -85,50 +100,77 @@ impl<'a> Shading<'a> {
             flat: draw.states.get(rs::SHADEMODE) == 1,
             written,
             probe,
+            inputs: Vec::with_capacity(prepared.slots.len()),
+            vertex_fog: [1.0; 3],
         })
     }
 
-    /// Add one quad of a primitive; a full batch is shaded and merged.
-    pub fn push(
-        &mut self,
-        sf: &mut Band,
-        q: &Quad,
-        face: f32,
-        bias: f32,
-        pv: &PrimVerts,
-    ) -> Result<(), DrawError> {
-        let verts = &self.prepared.vertices;
-        for k in 0..4 {
-            let lane = self.quads * 4 + k;
-            let (x, y) = (q.x + (k & 1) as i64, q.y + (k >> 1) as i64);
-            let w = q.weights[k];
-            for (s, slot) in self.prepared.slots.iter().enumerate() {
-                let value: [f32; 4] = if let Some((cx, cy, size)) =
-                    pv.sprite.filter(|_| slot.usage == Usage::TexCoord)
-                {
-                    let u = (x as f32 - (cx - size / 2.0)) / size;
-                    let v = (y as f32 - (cy - size / 2.0)) / size;
-                    [u, v, 0.0, 1.0]
+    /// Set up what is constant over one primitive's quads: each slot's three vertex rows (or
+    /// the provoking vertex's colour, or the point sprite's corner), and the fog factors.
+    pub fn begin(&mut self, pv: &PrimVerts) {
+        let prepared = self.prepared;
+        self.inputs.clear();
+        for (s, slot) in prepared.slots.iter().enumerate() {
+            let input =
+                if let Some((cx, cy, size)) = pv.sprite.filter(|_| slot.usage == Usage::TexCoord) {
+                    Input::Sprite {
+                        left: cx - size / 2.0,
+                        top: cy - size / 2.0,
+                        size,
+                    }
                 } else if slot.color && self.flat {
-                    self.prepared.attr(pv.provoking, s)
+                    Input::Flat(prepared.attr(pv.provoking, s))
                 } else {
-                    std::array::from_fn(|c| {
-                        (0..3)
-                            .map(|i| w[i] * self.prepared.attr(pv.v[i], s)[c])
-                            .sum()
-                    })
+                    Input::Interpolated(pv.v.map(|v| prepared.attr(v, s)))
                 };
-                for c in 0..4 {
-                    self.batch.inputs[s][c][lane] = value[c];
+            self.inputs.push(input);
+        }
+        self.vertex_fog = pv.v.map(|v| prepared.vertices[v].fog);
+    }
+
+    /// Add one quad of the primitive [`Shading::begin`] set up; a full batch is shaded and
+    /// merged.
+    pub fn push(&mut self, sf: &mut Band, q: &Quad, face: f32, bias: f32) -> Result<(), DrawError> {
+        let base = self.quads * 4;
+        let w = &q.weights;
+        for (s, input) in self.inputs.iter().enumerate() {
+            let rows = &mut self.batch.inputs[s];
+            match *input {
+                Input::Interpolated(r) => {
+                    for c in 0..4 {
+                        for k in 0..4 {
+                            rows[c][base + k] =
+                                w[k][0] * r[0][c] + w[k][1] * r[1][c] + w[k][2] * r[2][c];
+                        }
+                    }
+                }
+                Input::Flat(v) => {
+                    for c in 0..4 {
+                        rows[c][base..base + 4].fill(v[c]);
+                    }
+                }
+                Input::Sprite { left, top, size } => {
+                    for k in 0..4 {
+                        let (x, y) = (q.x + (k & 1) as i64, q.y + (k >> 1) as i64);
+                        let value = [(x as f32 - left) / size, (y as f32 - top) / size, 0.0, 1.0];
+                        for c in 0..4 {
+                            rows[c][base + k] = value[c];
+                        }
+                    }
                 }
             }
+        }
+        let f = self.vertex_fog;
+        for k in 0..4 {
+            let lane = base + k;
+            let (x, y) = (q.x + (k & 1) as i64, q.y + (k >> 1) as i64);
             self.batch.pos[0][lane] = x as f32;
             self.batch.pos[1][lane] = y as f32;
             self.batch.face[lane] = face;
             self.batch.live[lane] = q.covered[k];
             self.batch.depth[lane] = q.z[k] + bias;
             self.batch.discarded[lane] = false;
-            self.fog[lane] = (0..3).map(|i| w[i] * verts[pv.v[i]].fog).sum();
+            self.fog[lane] = w[k][0] * f[0] + w[k][1] * f[1] + w[k][2] * f[2];
             self.xy[lane] = (x.max(0) as u32, y.max(0) as u32);
         }
         self.quads += 1;
