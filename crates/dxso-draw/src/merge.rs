@@ -45,7 +45,8 @@ pub struct MergeReport {
     pub written: bool,
 }
 
-fn compare(func: u32, a: f32, b: f32) -> bool {
+/// D3DCMPFUNC `func` applied to `a` (the incoming value) and `b` (the stored one).
+pub(crate) fn compare(func: u32, a: f32, b: f32) -> bool {
     match func {
         1 => false,
         2 => a < b,

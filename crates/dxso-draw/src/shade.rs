@@ -9,16 +9,24 @@
 //! - Without a pixel shader the colour is the diffuse colour, plus the specular colour's RGB
 //!   where `SPECULARENABLE` (alpha from the diffuse).
 //! - `vPos` is the pixel's integer (x, y); `vFace` is ±1 (see `pipeline`).
+//! - Early depth rejection: where the depth test cannot change its verdict after shading
+//!   (ZENABLE with a monotonic ZFUNC: NEVER, LESS, LESSEQUAL, GREATER, GREATEREQUAL; no
+//!   stencil, no alpha test; a shader that writes no depth and has no texkill), a covered
+//!   pixel whose depth fails against the depth buffer before shading is not shaded: later
+//!   writes only move the buffer in the function's direction, so it would fail the output
+//!   merger's test too (which still runs, so images are the same). A quad with no pixel left
+//!   is dropped; otherwise the rejected pixels run as helpers, for the derivatives.
 
 use crate::DrawError;
 use crate::PixelReport;
 use crate::desc::Draw;
-use crate::merge::{Fragment, Merger};
+use crate::merge::{Fragment, Merger, compare};
 use crate::pipeline::{PrimVerts, Probe, report};
 use crate::raster::Quad;
 use crate::states::rs;
 use crate::surfaces::Band;
 use crate::vertex::Prepared;
+use dxso::Opcode;
 use dxso::ir::Usage;
 use dxso_vm::{LANES, PixelBatch, PixelRunner};
 
@@ -40,6 +48,50 @@ pub(crate) struct Shading<'a> {
     inputs: Vec<Input>,
     /// The current primitive's vertices' fog factors.
     vertex_fog: [f32; 3],
+    /// ZFUNC where the depth test runs before shading too (see the module docs).
+    early_z: Option<u32>,
+    counts: Counts,
+}
+
+/// What the pixel stage did, counted (for tests and tuning).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Counts {
+    /// Quads shaded.
+    pub quads: u64,
+    /// Covered pixels shaded (not counting helpers).
+    pub pixels: u64,
+    /// Quads the early depth test dropped whole.
+    pub rejected_quads: u64,
+}
+
+impl std::ops::Add for Counts {
+    type Output = Counts;
+    fn add(self, o: Counts) -> Counts {
+        Counts {
+            quads: self.quads + o.quads,
+            pixels: self.pixels + o.pixels,
+            rejected_quads: self.rejected_quads + o.rejected_quads,
+        }
+    }
+}
+
+/// The depth function when a failed depth test before shading stays failed (see the module
+/// docs), else `None`.
+fn early_depth(draw: &Draw) -> Option<u32> {
+    let s = &draw.states;
+    let func = s.get(rs::ZFUNC);
+    let shader = draw.pixel.as_ref().is_none_or(|ps| {
+        !ps.writes_depth()
+            && !ps
+                .shader()
+                .instructions
+                .iter()
+                .any(|i| i.opcode == Opcode::TexKill)
+    });
+    let monotonic = matches!(func, 1 | 2 | 4 | 5 | 7);
+    let states =
+        s.get(rs::ZENABLE) != 0 && !s.flag(rs::STENCILENABLE) && !s.flag(rs::ALPHATESTENABLE);
+    (shader && monotonic && states).then_some(func)
 }
 
 /// Where one input slot's values come from over a primitive.
@@ -78,11 +130,14 @@ fn copy(b: &PixelBatch) -> PixelBatch {
 }
 
 impl<'a> Shading<'a> {
+    /// The pixel stage of one band; `early_z` allows the early depth test (never with a
+    /// probe, whose report shows the output merger's test).
     pub fn new(
         draw: &'a Draw,
         prepared: &'a Prepared,
         merger: Merger<'a>,
         probe: Option<Probe<'a>>,
+        early_z: bool,
     ) -> Result<Shading<'a>, DrawError> {
         let (runner, written) = match &draw.pixel {
             Some(ps) => (Some(ps.runner()), ps.color_outputs()),
@@ -99,9 +154,11 @@ impl<'a> Shading<'a> {
             fog: [1.0; LANES],
             flat: draw.states.get(rs::SHADEMODE) == 1,
             written,
-            probe,
+            early_z: early_depth(draw).filter(|_| early_z && probe.is_none()),
             inputs: Vec::with_capacity(prepared.slots.len()),
             vertex_fog: [1.0; 3],
+            counts: Counts::default(),
+            probe,
         })
     }
 
@@ -131,6 +188,13 @@ impl<'a> Shading<'a> {
     /// Add one quad of the primitive [`Shading::begin`] set up; a full batch is shaded and
     /// merged.
     pub fn push(&mut self, sf: &mut Band, q: &Quad, face: f32, bias: f32) -> Result<(), DrawError> {
+        let live = self.early_depth(sf, q, bias);
+        if live == [false; 4] {
+            self.counts.rejected_quads += 1;
+            return Ok(());
+        }
+        self.counts.quads += 1;
+        self.counts.pixels += live.iter().filter(|&&l| l).count() as u64;
         let base = self.quads * 4;
         let w = &q.weights;
         for (s, input) in self.inputs.iter().enumerate() {
@@ -167,7 +231,7 @@ impl<'a> Shading<'a> {
             self.batch.pos[0][lane] = x as f32;
             self.batch.pos[1][lane] = y as f32;
             self.batch.face[lane] = face;
-            self.batch.live[lane] = q.covered[k];
+            self.batch.live[lane] = live[k];
             self.batch.depth[lane] = q.z[k] + bias;
             self.batch.discarded[lane] = false;
             self.fog[lane] = w[k][0] * f[0] + w[k][1] * f[1] + w[k][2] * f[2];
@@ -180,8 +244,30 @@ impl<'a> Shading<'a> {
         Ok(())
     }
 
+    /// The quad's pixels still live after the early depth test (where it runs).
+    fn early_depth(&self, sf: &Band, q: &Quad, bias: f32) -> [bool; 4] {
+        let mut live = q.covered;
+        let (Some(func), Some((format, z, _))) = (self.early_z, sf.depth_stencil.as_ref()) else {
+            return live;
+        };
+        for k in 0..4 {
+            if live[k] {
+                let (x, y) = (q.x + (k & 1) as i64, q.y + (k >> 1) as i64);
+                let i = sf.index(x as u32, y as u32);
+                live[k] = compare(func, format.store(q.z[k] + bias), z[i]);
+            }
+        }
+        live
+    }
+
+    /// Shade and merge what is left, and say what the band's pixel stage did.
+    pub fn finish(mut self, sf: &mut Band) -> Result<Counts, DrawError> {
+        self.flush(sf)?;
+        Ok(self.counts)
+    }
+
     /// Shade and merge the gathered quads.
-    pub fn flush(&mut self, sf: &mut Band) -> Result<(), DrawError> {
+    fn flush(&mut self, sf: &mut Band) -> Result<(), DrawError> {
         let lanes = self.quads * 4;
         if lanes == 0 {
             return Ok(());
