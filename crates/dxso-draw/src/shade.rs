@@ -20,7 +20,7 @@
 use crate::DrawError;
 use crate::PixelReport;
 use crate::desc::Draw;
-use crate::merge::{Fragment, Merger, compare};
+use crate::merge::{Fragment, Merger, Plain, compare};
 use crate::pipeline::{PrimVerts, Probe, report};
 use crate::raster::Quad;
 use crate::states::rs;
@@ -284,6 +284,11 @@ impl<'a> Shading<'a> {
             Some(r) => r.run(&mut self.batch)?,
             None => self.fixed_colour(lanes),
         }
+        self.quads = 0;
+        if let Some(p) = self.merger.plain(sf).filter(|_| self.probe.is_none()) {
+            self.merge_plain(&p, sf, lanes);
+            return Ok(());
+        }
         for l in 0..lanes {
             if !self.batch.live[l] || self.batch.discarded[l] {
                 if probed == Some(l) {
@@ -308,8 +313,19 @@ impl<'a> Shading<'a> {
                 self.merger.merge(sf, f, None);
             }
         }
-        self.quads = 0;
         Ok(())
+    }
+
+    /// The output merger's common case over the batch's first `lanes` lanes.
+    fn merge_plain(&self, p: &Plain, sf: &mut Band, lanes: usize) {
+        let b = &self.batch;
+        let written = self.written & 1 != 0;
+        for l in 0..lanes {
+            if b.live[l] && !b.discarded[l] {
+                let color = written.then(|| std::array::from_fn(|c| b.color[0][c][l]));
+                Merger::merge_plain(p, sf, self.xy[l], b.depth[l], color);
+            }
+        }
     }
 
     fn probed_lane(&self, lanes: usize) -> Option<usize> {
