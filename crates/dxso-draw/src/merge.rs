@@ -131,6 +131,24 @@ pub(crate) struct Merger<'a> {
     pub fog_applies: bool,
 }
 
+/// `k / 255` for every 8-bit step.
+const UNORM8: [f32; 256] = {
+    let mut t = [0.0; 256];
+    let mut k = 0;
+    while k < 256 {
+        t[k] = k as f32 / 255.0;
+        k += 1;
+    }
+    t
+};
+
+/// [`TargetFormat::store`] for one 8-bit unorm channel: clamped to [0, 1], rounded to
+/// `floor(x·255 + 0.5) / 255` (the quotient looked up).
+fn unorm8(x: f32) -> f32 {
+    let x = if x > 0.0 { x.min(1.0) } else { 0.0 };
+    UNORM8[(x * 255.0 + 0.5) as usize]
+}
+
 /// The states of the output merger's common case (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Plain {
@@ -205,7 +223,10 @@ impl Merger<'_> {
         } else {
             src
         };
-        let new = p.format.store(out);
+        let mut new = out.map(unorm8);
+        if p.format == TargetFormat::X8R8G8B8 {
+            new[3] = 1.0;
+        }
         let mut stored = old;
         for c in 0..4 {
             if p.mask >> c & 1 != 0 {
@@ -541,6 +562,20 @@ mod tests {
             (p.zfunc, p.zwrite, p.blend, p.mask),
             (Some(4), true, false, 15)
         );
+    }
+
+    #[test]
+    fn unorm8_is_the_targets_rounding() {
+        let f = TargetFormat::A8R8G8B8;
+        let ties = (0..=512).map(|k| k as f32 / 510.0);
+        let sweep = (-4096..=(1 << 20) + 4096).map(|k| k as f32 / (1 << 20) as f32);
+        for x in ties
+            .chain(sweep)
+            .chain([f32::NAN, f32::INFINITY, -0.0, 2.0])
+        {
+            assert_eq!(unorm8(x).to_bits(), f.store([x; 4])[0].to_bits(), "{x}");
+        }
+        assert_eq!(unorm8(0.5), 128.0 / 255.0);
     }
 
     proptest! {
