@@ -180,6 +180,7 @@ pub(crate) fn draw(
             primitive(&setup, &prim, &mut prims);
         }
     }
+    let rows: Vec<(i64, i64)> = prims.iter().map(Raster::rows).collect();
     let merger = || Merger {
         states: &draw.states,
         fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().major < 3),
@@ -187,18 +188,25 @@ pub(crate) fn draw(
     if probe.is_some() {
         let height = sf.height;
         let mut bands = sf.bands(height);
-        return shade_band(&setup, &prims, &mut bands[0], merger(), probe, early_z);
+        return shade_band(
+            &setup,
+            (&prims, &rows),
+            &mut bands[0],
+            merger(),
+            probe,
+            early_z,
+        );
     }
     sf.bands(BAND_ROWS)
         .into_par_iter()
-        .map(|mut band| shade_band(&setup, &prims, &mut band, merger(), None, early_z))
+        .map(|mut band| shade_band(&setup, (&prims, &rows), &mut band, merger(), None, early_z))
         .try_reduce(Counts::default, |a, b| Ok(a + b))
 }
 
 /// Rasterize every primitive over one band and shade its pixels.
 fn shade_band(
     setup: &Setup,
-    prims: &[Raster],
+    (prims, rows): (&[Raster], &[(i64, i64)]),
     band: &mut Band,
     merger: Merger,
     probe: Option<Probe>,
@@ -214,7 +222,10 @@ fn shade_band(
     }
     let mut shading = Shading::new(setup.draw, &setup.prepared, merger, probe, early_z)?;
     let mut status = Ok(());
-    for p in prims {
+    for (p, &(y0, y1)) in prims.iter().zip(rows) {
+        if y1 <= rect.y0 || y0 >= rect.y1 {
+            continue;
+        }
         let (Raster::Triangle { pv, .. } | Raster::Line { pv, .. } | Raster::Point { pv, .. }) = p;
         shading.begin(pv);
         let mut sink = |q: &Quad, face: f32, bias: f32| {
@@ -259,6 +270,23 @@ enum Raster {
         size: f32,
         pv: PrimVerts,
     },
+}
+
+impl Raster {
+    /// Rows `[y0, y1)` holding every pixel the primitive may cover: a pixel beyond its
+    /// vertices' rows each way (snapping, the line rule and the point rule stay inside), so a
+    /// band outside them skips it.
+    fn rows(&self) -> (i64, i64) {
+        let (lo, hi) = match self {
+            Raster::Triangle { v, .. } => (
+                v[0].y.min(v[1].y).min(v[2].y),
+                v[0].y.max(v[1].y).max(v[2].y),
+            ),
+            Raster::Line { a, b, .. } => (a.y.min(b.y), a.y.max(b.y)),
+            Raster::Point { c, size, .. } => (c.y - size / 2.0, c.y + size / 2.0),
+        };
+        (lo.floor() as i64 - 1, hi.ceil() as i64 + 2)
+    }
 }
 
 /// A primitive's original vertices and its provoking one, for interpolation.
@@ -433,6 +461,68 @@ mod tests {
         assert_eq!(assemble(Primitive::PointList, 0, 3).len(), 3);
         assert!(assemble(Primitive::TriangleStrip, 0, 1).is_empty());
         assert!(assemble(Primitive::LineStrip, 0, 0).is_empty());
+    }
+
+    #[test]
+    fn primitives_stay_inside_their_rows() {
+        let s = |x: f32, y: f32| Screen {
+            x,
+            y,
+            z: 0.5,
+            inv_w: 1.0,
+            weights: [1.0, 0.0, 0.0],
+        };
+        let pv = PrimVerts {
+            v: [0; 3],
+            provoking: 0,
+            sprite: None,
+        };
+        let prims = [
+            Raster::Triangle {
+                v: [s(3.0, 40.2), s(30.5, 45.0), s(7.25, 50.7)],
+                face: 1.0,
+                bias: 0.0,
+                pv,
+            },
+            Raster::Line {
+                a: s(0.0, 7.5),
+                b: s(30.0, 2.5),
+                last: true,
+                pv,
+            },
+            Raster::Point {
+                c: s(10.0, 20.0),
+                size: 5.0,
+                pv,
+            },
+        ];
+        let everywhere = Rect {
+            x0: 0,
+            y0: 0,
+            x1: 64,
+            y1: 64,
+        };
+        let want = [(39, 53), (1, 10), (16, 25)];
+        for (p, want) in prims.iter().zip(want) {
+            assert_eq!(p.rows(), want);
+            let mut ys = Vec::new();
+            let mut sink = |q: &Quad| {
+                for k in 0..4 {
+                    if q.covered[k] {
+                        ys.push(q.y + (k >> 1) as i64);
+                    }
+                }
+            };
+            match p {
+                Raster::Triangle { v, .. } => raster::triangle(v, &everywhere, &mut sink),
+                Raster::Line { a, b, last, .. } => {
+                    raster::line(a, b, *last, &everywhere, &mut sink)
+                }
+                Raster::Point { c, size, .. } => raster::point(c, *size, &everywhere, &mut sink),
+            }
+            let (lo, hi) = (ys.iter().min().unwrap(), ys.iter().max().unwrap());
+            assert!(*lo >= want.0 && *hi < want.1, "{p:?}: rows {lo}..={hi}");
+        }
     }
 
     use crate::desc::{Clear, DepthFormat, Frame, TargetFormat};
