@@ -216,21 +216,19 @@ impl Merger<'_> {
         let Some(color) = color else { return };
         let texels = &mut sf.targets[0].1;
         let old = texels[i];
-        let src = color.map(clamp01);
-        let out = if p.blend {
-            let k = 1.0 - src[3];
-            std::array::from_fn(|c| src[c] * src[3] + old[c] * k)
-        } else {
-            src
-        };
-        let mut new = out.map(unorm8);
-        if p.format == TargetFormat::X8R8G8B8 {
-            new[3] = 1.0;
-        }
+        let alpha = clamp01(color[3]);
+        let k = 1.0 - alpha;
+        let x8 = p.format == TargetFormat::X8R8G8B8;
         let mut stored = old;
         for c in 0..4 {
             if p.mask >> c & 1 != 0 {
-                stored[c] = new[c];
+                let src = clamp01(color[c]);
+                let out = if p.blend {
+                    src * alpha + old[c] * k
+                } else {
+                    src
+                };
+                stored[c] = if c == 3 && x8 { 1.0 } else { unorm8(out) };
             }
         }
         texels[i] = stored;

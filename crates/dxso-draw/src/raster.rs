@@ -135,7 +135,7 @@ fn perspective(l: &[f64], v: &[Screen]) -> [f32; 3] {
             w[c] += b * s.weights[c] as f64;
         }
     }
-    w.map(|x| x as f32)
+    [w[0] as f32, w[1] as f32, w[2] as f32]
 }
 
 /// Tile side in pixels (a multiple of 2, so quads never straddle two tiles).
