@@ -163,9 +163,9 @@ pub(crate) struct Probe<'a> {
 const BAND_ROWS: u32 = 32;
 
 /// Draw one draw into the surfaces: the vertex stage and primitive setup once, then the
-/// pixels band by band in parallel (each band sees every primitive in order, so blending and
-/// the depth test see them as D3D9 does). `early_z` allows the early depth test (see
-/// [`crate::shade`]).
+/// pixels band by band in parallel (each band walks, in order, every primitive that reaches
+/// its rows, so blending and the depth test see them as D3D9 does). `early_z` allows the early
+/// depth test (see [`crate::shade`]). The counts say what the pixel stage did.
 pub(crate) fn draw(
     sf: &mut Surfaces,
     draw: &Draw,

@@ -15,7 +15,8 @@
 //!   pixel whose depth fails against the depth buffer before shading is not shaded: later
 //!   writes only move the buffer in the function's direction, so it would fail the output
 //!   merger's test too (which still runs, so images are the same). A quad with no pixel left
-//!   is dropped; otherwise the rejected pixels run as helpers, for the derivatives.
+//!   is dropped; otherwise the rejected pixels run as helpers, for the derivatives. The pixel
+//!   debugger (`trace_pixel`) draws without it: its report shows the merger's test.
 
 use crate::DrawError;
 use crate::PixelReport;
