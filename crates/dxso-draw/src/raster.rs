@@ -248,7 +248,8 @@ pub(crate) fn triangle(v: &[Screen; 3], rect: &Rect, emit: &mut dyn FnMut(&Quad)
     }
     let edges = Edges::new(&p, r.x0 & !1, r.y0 & !1);
     let interp = |e: &[i64; 3]| {
-        let l: [f64; 3] = std::array::from_fn(|k| e[k] as f64 / area as f64);
+        let a = area as f64;
+        let l = [e[0] as f64 / a, e[1] as f64 / a, e[2] as f64 / a];
         let z: f64 = l.iter().zip(v).map(|(l, s)| l * s.z as f64).sum();
         (perspective(&l, v), z as f32)
     };
@@ -298,18 +299,21 @@ fn quad_row(
     let mut e = edges.at(qx, qy);
     let step: [i64; 3] = std::array::from_fn(|k| 2 * edges.sx[k]);
     while qx < qx1 {
-        let lanes: [[i64; 3]; 4] = std::array::from_fn(|l| {
+        // Written out: `std::array::from_fn` here stays a call.
+        let mut lanes = [e; 4];
+        let mut covered = [false; 4];
+        for l in 0..4 {
             let (dx, dy) = LANE[l];
-            std::array::from_fn(|k| e[k] + dx * edges.sx[k] + dy * edges.sy[k])
-        });
-        let covered = std::array::from_fn(|l| {
-            let (x, y) = (qx + LANE[l].0, qy + LANE[l].1);
-            x >= r.x0
+            for k in 0..3 {
+                lanes[l][k] += dx * edges.sx[k] + dy * edges.sy[k];
+            }
+            let (x, y) = (qx + dx, qy + dy);
+            covered[l] = x >= r.x0
                 && x < r.x1
                 && y >= r.y0
                 && y < r.y1
-                && (tile == Tile::Inside || edges.covers(&lanes[l]))
-        });
+                && (tile == Tile::Inside || edges.covers(&lanes[l]));
+        }
         if covered != [false; 4] {
             let mut q = Quad {
                 x: qx,

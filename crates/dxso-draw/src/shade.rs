@@ -323,7 +323,8 @@ impl<'a> Shading<'a> {
         let written = self.written & 1 != 0;
         for l in 0..lanes {
             if b.live[l] && !b.discarded[l] {
-                let color = written.then(|| std::array::from_fn(|c| b.color[0][c][l]));
+                let c = &b.color[0];
+                let color = written.then_some([c[0][l], c[1][l], c[2][l], c[3][l]]);
                 Merger::merge_plain(p, sf, self.xy[l], b.depth[l], color);
             }
         }
