@@ -149,6 +149,15 @@ fn unorm8(x: f32) -> f32 {
     UNORM8[(x * 255.0 + 0.5) as usize]
 }
 
+/// A fragment's depth for [`Merger::merge_plain`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Depth {
+    /// As interpolated (or written by the shader).
+    Raw(f32),
+    /// Already rounded as the depth surface stores it (by the early depth test).
+    Stored(f32),
+}
+
 /// The states of the output merger's common case (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Plain {
@@ -200,12 +209,15 @@ impl Merger<'_> {
         p: &Plain,
         sf: &mut Band,
         (x, y): (u32, u32),
-        z: f32,
+        z: Depth,
         color: Option<[f32; 4]>,
     ) {
         let i = sf.index(x, y);
         if let (Some(func), Some((format, zs, _))) = (p.zfunc, sf.depth_stencil.as_mut()) {
-            let zq = format.store(z);
+            let zq = match z {
+                Depth::Raw(z) => format.store(z),
+                Depth::Stored(zq) => zq,
+            };
             if !compare(func, zq, zs[i]) {
                 return;
             }
@@ -613,6 +625,10 @@ mod tests {
                 let mut band = plain.bands(4).remove(0);
                 let p = m.plain(&band).unwrap();
                 for &(x, y, z, color) in &frags {
+                    let z = match depth {
+                        Some(format) if x == y => Depth::Stored(format.store(z)),
+                        _ => Depth::Raw(z),
+                    };
                     Merger::merge_plain(&p, &mut band, (x, y), z, written.then_some(color));
                 }
             }

@@ -21,7 +21,7 @@
 use crate::DrawError;
 use crate::PixelReport;
 use crate::desc::Draw;
-use crate::merge::{Fragment, Merger, Plain, compare};
+use crate::merge::{Depth, Fragment, Merger, Plain, compare};
 use crate::pipeline::{PrimVerts, Probe, report};
 use crate::raster::Quad;
 use crate::states::rs;
@@ -41,6 +41,8 @@ pub(crate) struct Shading<'a> {
     batch: PixelBatch,
     quads: usize,
     xy: [(u32, u32); LANES],
+    /// Where the early depth test ran: the live lanes' depths as the surface stores them.
+    stored_z: [f32; LANES],
     fog: [f32; LANES],
     flat: bool,
     written: u8,
@@ -152,6 +154,7 @@ impl<'a> Shading<'a> {
             batch: empty_batch(prepared.slots.len()),
             quads: 0,
             xy: [(0, 0); LANES],
+            stored_z: [0.0; LANES],
             fog: [1.0; LANES],
             flat: draw.states.get(rs::SHADEMODE) == 1,
             written,
@@ -189,7 +192,7 @@ impl<'a> Shading<'a> {
     /// Add one quad of the primitive [`Shading::begin`] set up; a full batch is shaded and
     /// merged.
     pub fn push(&mut self, sf: &mut Band, q: &Quad, face: f32, bias: f32) -> Result<(), DrawError> {
-        let live = self.early_depth(sf, q, bias);
+        let (live, stored) = self.early_depth(sf, q, bias);
         if live == [false; 4] {
             self.counts.rejected_quads += 1;
             return Ok(());
@@ -197,6 +200,7 @@ impl<'a> Shading<'a> {
         self.counts.quads += 1;
         self.counts.pixels += live.iter().filter(|&&l| l).count() as u64;
         let base = self.quads * 4;
+        self.stored_z[base..base + 4].copy_from_slice(&stored);
         let w = &q.weights;
         for (s, input) in self.inputs.iter().enumerate() {
             let rows = &mut self.batch.inputs[s];
@@ -246,19 +250,23 @@ impl<'a> Shading<'a> {
     }
 
     /// The quad's pixels still live after the early depth test (where it runs).
-    fn early_depth(&self, sf: &Band, q: &Quad, bias: f32) -> [bool; 4] {
+    /// Also the depths as the surface stores them, for the merger (the shader leaves the
+    /// depth alone where the early test runs).
+    fn early_depth(&self, sf: &Band, q: &Quad, bias: f32) -> ([bool; 4], [f32; 4]) {
         let mut live = q.covered;
+        let mut stored = [0.0; 4];
         let (Some(func), Some((format, z, _))) = (self.early_z, sf.depth_stencil.as_ref()) else {
-            return live;
+            return (live, stored);
         };
         for k in 0..4 {
             if live[k] {
                 let (x, y) = (q.x + (k & 1) as i64, q.y + (k >> 1) as i64);
                 let i = sf.index(x as u32, y as u32);
-                live[k] = compare(func, format.store(q.z[k] + bias), z[i]);
+                stored[k] = format.store(q.z[k] + bias);
+                live[k] = compare(func, stored[k], z[i]);
             }
         }
-        live
+        (live, stored)
     }
 
     /// Shade and merge what is left, and say what the band's pixel stage did.
@@ -325,7 +333,11 @@ impl<'a> Shading<'a> {
             if b.live[l] && !b.discarded[l] {
                 let c = &b.color[0];
                 let color = written.then_some([c[0][l], c[1][l], c[2][l], c[3][l]]);
-                Merger::merge_plain(p, sf, self.xy[l], b.depth[l], color);
+                let z = match self.early_z {
+                    Some(_) => Depth::Stored(self.stored_z[l]),
+                    None => Depth::Raw(b.depth[l]),
+                };
+                Merger::merge_plain(p, sf, self.xy[l], z, color);
             }
         }
     }
