@@ -134,7 +134,9 @@ impl TargetFormat {
                 }
                 let max = ((1u32 << bits[c]) - 1) as f32;
                 let x = if v[c] > 0.0 { v[c].min(1.0) } else { 0.0 };
-                (x * max + 0.5).floor() / max
+                // floor(x·max + 0.5): positive and below 2^16, so truncation is the floor
+                // (and no libm call).
+                ((x * max + 0.5) as u32) as f32 / max
             });
         }
         let (n, half) = self.float_channels();
@@ -224,7 +226,8 @@ impl DepthFormat {
             DepthFormat::D32FLockable => return z,
         };
         let max = ((1u64 << bits) - 1) as f64;
-        (((z as f64) * max + 0.5).floor() / max) as f32
+        // floor(z·max + 0.5): positive and below 2^25, so truncation is the floor.
+        ((((z as f64) * max + 0.5) as u64) as f64 / max) as f32
     }
 }
 
@@ -480,6 +483,44 @@ mod tests {
             f32::INFINITY
         );
         assert_eq!(TargetFormat::A16B16G16R16F.store([1e-8; 4])[0], 0.0);
+    }
+
+    #[test]
+    fn unorm_rounding_is_floor_of_x_max_plus_a_half() {
+        // The oracle: the reference conversion as written, with floor.
+        let floor_store = |bits: u32, x: f32| {
+            let max = ((1u32 << bits) - 1) as f32;
+            let x = if x > 0.0 { x.min(1.0) } else { 0.0 };
+            (x * max + 0.5).floor() / max
+        };
+        let formats = [
+            (TargetFormat::A8R8G8B8, 8),
+            (TargetFormat::A2R10G10B10, 10),
+            (TargetFormat::R5G6B5, 6),
+            (TargetFormat::A16B16G16R16, 16),
+        ];
+        for (format, bits) in formats {
+            let max = ((1u32 << bits) - 1) as f32;
+            // Every step and every half step (the ties), and a sweep between and beyond.
+            let ties = (0..=2 * max as u32 + 2).map(|k| k as f32 / (2.0 * max));
+            let sweep = (-4096..=(1 << 18) + 4096).map(|k| k as f32 / (1 << 18) as f32);
+            for x in ties.chain(sweep).chain([f32::NAN, f32::INFINITY, -0.0]) {
+                assert_eq!(
+                    format.store([0.0, x, 0.0, 0.0])[1],
+                    floor_store(bits, x),
+                    "{x}"
+                );
+            }
+        }
+        for (format, bits) in [(DepthFormat::D16, 16), (DepthFormat::D24S8, 24)] {
+            let max = ((1u64 << bits) - 1) as f64;
+            for k in (-4096..=(1 << 20) + 4096).chain([1 << 23, (1 << 24) - 1]) {
+                let z = k as f32 / (1 << 20) as f32;
+                let zc = if z > 0.0 { z.min(1.0) } else { 0.0 };
+                let want = (((zc as f64) * max + 0.5).floor() / max) as f32;
+                assert_eq!(format.store(z), want, "{z}");
+            }
+        }
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub enum DrawError {
 pub fn draw_frame(frame: &Frame, draws: &[Draw]) -> Result<Surfaces, DrawError> {
     let mut surfaces = Surfaces::cleared(frame)?;
     for d in draws {
-        pipeline::draw(&mut surfaces, d, None)?;
+        pipeline::draw(&mut surfaces, d, None, true)?;
     }
     Ok(surfaces)
 }
@@ -98,7 +98,7 @@ pub fn trace_pixel(
             draw: n,
             reports: &mut reports,
         };
-        pipeline::draw(&mut surfaces, d, Some(probe))?;
+        pipeline::draw(&mut surfaces, d, Some(probe), true)?;
     }
     Ok((surfaces, reports))
 }

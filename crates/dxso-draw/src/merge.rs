@@ -17,6 +17,11 @@
 //!   `SRGBWRITEENABLE` an 8-bit target blends in linear space (the stored value decoded from
 //!   sRGB, the result encoded back): a choice, since D3D9 hardware differed.
 //! - A target the pixel shader writes no `oC#` for keeps its contents.
+//!
+//! The common case (no fog, alpha test, stencil or sRGB write; one A8R8G8B8 or X8R8G8B8
+//! target; blending off or SRCALPHA, INVSRCALPHA, ADD) takes [`Merger::plain`]'s states,
+//! decided once per band, and [`Merger::merge_plain`] per pixel: the same arithmetic without
+//! the per-fragment state lookups.
 
 use crate::desc::{TargetFormat, d3dcolor};
 use crate::states::{RenderStates, rs};
@@ -45,7 +50,8 @@ pub struct MergeReport {
     pub written: bool,
 }
 
-fn compare(func: u32, a: f32, b: f32) -> bool {
+/// D3DCMPFUNC `func` applied to `a` (the incoming value) and `b` (the stored one).
+pub(crate) fn compare(func: u32, a: f32, b: f32) -> bool {
     match func {
         1 => false,
         2 => a < b,
@@ -125,7 +131,121 @@ pub(crate) struct Merger<'a> {
     pub fog_applies: bool,
 }
 
+/// `k / 255` for every 8-bit step.
+const UNORM8: [f32; 256] = {
+    let mut t = [0.0; 256];
+    let mut k = 0;
+    while k < 256 {
+        t[k] = k as f32 / 255.0;
+        k += 1;
+    }
+    t
+};
+
+/// [`TargetFormat::store`] for one 8-bit unorm channel: clamped to [0, 1], rounded to
+/// `floor(x·255 + 0.5) / 255` (the quotient looked up).
+fn unorm8(x: f32) -> f32 {
+    let x = if x > 0.0 { x.min(1.0) } else { 0.0 };
+    UNORM8[(x * 255.0 + 0.5) as usize]
+}
+
+/// A fragment's depth for [`Merger::merge_plain`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Depth {
+    /// As interpolated (or written by the shader).
+    Raw(f32),
+    /// Already rounded as the depth surface stores it (by the early depth test).
+    Stored(f32),
+}
+
+/// The states of the output merger's common case (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Plain {
+    format: TargetFormat,
+    /// ZFUNC with ZENABLE and a depth surface, else `None`.
+    zfunc: Option<u32>,
+    zwrite: bool,
+    /// SRCALPHA, INVSRCALPHA, ADD.
+    blend: bool,
+    /// COLORWRITEENABLE.
+    mask: u32,
+}
+
 impl Merger<'_> {
+    /// The common case's states for `sf`, or `None` where the draw needs the general path.
+    pub fn plain(&self, sf: &Band) -> Option<Plain> {
+        let s = self.states;
+        let stencil = s.flag(rs::STENCILENABLE)
+            && sf.depth_stencil.as_ref().is_some_and(|d| d.0.has_stencil());
+        let blend = s.flag(rs::ALPHABLENDENABLE);
+        let simple_blend = s.get(rs::SRCBLEND) == 5
+            && s.get(rs::DESTBLEND) == 6
+            && s.get(rs::BLENDOP) == 1
+            && !s.flag(rs::SEPARATEALPHABLENDENABLE);
+        let [(format, _)] = sf.targets.as_slice() else {
+            return None;
+        };
+        let format = *format;
+        let fog = self.fog_applies && s.flag(rs::FOGENABLE);
+        let plain = !fog
+            && !s.flag(rs::ALPHATESTENABLE)
+            && !stencil
+            && !s.flag(rs::SRGBWRITEENABLE)
+            && matches!(format, TargetFormat::A8R8G8B8 | TargetFormat::X8R8G8B8)
+            && (!blend || simple_blend);
+        let z_on = s.get(rs::ZENABLE) != 0 && sf.depth_stencil.is_some();
+        plain.then(|| Plain {
+            format,
+            zfunc: z_on.then(|| s.get(rs::ZFUNC)),
+            zwrite: s.flag(rs::ZWRITEENABLE),
+            blend,
+            mask: s.get(rs::COLORWRITEENABLE),
+        })
+    }
+
+    /// [`Merger::merge`] in the common case `p`: the pixel at (x, y) with depth `z` and oC0
+    /// `color` (`None`: the shader writes no oC0).
+    pub fn merge_plain(
+        p: &Plain,
+        sf: &mut Band,
+        (x, y): (u32, u32),
+        z: Depth,
+        color: Option<[f32; 4]>,
+    ) {
+        let i = sf.index(x, y);
+        if let (Some(func), Some((format, zs, _))) = (p.zfunc, sf.depth_stencil.as_mut()) {
+            let zq = match z {
+                Depth::Raw(z) => format.store(z),
+                Depth::Stored(zq) => zq,
+            };
+            if !compare(func, zq, zs[i]) {
+                return;
+            }
+            if p.zwrite {
+                zs[i] = zq;
+            }
+        }
+        let Some(color) = color else { return };
+        let texels = &mut sf.targets[0].1;
+        let old = texels[i];
+        let alpha = clamp01(color[3]);
+        let k = 1.0 - alpha;
+        let x8 = p.format == TargetFormat::X8R8G8B8;
+        let mut stored = old;
+        for c in 0..4 {
+            if p.mask >> c & 1 != 0 {
+                let src = clamp01(color[c]);
+                let out = if p.blend {
+                    src * alpha + old[c] * k
+                } else {
+                    src
+                };
+                stored[c] = if c == 3 && x8 { 1.0 } else { unorm8(out) };
+            }
+        }
+        texels[i] = stored;
+    }
+
     fn fog_factor(&self, f: &Fragment) -> f32 {
         let s = self.states;
         let d = f.z;
@@ -375,5 +495,159 @@ impl Merger<'_> {
                 _ => a + b,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desc::{Clear, DepthFormat, Frame};
+    use crate::states::StateValue;
+    use crate::surfaces::Surfaces;
+    use proptest::prelude::*;
+
+    fn states(depth: bool, list: &[(&str, StateValue)]) -> RenderStates {
+        let mut s = RenderStates::new(depth);
+        for (name, value) in list {
+            s.set(name, value).unwrap();
+        }
+        s
+    }
+
+    fn frame(target: TargetFormat, depth: Option<DepthFormat>) -> Frame {
+        Frame {
+            width: 4,
+            height: 4,
+            targets: vec![target],
+            depth_stencil: depth,
+            clear: Clear {
+                color: [0.3, 0.6, 0.1, 0.8],
+                z: 0.5,
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn other_states_take_the_general_path() {
+        use StateValue::{Bool, Name};
+        let on = |name| (name, Bool(true));
+        let cases = [
+            (vec![on("FOGENABLE")], TargetFormat::A8R8G8B8),
+            (vec![on("ALPHATESTENABLE")], TargetFormat::A8R8G8B8),
+            (vec![on("STENCILENABLE")], TargetFormat::A8R8G8B8),
+            (vec![on("SRGBWRITEENABLE")], TargetFormat::A8R8G8B8),
+            (vec![on("ALPHABLENDENABLE")], TargetFormat::A8R8G8B8),
+            (
+                vec![
+                    on("ALPHABLENDENABLE"),
+                    ("SRCBLEND", Name("SRCALPHA".into())),
+                    ("DESTBLEND", Name("INVSRCALPHA".into())),
+                    on("SEPARATEALPHABLENDENABLE"),
+                ],
+                TargetFormat::A8R8G8B8,
+            ),
+            (vec![], TargetFormat::R5G6B5),
+            (vec![], TargetFormat::A16B16G16R16F),
+        ];
+        for (list, target) in cases {
+            let st = states(true, &list);
+            let m = Merger {
+                states: &st,
+                fog_applies: true,
+            };
+            let mut sf = Surfaces::cleared(&frame(target, Some(DepthFormat::D24S8))).unwrap();
+            assert_eq!(m.plain(&sf.bands(4)[0]), None, "{list:?} {target:?}");
+        }
+        // Fog under ps_3_0 (no fixed-function fog) and the defaults stay plain.
+        let st = states(true, &[on("FOGENABLE")]);
+        let m = Merger {
+            states: &st,
+            fog_applies: false,
+        };
+        let f = frame(TargetFormat::X8R8G8B8, Some(DepthFormat::D24S8));
+        let mut sf = Surfaces::cleared(&f).unwrap();
+        let p = m.plain(&sf.bands(4)[0]).unwrap();
+        assert_eq!(
+            (p.zfunc, p.zwrite, p.blend, p.mask),
+            (Some(4), true, false, 15)
+        );
+    }
+
+    #[test]
+    fn unorm8_is_the_targets_rounding() {
+        let f = TargetFormat::A8R8G8B8;
+        let ties = (0..=512).map(|k| k as f32 / 510.0);
+        let sweep = (-4096..=(1 << 20) + 4096).map(|k| k as f32 / (1 << 20) as f32);
+        for x in ties
+            .chain(sweep)
+            .chain([f32::NAN, f32::INFINITY, -0.0, 2.0])
+        {
+            assert_eq!(unorm8(x).to_bits(), f.store([x; 4])[0].to_bits(), "{x}");
+        }
+        assert_eq!(unorm8(0.5), 128.0 / 255.0);
+    }
+
+    proptest! {
+        /// The common case's merge leaves the surfaces as the general one does, fragment by
+        /// fragment (overlapping fragments see each other's depth and colour).
+        #[test]
+        fn the_common_case_merges_as_the_general_path(
+            target in prop::sample::select(vec![TargetFormat::A8R8G8B8, TargetFormat::X8R8G8B8]),
+            depth in prop::sample::select(vec![
+                None,
+                Some(DepthFormat::D24S8),
+                Some(DepthFormat::D16),
+                Some(DepthFormat::D32FLockable),
+            ]),
+            (zenable, zfunc, zwrite) in (any::<bool>(), 1u32..=8, any::<bool>()),
+            (blend, mask, written) in (any::<bool>(), 0u32..16, any::<bool>()),
+            frags in prop::collection::vec(
+                (0u32..4, 0u32..4, -0.25f32..1.25, prop::array::uniform4(-0.5f32..1.5)),
+                1..40,
+            ),
+        ) {
+            use StateValue::{Bool, Name, Number};
+            let st = states(depth.is_some(), &[
+                ("ZENABLE", Bool(zenable)),
+                ("ZFUNC", Number(zfunc as f64)),
+                ("ZWRITEENABLE", Bool(zwrite)),
+                ("ALPHABLENDENABLE", Bool(blend)),
+                ("SRCBLEND", Name("SRCALPHA".into())),
+                ("DESTBLEND", Name("INVSRCALPHA".into())),
+                ("COLORWRITEENABLE", Number(mask as f64)),
+            ]);
+            let m = Merger { states: &st, fog_applies: true };
+            let f = frame(target, depth);
+            let mut plain = Surfaces::cleared(&f).unwrap();
+            let mut general = plain.clone();
+            {
+                let mut band = plain.bands(4).remove(0);
+                let p = m.plain(&band).unwrap();
+                for &(x, y, z, color) in &frags {
+                    let z = match depth {
+                        Some(format) if x == y => Depth::Stored(format.store(z)),
+                        _ => Depth::Raw(z),
+                    };
+                    Merger::merge_plain(&p, &mut band, (x, y), z, written.then_some(color));
+                }
+            }
+            {
+                let mut band = general.bands(4).remove(0);
+                for &(x, y, z, color) in &frags {
+                    let fragment = Fragment {
+                        x,
+                        y,
+                        colors: [color, [0.0; 4], [0.0; 4], [0.0; 4]],
+                        written: written as u8,
+                        z,
+                        front: true,
+                        fog: 1.0,
+                    };
+                    m.merge(&mut band, fragment, None);
+                }
+            }
+            prop_assert_eq!(plain, general);
+        }
     }
 }

@@ -21,7 +21,7 @@ use crate::clip::{self, ClipVertex, Plane};
 use crate::desc::{Draw, Primitive};
 use crate::merge::{MergeReport, Merger};
 use crate::raster::{self, Quad, Rect, Screen};
-use crate::shade::Shading;
+use crate::shade::{Counts, Shading};
 use crate::states::rs;
 use crate::surfaces::{Band, Surfaces};
 use crate::vertex::{self, Prepared};
@@ -163,9 +163,15 @@ pub(crate) struct Probe<'a> {
 const BAND_ROWS: u32 = 32;
 
 /// Draw one draw into the surfaces: the vertex stage and primitive setup once, then the
-/// pixels band by band in parallel (each band sees every primitive in order, so blending and
-/// the depth test see them as D3D9 does).
-pub(crate) fn draw(sf: &mut Surfaces, draw: &Draw, probe: Option<Probe>) -> Result<(), DrawError> {
+/// pixels band by band in parallel (each band walks, in order, every primitive that reaches
+/// its rows, so blending and the depth test see them as D3D9 does). `early_z` allows the early
+/// depth test (see [`crate::shade`]). The counts say what the pixel stage did.
+pub(crate) fn draw(
+    sf: &mut Surfaces,
+    draw: &Draw,
+    probe: Option<Probe>,
+    early_z: bool,
+) -> Result<Counts, DrawError> {
     let setup = setup(sf, draw)?;
     let mut prims = Vec::new();
     let per_instance = draw.vertex_count;
@@ -174,6 +180,7 @@ pub(crate) fn draw(sf: &mut Surfaces, draw: &Draw, probe: Option<Probe>) -> Resu
             primitive(&setup, &prim, &mut prims);
         }
     }
+    let rows: Vec<(i64, i64)> = prims.iter().map(Raster::rows).collect();
     let merger = || Merger {
         states: &draw.states,
         fog_applies: draw.pixel.as_ref().is_none_or(|p| p.version().major < 3),
@@ -181,51 +188,65 @@ pub(crate) fn draw(sf: &mut Surfaces, draw: &Draw, probe: Option<Probe>) -> Resu
     if probe.is_some() {
         let height = sf.height;
         let mut bands = sf.bands(height);
-        return shade_band(&setup, &prims, &mut bands[0], merger(), probe);
+        return shade_band(
+            &setup,
+            (&prims, &rows),
+            &mut bands[0],
+            merger(),
+            probe,
+            early_z,
+        );
     }
     sf.bands(BAND_ROWS)
         .into_par_iter()
-        .try_for_each(|mut band| shade_band(&setup, &prims, &mut band, merger(), None))
+        .map(|mut band| shade_band(&setup, (&prims, &rows), &mut band, merger(), None, early_z))
+        .try_reduce(Counts::default, |a, b| Ok(a + b))
 }
 
 /// Rasterize every primitive over one band and shade its pixels.
 fn shade_band(
     setup: &Setup,
-    prims: &[Raster],
+    (prims, rows): (&[Raster], &[(i64, i64)]),
     band: &mut Band,
     merger: Merger,
     probe: Option<Probe>,
-) -> Result<(), DrawError> {
+    early_z: bool,
+) -> Result<Counts, DrawError> {
     let rect = Rect {
         y0: setup.rect.y0.max(band.y0 as i64),
         y1: setup.rect.y1.min(band.y1 as i64),
         ..setup.rect
     };
     if rect.y0 >= rect.y1 {
-        return Ok(());
+        return Ok(Counts::default());
     }
-    let mut shading = Shading::new(setup.draw, &setup.prepared, merger, probe)?;
+    let mut shading = Shading::new(setup.draw, &setup.prepared, merger, probe, early_z)?;
     let mut status = Ok(());
-    for p in prims {
-        let mut sink = |q: &Quad, face: f32, bias: f32, pv: &PrimVerts| {
+    for (p, &(y0, y1)) in prims.iter().zip(rows) {
+        if y1 <= rect.y0 || y0 >= rect.y1 {
+            continue;
+        }
+        let (Raster::Triangle { pv, .. } | Raster::Line { pv, .. } | Raster::Point { pv, .. }) = p;
+        shading.begin(pv);
+        let mut sink = |q: &Quad, face: f32, bias: f32| {
             if status.is_ok() {
-                status = shading.push(band, q, face, bias, pv);
+                status = shading.push(band, q, face, bias);
             }
         };
         match p {
-            Raster::Triangle { v, face, bias, pv } => {
-                raster::triangle(v, &rect, &mut |q| sink(q, *face, *bias, pv))
+            Raster::Triangle { v, face, bias, .. } => {
+                raster::triangle(v, &rect, &mut |q| sink(q, *face, *bias))
             }
-            Raster::Line { a, b, last, pv } => {
-                raster::line(a, b, *last, &rect, &mut |q| sink(q, 1.0, 0.0, pv))
+            Raster::Line { a, b, last, .. } => {
+                raster::line(a, b, *last, &rect, &mut |q| sink(q, 1.0, 0.0))
             }
-            Raster::Point { c, size, pv } => {
-                raster::point(c, *size, &rect, &mut |q| sink(q, 1.0, 0.0, pv))
+            Raster::Point { c, size, .. } => {
+                raster::point(c, *size, &rect, &mut |q| sink(q, 1.0, 0.0))
             }
         }
         status.clone()?;
     }
-    shading.flush(band)
+    shading.finish(band)
 }
 
 /// A primitive after clipping, the viewport and culling: what the rasterizer walks.
@@ -249,6 +270,23 @@ enum Raster {
         size: f32,
         pv: PrimVerts,
     },
+}
+
+impl Raster {
+    /// Rows `[y0, y1)` holding every pixel the primitive may cover: a pixel beyond its
+    /// vertices' rows each way (snapping, the line rule and the point rule stay inside), so a
+    /// band outside them skips it.
+    fn rows(&self) -> (i64, i64) {
+        let (lo, hi) = match self {
+            Raster::Triangle { v, .. } => (
+                v[0].y.min(v[1].y).min(v[2].y),
+                v[0].y.max(v[1].y).max(v[2].y),
+            ),
+            Raster::Line { a, b, .. } => (a.y.min(b.y), a.y.max(b.y)),
+            Raster::Point { c, size, .. } => (c.y - size / 2.0, c.y + size / 2.0),
+        };
+        (lo.floor() as i64 - 1, hi.ceil() as i64 + 2)
+    }
 }
 
 /// A primitive's original vertices and its provoking one, for interpolation.
@@ -423,5 +461,261 @@ mod tests {
         assert_eq!(assemble(Primitive::PointList, 0, 3).len(), 3);
         assert!(assemble(Primitive::TriangleStrip, 0, 1).is_empty());
         assert!(assemble(Primitive::LineStrip, 0, 0).is_empty());
+    }
+
+    #[test]
+    fn primitives_stay_inside_their_rows() {
+        let s = |x: f32, y: f32| Screen {
+            x,
+            y,
+            z: 0.5,
+            inv_w: 1.0,
+            weights: [1.0, 0.0, 0.0],
+        };
+        let pv = PrimVerts {
+            v: [0; 3],
+            provoking: 0,
+            sprite: None,
+        };
+        let prims = [
+            Raster::Triangle {
+                v: [s(3.0, 40.2), s(30.5, 45.0), s(7.25, 50.7)],
+                face: 1.0,
+                bias: 0.0,
+                pv,
+            },
+            Raster::Line {
+                a: s(0.0, 7.5),
+                b: s(30.0, 2.5),
+                last: true,
+                pv,
+            },
+            Raster::Point {
+                c: s(10.0, 20.0),
+                size: 5.0,
+                pv,
+            },
+        ];
+        let everywhere = Rect {
+            x0: 0,
+            y0: 0,
+            x1: 64,
+            y1: 64,
+        };
+        let want = [(39, 53), (1, 10), (16, 25)];
+        for (p, want) in prims.iter().zip(want) {
+            assert_eq!(p.rows(), want);
+            let mut ys = Vec::new();
+            let mut sink = |q: &Quad| {
+                for k in 0..4 {
+                    if q.covered[k] {
+                        ys.push(q.y + (k >> 1) as i64);
+                    }
+                }
+            };
+            match p {
+                Raster::Triangle { v, .. } => raster::triangle(v, &everywhere, &mut sink),
+                Raster::Line { a, b, last, .. } => {
+                    raster::line(a, b, *last, &everywhere, &mut sink)
+                }
+                Raster::Point { c, size, .. } => raster::point(c, *size, &everywhere, &mut sink),
+            }
+            let (lo, hi) = (ys.iter().min().unwrap(), ys.iter().max().unwrap());
+            assert!(*lo >= want.0 && *hi < want.1, "{p:?}: rows {lo}..={hi}");
+        }
+    }
+
+    use crate::desc::{Clear, DepthFormat, Frame, TargetFormat};
+    use crate::states::StateValue;
+    use dxso::ir::Usage;
+    use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+
+    fn checked(asm: &str) -> dxso::validate::Checked {
+        let shader = dxso::text::parse(asm).unwrap();
+        dxso::validate::validate(&shader, &dxso::validate::Caps::max()).unwrap()
+    }
+
+    /// A triangle list of clip-space positions with TEXCOORD0, through a pass-through
+    /// vs_3_0 and `ps`, CULLMODE NONE and `zfunc`.
+    fn shaded(ps: &str, verts: &[[f32; 8]], zfunc: &str) -> Draw {
+        let bytes: Vec<u8> = verts
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let element = |offset, usage| VertexElement {
+            stream: 0,
+            offset,
+            ty: DeclType::Float4,
+            method: 0,
+            usage,
+            usage_index: 0,
+        };
+        let mut device = Device::new();
+        let vs = "vs_3_0\ndcl_position v0\ndcl_texcoord v1\ndcl_position o0\n\
+                  dcl_texcoord o1\nmov o0, v0\nmov o1, v1\n";
+        device.set_vertex_shader(&checked(vs)).unwrap();
+        device
+            .set_declaration(vec![
+                element(0, Usage::Position),
+                element(16, Usage::TexCoord),
+            ])
+            .unwrap();
+        let stream = StreamSource {
+            data: bytes.into(),
+            offset: 0,
+            stride: 32,
+            frequency: Frequency::Vertex,
+        };
+        device.set_stream(0, Some(stream)).unwrap();
+        let mut d = Draw::new(device, verts.len(), true);
+        d.pixel = Some(dxso_vm::PixelState::new(&checked(ps)).unwrap());
+        for (name, value) in [("CULLMODE", "NONE"), ("ZFUNC", zfunc)] {
+            d.states.set(name, &StateValue::Name(value.into())).unwrap();
+        }
+        d
+    }
+
+    fn frame(w: u32, h: u32) -> Frame {
+        Frame {
+            width: w,
+            height: h,
+            targets: vec![TargetFormat::A8R8G8B8],
+            depth_stencil: Some(DepthFormat::D24S8),
+            clear: Clear {
+                z: 1.0,
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Draw `draws` with the early depth test allowed or not: the surfaces and the counts
+    /// summed over the draws.
+    fn run(f: &Frame, draws: &[Draw], early_z: bool) -> (Surfaces, Counts) {
+        let mut sf = Surfaces::cleared(f).unwrap();
+        let mut counts = Counts::default();
+        for d in draws {
+            counts = counts + draw(&mut sf, d, None, early_z).unwrap();
+        }
+        (sf, counts)
+    }
+
+    /// A whole-viewport quad (two triangles) at depth `z`.
+    fn quad(z: f32) -> Vec<[f32; 8]> {
+        let v = |x: f32, y: f32| [x, y, z, 1.0, (x + 1.0) / 2.0, (1.0 - y) / 2.0, 0.0, 1.0];
+        let (a, b, c, d) = (v(-1.0, 1.0), v(1.0, 1.0), v(-1.0, -1.0), v(1.0, -1.0));
+        vec![a, b, c, c, b, d]
+    }
+
+    const FLAT: &str = "ps_3_0\ndcl_texcoord v0\nmov oC0, v0\n";
+
+    #[test]
+    fn a_hidden_quad_is_not_shaded() {
+        // 40x36 (two bands), cleared to depth 1: a quad at z 0.25, then one at 0.75, each
+        // 1440 pixels in 360 quads, 18 of which the diagonal splits between its two triangles
+        // (shaded once for each: 378). Without early z both are shaded (2880 pixels); with it,
+        // LESS(EQUAL) rejects the far one whole, GREATER and NEVER both, and EQUAL and
+        // NOTEQUAL (not monotonic) none.
+        let f = frame(40, 36);
+        for (zfunc, want) in [
+            ("LESSEQUAL", (1440, 378, 378)),
+            ("LESS", (1440, 378, 378)),
+            ("GREATER", (0, 0, 756)),
+            ("NEVER", (0, 0, 756)),
+            ("EQUAL", (2880, 756, 0)),
+            ("NOTEQUAL", (2880, 756, 0)),
+        ] {
+            let draws = [
+                shaded(FLAT, &quad(0.25), zfunc),
+                shaded(FLAT, &quad(0.75), zfunc),
+            ];
+            let (on, n_on) = run(&f, &draws, true);
+            let (off, n_off) = run(&f, &draws, false);
+            assert_eq!(on, off, "{zfunc}");
+            let counts = |n: Counts| (n.pixels, n.quads, n.rejected_quads);
+            assert_eq!(counts(n_off), (2880, 756, 0), "{zfunc}");
+            assert_eq!(counts(n_on), want, "{zfunc}");
+        }
+    }
+
+    #[test]
+    fn texkill_and_stencil_keep_the_late_test_only() {
+        let f = frame(16, 16);
+        let kill = "ps_3_0\ndcl_texcoord v0\ntexkill v0\nmov oC0, v0\n";
+        let draws = [
+            shaded(kill, &quad(0.25), "LESS"),
+            shaded(kill, &quad(0.5), "LESS"),
+        ];
+        assert_eq!(run(&f, &draws, true).1.pixels, 512);
+        let mut draws = [
+            shaded(FLAT, &quad(0.25), "LESS"),
+            shaded(FLAT, &quad(0.5), "LESS"),
+        ];
+        for d in &mut draws {
+            d.states
+                .set("STENCILENABLE", &StateValue::Bool(true))
+                .unwrap();
+        }
+        assert_eq!(run(&f, &draws, true).1.pixels, 512);
+    }
+
+    /// `n` triangles in random order and depth (a fixed xorshift sequence) about a fifth of
+    /// the viewport wide, spilling past its edges.
+    fn overlapping(n: usize) -> Vec<[f32; 8]> {
+        let mut seed = 0x2545_f491_u32;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as f32 / u32::MAX as f32
+        };
+        let mut verts = Vec::new();
+        for _ in 0..n {
+            let (cx, cy, z) = (rnd() * 2.4 - 1.2, rnd() * 2.4 - 1.2, rnd());
+            for _ in 0..3 {
+                let (x, y) = (cx + rnd() * 0.8 - 0.4, cy + rnd() * 0.8 - 0.4);
+                verts.push([x, y, z, 1.0, x * 3.0, y * y, z, 1.0]);
+            }
+        }
+        verts
+    }
+
+    const DERIVATIVES: &str = "ps_3_0\ndcl_texcoord v0\ndef c0, 8, 0.5, 0, 1\ndsx r0, v0\n\
+                               dsy r1, v0\nadd r0, r0, r1\nmad oC0, r0, c0.x, v0\n";
+
+    #[test]
+    fn one_thread_and_four_draw_the_same() {
+        let draws = [shaded(DERIVATIVES, &overlapping(120), "LESSEQUAL")];
+        let f = frame(70, 130);
+        let on = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| run(&f, &draws, true))
+        };
+        let (one, four) = (on(1), on(4));
+        assert_eq!(one, four);
+        assert!(four.1.pixels > 1000, "{:?}", four.1);
+    }
+
+    #[test]
+    fn overlapping_triangles_draw_the_same_with_early_z() {
+        // A P4-like scene over 96x80, ZFUNC LESSEQUAL with Z writes, a shader whose colour
+        // takes the texture coordinates' derivatives (so a rejected pixel must still run as
+        // a helper).
+        let draws = [shaded(DERIVATIVES, &overlapping(160), "LESSEQUAL")];
+        let f = frame(96, 80);
+        let (on, n_on) = run(&f, &draws, true);
+        let (off, n_off) = run(&f, &draws, false);
+        assert_eq!(on, off);
+        assert!(
+            n_on.pixels * 10 < n_off.pixels * 8,
+            "shaded {} of {} pixels",
+            n_on.pixels,
+            n_off.pixels
+        );
+        assert!(n_on.rejected_quads > 0);
+        assert_eq!(n_off.rejected_quads, 0);
     }
 }

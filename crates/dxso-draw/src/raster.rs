@@ -12,6 +12,11 @@
 //! from the first vertex's pixel up to, but not including, the last vertex's unless
 //! `LASTPIXEL` (whose default, TRUE, draws it).
 //!
+//! Triangles are walked in 8x8 tiles: a tile whose corner pixels are all covered is covered
+//! whole, one whose corners are all outside one edge is skipped whole (edge functions are
+//! linear), the others are decided pixel by pixel; the edge functions step from pixel to pixel
+//! in exact integers, so coverage and weights are those of evaluating every pixel afresh.
+//!
 //! Pixels are produced in 2x2 quads aligned to even coordinates, as pixel shaders run: every
 //! pixel of a quad gets its interpolation weights (helper pixels extrapolated), so derivatives
 //! see neighbours as on hardware. Interpolation is perspective-correct (weights divided by w,
@@ -130,48 +135,203 @@ fn perspective(l: &[f64], v: &[Screen]) -> [f32; 3] {
             w[c] += b * s.weights[c] as f64;
         }
     }
-    w.map(|x| x as f32)
+    [w[0] as f32, w[1] as f32, w[2] as f32]
 }
 
-/// Rasterize a triangle with positive [`signed_area`].
+/// Tile side in pixels (a multiple of 2, so quads never straddle two tiles).
+const TILE: i64 = 8;
+
+/// A triangle's three edge functions on the snapped grid, at pixel centres. Edge k runs from
+/// vertex k+1 to k+2 (opposite vertex k) and is positive inside; it is linear in the pixel
+/// coordinates, so it steps by `sx[k]` a pixel to the right and `sy[k]` a pixel down.
+struct Edges {
+    /// The values at pixel `(ox, oy)`.
+    origin: [i64; 3],
+    ox: i64,
+    oy: i64,
+    sx: [i64; 3],
+    sy: [i64; 3],
+    /// The least value that covers: 0 on a top or left edge, 1 on the others.
+    min: [i64; 3],
+}
+
+impl Edges {
+    /// The edge functions of snapped vertices `p`, taken at pixel `(ox, oy)`.
+    fn new(p: &[(i64, i64); 3], ox: i64, oy: i64) -> Edges {
+        let s = SUBPIXEL as i64;
+        let d = |k: usize| {
+            let (a, b) = (p[(k + 1) % 3], p[(k + 2) % 3]);
+            (a, b.0 - a.0, b.1 - a.1)
+        };
+        let top_left = |k: usize| {
+            let (_, dx, dy) = d(k);
+            (dy == 0 && dx > 0) || dy < 0
+        };
+        Edges {
+            origin: std::array::from_fn(|k| {
+                let (a, dx, dy) = d(k);
+                dx * (oy * s - a.1) - dy * (ox * s - a.0)
+            }),
+            ox,
+            oy,
+            sx: std::array::from_fn(|k| -d(k).2 * s),
+            sy: std::array::from_fn(|k| d(k).1 * s),
+            min: std::array::from_fn(|k| i64::from(!top_left(k))),
+        }
+    }
+
+    /// The values at pixel (x, y).
+    fn at(&self, x: i64, y: i64) -> [i64; 3] {
+        std::array::from_fn(|k| {
+            self.origin[k] + (x - self.ox) * self.sx[k] + (y - self.oy) * self.sy[k]
+        })
+    }
+
+    /// Whether values `e` cover their pixel.
+    fn covers(&self, e: &[i64; 3]) -> bool {
+        e[0] >= self.min[0] && e[1] >= self.min[1] && e[2] >= self.min[2]
+    }
+
+    /// Whether pixels `[x0, x1] x [y0, y1]` are all covered, all outside one edge, or neither.
+    /// An edge function is linear, so its least and greatest values over the rectangle are at
+    /// its corners.
+    fn classify(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> Tile {
+        let c = [
+            self.at(x0, y0),
+            self.at(x1, y0),
+            self.at(x0, y1),
+            self.at(x1, y1),
+        ];
+        if (0..3).any(|k| c.iter().all(|e| e[k] < self.min[k])) {
+            Tile::Outside
+        } else if c.iter().all(|e| self.covers(e)) {
+            Tile::Inside
+        } else {
+            Tile::Partial
+        }
+    }
+}
+
+/// A tile's pixels against a triangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tile {
+    /// Every pixel covered.
+    Inside,
+    /// No pixel covered.
+    Outside,
+    /// Decided pixel by pixel.
+    Partial,
+}
+
+/// Rasterize a triangle with positive [`signed_area`]: the quads over its bounds (clipped to
+/// `rect`), row of quads by row of quads, left to right, as [`walk`] emits them. The bounds
+/// are cut into `TILE` x `TILE` tiles, each row of tiles classified once: a row of quads skips
+/// the tiles outside an edge and takes the pixels of the tiles inside every edge without
+/// testing them; the edge functions step from pixel to pixel.
 pub(crate) fn triangle(v: &[Screen; 3], rect: &Rect, emit: &mut dyn FnMut(&Quad)) {
     let p = v.map(|s| (snap(s.x), snap(s.y)));
     let area = (p[1].0 - p[0].0) * (p[2].1 - p[0].1) - (p[2].0 - p[0].0) * (p[1].1 - p[0].1);
     if area <= 0 {
         return;
     }
-    // Edge k runs from vertex k+1 to k+2 (opposite vertex k); inside is positive.
-    let edge = |k: usize, x: i64, y: i64| -> i64 {
-        let (a, b) = (p[(k + 1) % 3], p[(k + 2) % 3]);
-        (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0)
-    };
-    let top_left = |k: usize| -> bool {
-        let (a, b) = (p[(k + 1) % 3], p[(k + 2) % 3]);
-        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-        (dy == 0 && dx > 0) || dy < 0
-    };
-    let tl = [top_left(0), top_left(1), top_left(2)];
     let s = SUBPIXEL as i64;
     let min = |f: fn(&(i64, i64)) -> i64| p.iter().map(f).min().unwrap_or(0);
     let max = |f: fn(&(i64, i64)) -> i64| p.iter().map(f).max().unwrap_or(0);
-    let bounds = Rect {
-        x0: min(|q| q.0).div_euclid(s),
-        y0: min(|q| q.1).div_euclid(s),
-        x1: max(|q| q.0).div_euclid(s) + 1,
-        y1: max(|q| q.1).div_euclid(s) + 1,
+    let r = Rect {
+        x0: (min(|q| q.0).div_euclid(s)).max(rect.x0),
+        y0: (min(|q| q.1).div_euclid(s)).max(rect.y0),
+        x1: (max(|q| q.0).div_euclid(s) + 1).min(rect.x1),
+        y1: (max(|q| q.1).div_euclid(s) + 1).min(rect.y1),
     };
-    let cover = |x: i64, y: i64| {
-        (0..3).all(|k| {
-            let e = edge(k, x * s, y * s);
-            e > 0 || (e == 0 && tl[k])
-        })
-    };
-    let interp = |x: i64, y: i64| {
-        let l: [f64; 3] = std::array::from_fn(|k| edge(k, x * s, y * s) as f64 / area as f64);
+    if r.x0 >= r.x1 || r.y0 >= r.y1 {
+        return;
+    }
+    let edges = Edges::new(&p, r.x0 & !1, r.y0 & !1);
+    let interp = |e: &[i64; 3]| {
+        let a = area as f64;
+        let l = [e[0] as f64 / a, e[1] as f64 / a, e[2] as f64 / a];
         let z: f64 = l.iter().zip(v).map(|(l, s)| l * s.z as f64).sum();
         (perspective(&l, v), z as f32)
     };
-    walk(bounds, rect, cover, interp, emit);
+    let first_tx = r.x0 & !(TILE - 1);
+    let mut tiles = Vec::new();
+    let mut ty = r.y0 & !(TILE - 1);
+    while ty < r.y1 {
+        let (ty0, ty1) = (ty.max(r.y0), (ty + TILE).min(r.y1));
+        tiles.clear();
+        let mut tx = first_tx;
+        while tx < r.x1 {
+            let (tx0, tx1) = (tx.max(r.x0), (tx + TILE).min(r.x1));
+            tiles.push(edges.classify(tx0, ty0, tx1 - 1, ty1 - 1));
+            tx += TILE;
+        }
+        let mut qy = ty.max(r.y0 & !1);
+        while qy < ty1 {
+            for (t, &tile) in tiles.iter().enumerate() {
+                if tile != Tile::Outside {
+                    let tx = first_tx + t as i64 * TILE;
+                    let qx = tx.max(r.x0 & !1);
+                    let qx1 = (tx + TILE).min(r.x1);
+                    quad_row(&edges, &r, tile, (qx, qx1), qy, &interp, emit);
+                }
+            }
+            qy += 2;
+        }
+        ty += TILE;
+    }
+}
+
+/// A pixel's perspective-correct weights and depth from its edge functions.
+type Interp<'a> = dyn Fn(&[i64; 3]) -> ([f32; 3], f32) + 'a;
+
+/// The quads of one tile's part of a row of quads: from column `span.0` up to, not
+/// including, pixel column `span.1`.
+fn quad_row(
+    edges: &Edges,
+    r: &Rect,
+    tile: Tile,
+    span: (i64, i64),
+    qy: i64,
+    interp: &Interp,
+    emit: &mut dyn FnMut(&Quad),
+) {
+    let (mut qx, qx1) = span;
+    let mut e = edges.at(qx, qy);
+    let step: [i64; 3] = std::array::from_fn(|k| 2 * edges.sx[k]);
+    while qx < qx1 {
+        // Written out: `std::array::from_fn` here stays a call.
+        let mut lanes = [e; 4];
+        let mut covered = [false; 4];
+        for l in 0..4 {
+            let (dx, dy) = LANE[l];
+            for k in 0..3 {
+                lanes[l][k] += dx * edges.sx[k] + dy * edges.sy[k];
+            }
+            let (x, y) = (qx + dx, qy + dy);
+            covered[l] = x >= r.x0
+                && x < r.x1
+                && y >= r.y0
+                && y < r.y1
+                && (tile == Tile::Inside || edges.covers(&lanes[l]));
+        }
+        if covered != [false; 4] {
+            let mut q = Quad {
+                x: qx,
+                y: qy,
+                covered,
+                weights: [[0.0; 3]; 4],
+                z: [0.0; 4],
+            };
+            for l in 0..4 {
+                (q.weights[l], q.z[l]) = interp(&lanes[l]);
+            }
+            emit(&q);
+        }
+        for k in 0..3 {
+            e[k] += step[k];
+        }
+        qx += 2;
+    }
 }
 
 /// Rasterize a line from `a` to `b` (see the module docs for the rule).
@@ -241,6 +401,7 @@ pub(crate) fn point(c: &Screen, size: f32, rect: &Rect, emit: &mut dyn FnMut(&Qu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn s(x: f32, y: f32) -> Screen {
         Screen {
@@ -250,6 +411,48 @@ mod tests {
             inv_w: 1.0,
             weights: [1.0, 0.0, 0.0],
         }
+    }
+
+    /// The rasterizer [`triangle`] replaced, kept as its oracle: every pixel's edge functions
+    /// from scratch.
+    fn triangle_by_pixel(v: &[Screen; 3], rect: &Rect, emit: &mut dyn FnMut(&Quad)) {
+        let p = v.map(|s| (snap(s.x), snap(s.y)));
+        let area = (p[1].0 - p[0].0) * (p[2].1 - p[0].1) - (p[2].0 - p[0].0) * (p[1].1 - p[0].1);
+        if area <= 0 {
+            return;
+        }
+        // Edge k runs from vertex k+1 to k+2 (opposite vertex k); inside is positive.
+        let edge = |k: usize, x: i64, y: i64| -> i64 {
+            let (a, b) = (p[(k + 1) % 3], p[(k + 2) % 3]);
+            (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0)
+        };
+        let top_left = |k: usize| -> bool {
+            let (a, b) = (p[(k + 1) % 3], p[(k + 2) % 3]);
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            (dy == 0 && dx > 0) || dy < 0
+        };
+        let tl = [top_left(0), top_left(1), top_left(2)];
+        let s = SUBPIXEL as i64;
+        let min = |f: fn(&(i64, i64)) -> i64| p.iter().map(f).min().unwrap_or(0);
+        let max = |f: fn(&(i64, i64)) -> i64| p.iter().map(f).max().unwrap_or(0);
+        let bounds = Rect {
+            x0: min(|q| q.0).div_euclid(s),
+            y0: min(|q| q.1).div_euclid(s),
+            x1: max(|q| q.0).div_euclid(s) + 1,
+            y1: max(|q| q.1).div_euclid(s) + 1,
+        };
+        let cover = |x: i64, y: i64| {
+            (0..3).all(|k| {
+                let e = edge(k, x * s, y * s);
+                e > 0 || (e == 0 && tl[k])
+            })
+        };
+        let interp = |x: i64, y: i64| {
+            let l: [f64; 3] = std::array::from_fn(|k| edge(k, x * s, y * s) as f64 / area as f64);
+            let z: f64 = l.iter().zip(v).map(|(l, s)| l * s.z as f64).sum();
+            (perspective(&l, v), z as f32)
+        };
+        walk(bounds, rect, cover, interp, emit);
     }
 
     fn covered(v: [Screen; 3]) -> Vec<(i64, i64)> {
@@ -339,5 +542,96 @@ mod tests {
             n += q.covered.iter().filter(|&&c| c).count()
         });
         assert_eq!(n, 4);
+    }
+
+    type Rasterizer = fn(&[Screen; 3], &Rect, &mut dyn FnMut(&Quad));
+
+    fn quads(raster: Rasterizer, v: &[Screen; 3], rect: &Rect) -> Vec<Quad> {
+        let mut out = Vec::new();
+        raster(v, rect, &mut |q| out.push(*q));
+        out
+    }
+
+    #[test]
+    fn tiles_inside_outside_and_partial() {
+        // A right triangle over (0, 0), (64, 0), (0, 64): the 8x8 tile at the origin is
+        // inside, the one at (56, 56) outside, the one at (32, 24) crosses the hypotenuse.
+        let p = [(0, 0), (64 * 256, 0), (0, 64 * 256)];
+        let e = Edges::new(&p, 0, 0);
+        assert_eq!(e.classify(0, 0, 7, 7), Tile::Inside);
+        assert_eq!(e.classify(56, 56, 63, 63), Tile::Outside);
+        assert_eq!(e.classify(32, 24, 39, 31), Tile::Partial);
+        // Stepping agrees with the definition: edge 0 (from (64, 0) to (0, 64)) at (10, 20)
+        // is -64·256·(20·256) - 64·256·(10·256 - 64·256).
+        let direct = -64 * 256 * (20 * 256) - 64 * 256 * (10 * 256 - 64 * 256);
+        assert_eq!(e.at(10, 20)[0], direct);
+    }
+
+    #[test]
+    fn a_large_triangle_matches_the_pixel_by_pixel_walk() {
+        let mut v = [s(-3.3, -2.0), s(90.7, 5.25), s(10.0, 77.9)];
+        v[1].z = 0.25;
+        v[2].inv_w = 0.5;
+        v[2].weights = [0.0, 0.0, 1.0];
+        let rect = Rect {
+            x0: 0,
+            y0: 3,
+            x1: 80,
+            y1: 64,
+        };
+        let new = quads(triangle, &v, &rect);
+        assert_eq!(new, quads(triangle_by_pixel, &v, &rect));
+        assert!(new.len() > 500, "{} quads", new.len());
+    }
+
+    fn screen() -> impl Strategy<Value = Screen> {
+        (
+            -40.0f32..120.0,
+            -40.0f32..120.0,
+            0.0f32..1.0,
+            0.05f32..4.0,
+            prop::sample::select(vec![0usize, 1, 2]),
+        )
+            .prop_map(|(x, y, z, inv_w, k)| {
+                let mut weights = [0.0; 3];
+                weights[k] = 1.0;
+                Screen {
+                    x,
+                    y,
+                    z,
+                    inv_w,
+                    weights,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// The tiled rasterizer emits exactly the quads (positions, coverage, weights, depth)
+        /// of the pixel-by-pixel one, in the same order.
+        #[test]
+        fn tiled_matches_pixel_by_pixel(
+            a in screen(),
+            b in screen(),
+            c in screen(),
+            on_grid in any::<bool>(),
+            rect in (-8i64..40, -8i64..40, 1i64..100, 1i64..100),
+        ) {
+            let mut v = [a, b, c];
+            if on_grid {
+                // Vertices on pixel centres and half pixels: edges through pixel centres
+                // (the top-left rule's ties).
+                for p in &mut v {
+                    p.x = (p.x * 2.0).round() / 2.0;
+                    p.y = (p.y * 2.0).round() / 2.0;
+                }
+            }
+            if signed_area(&v) < 0 {
+                v.swap(1, 2);
+            }
+            let rect = Rect { x0: rect.0, y0: rect.1, x1: rect.0 + rect.2, y1: rect.1 + rect.3 };
+            prop_assert_eq!(quads(triangle, &v, &rect), quads(triangle_by_pixel, &v, &rect));
+        }
     }
 }
