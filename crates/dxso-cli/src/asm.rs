@@ -2,6 +2,7 @@
 //! playground (`dxso serve`) both call them.
 
 use dxso::Shader;
+use dxso::report::Report;
 use dxso::text::{ParseErrors, Style};
 use std::io::Write;
 
@@ -20,10 +21,10 @@ pub enum AsmError {
 
 impl AsmError {
     /// The error as the command line prints it, the file called `name`.
-    pub fn render(&self, name: &str) -> String {
+    pub fn report(&self, name: &str) -> Report {
         match self {
-            AsmError::Parse(e) => e.render(name),
-            AsmError::Encode(e) => format!("{name}: error: {e}"),
+            AsmError::Parse(e) => e.report(name),
+            AsmError::Encode(e) => Report::error(name, e),
         }
     }
 }
@@ -75,7 +76,8 @@ pub enum DisError {
 
 /// Write the listing of bytecode `bytes` (binary tokens or hex tokens) to `out` in `style`,
 /// with the constant table's header. `warn` hears, before the listing is written, when the
-/// constant table cannot be read (the listing is then printed without its header). Nothing is
+/// constant table cannot be read (the listing is then printed without its header; the warning
+/// comes without its `warning: `, which the caller prints as it prints warnings). Nothing is
 /// written for a token stream that fails to read.
 pub fn disassemble(
     bytes: Vec<u8>,
@@ -86,7 +88,7 @@ pub fn disassemble(
     let mut warning = |shader: &Shader| {
         if let Err(e) = shader.constant_table() {
             warn(format!(
-                "warning: {e}; no header printed (the block is kept as its // @comment line)"
+                "{e}; no header printed (the block is kept as its // @comment line)"
             ));
         }
     };

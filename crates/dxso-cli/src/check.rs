@@ -2,6 +2,7 @@
 
 use crate::{Failure, display_name, read_input, stdout};
 use anyhow::Context;
+use dxso::report::{Diagnostic, Report, Severity as Level};
 use dxso::validate::{Caps, Severity, diagnostics};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -25,10 +26,10 @@ pub fn load_caps(spec: &str) -> anyhow::Result<Caps> {
     caps.map_err(|e| anyhow::anyhow!("caps {spec}: {e}"))
 }
 
-/// One shader checked: its diagnostics as text (what `check` prints to stderr) and as the
-/// JSON of its entry in `"files"`, and the counts.
+/// One shader checked: its diagnostics as a report (what `check` prints to stderr) and as
+/// the JSON of its entry in `"files"`, and the counts.
 pub struct FileCheck {
-    pub text: String,
+    pub text: Report,
     pub json: serde_json::Value,
     pub errors: usize,
     pub warnings: usize,
@@ -40,7 +41,7 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
     let loaded = match dxso::source::Source::load(bytes) {
         Ok(l) => l,
         Err(e) => {
-            let text = e.render(name);
+            let text = e.report(name);
             let items = match e {
                 dxso::source::SourceError::Parse(e) => {
                     e.0.iter()
@@ -67,7 +68,7 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
     };
     let found = diagnostics(&loaded.shader, caps);
     let (mut file_errors, mut warnings) = (0, 0);
-    let mut text_out = String::new();
+    let mut text_out = Report::default();
     let mut items = Vec::new();
     // Diagnostics of one rule past MAX_DIAGNOSTICS_PER_RULE are counted, not shown.
     let mut per_rule: BTreeMap<&str, usize> = BTreeMap::new();
@@ -91,11 +92,11 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
                 "warning"
             }
         };
-        let (at, snippet) = loaded.locate(name, d.instruction);
-        text_out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
-        if let Some(s) = snippet {
-            text_out.push_str(&s);
-        }
+        text_out.push(
+            loaded
+                .diagnostic(name, d.instruction, d.severity.into(), &d.message)
+                .with_code(d.rule.id()),
+        );
         let mut item = serde_json::json!({
             "rule": d.rule.id(), "severity": sev, "message": d.message,
             "instruction": d.instruction,
@@ -112,9 +113,13 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
     for (rule, n) in per_rule {
         if n > MAX_DIAGNOSTICS_PER_RULE {
             let more = n - MAX_DIAGNOSTICS_PER_RULE;
-            text_out.push_str(&format!(
-                "{name}: note: {more} more [{rule}] diagnostics not shown \
-                 (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)\n"
+            text_out.push(Diagnostic::new(
+                name,
+                Level::Note,
+                format!(
+                    "{more} more [{rule}] diagnostics not shown \
+                     (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)"
+                ),
             ));
             not_shown.insert(rule.to_string(), more.into());
         }
@@ -147,7 +152,7 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
         b
     });
     let (mut valid, mut invalid, mut errors, mut warnings) = (0, 0, 0, 0);
-    let mut text_out = String::new();
+    let mut text_out = Report::default();
     let mut json_files = Vec::new();
     for file in files {
         let name = display_name(file);
@@ -164,7 +169,7 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
         }
         errors += one.errors;
         warnings += one.warnings;
-        text_out.push_str(&one.text);
+        text_out.append(one.text);
         json_files.push(one.json);
     }
     if let Some(b) = bar {

@@ -13,6 +13,8 @@ use super::print::COMMENT_DIRECTIVE;
 use crate::ir::*;
 use crate::opcodes::{Layout, Opcode};
 use crate::registers::{file_size, parse_register_name, register_name};
+use crate::report::{Diagnostic, Report, Severity, Snippet};
+use crate::source::Position;
 use std::fmt;
 
 /// The most errors one text reports; past it the rest are counted in one last error
@@ -51,27 +53,29 @@ impl fmt::Display for ParseErrors {
 }
 
 impl ParseErrors {
-    /// `FILE:LINE:COL: error: MESSAGE`, the source line, and a caret under the column.
-    pub fn render(&self, file: &str) -> String {
-        let mut out = String::new();
+    /// Each error as a diagnostic: `FILE:LINE:COL: error: MESSAGE`, the source line, and a
+    /// caret under the column.
+    pub fn report(&self, file: &str) -> Report {
+        let mut report = Report::default();
         for e in &self.0 {
-            out.push_str(&format!(
-                "{file}:{}:{}: error: {}\n",
-                e.line, e.col, e.message
-            ));
-            if e.line_text.is_empty() {
-                continue;
-            }
-            out.push_str(&format!("    {}\n", e.line_text));
-            let pad: String = e
-                .line_text
-                .chars()
-                .take(e.col.saturating_sub(1))
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            out.push_str(&format!("    {pad}^\n"));
+            report.push(Diagnostic {
+                position: Some(Position::Text {
+                    line: e.line,
+                    col: e.col,
+                }),
+                snippet: (!e.line_text.is_empty()).then(|| Snippet {
+                    line: e.line_text.clone(),
+                    col: e.col,
+                }),
+                ..Diagnostic::new(file, Severity::Error, &e.message)
+            });
         }
-        out
+        report
+    }
+
+    /// [`ParseErrors::report`] as plain text; each line ends with a newline.
+    pub fn render(&self, file: &str) -> String {
+        self.report(file).render()
     }
 }
 
