@@ -231,8 +231,8 @@ impl Caps {
     }
 }
 
-/// Why a caps spec was refused ([`Caps::from_spec`], [`Caps::from_json`]); the faces print
-/// it after `caps` and what named the caps (a file, a string, a dict).
+/// Why a caps spec was refused (`Caps::from_spec`, `Caps::from_json`: the `serde` feature's);
+/// the faces print it after `caps` and what named the caps (a file, a string, a dict).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CapsError {
     /// Neither `max`, `min` nor a JSON object.
