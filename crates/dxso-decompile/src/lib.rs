@@ -80,7 +80,7 @@ pub struct Options {
 pub enum Error {
     /// The shader's constant table is malformed.
     #[error("constant table: {0}")]
-    ConstantTable(String),
+    ConstantTable(#[from] dxso::ctab::CtabError),
     /// A construct the decompiler has no HLSL for.
     #[error("cannot decompile {0}")]
     Unsupported(String),
@@ -91,7 +91,7 @@ pub fn decompile(shader: &Checked, options: &Options) -> Result<String, Error> {
     let table = shader
         .shader()
         .constant_table()
-        .map_err(|e| Error::ConstantTable(e.to_string()))?;
+        .map_err(Error::ConstantTable)?;
     decompile_with_table(shader, table.as_ref(), options)
 }
 

@@ -888,3 +888,29 @@ VS_OUTPUT main(VS_INPUT i)
 "#;
     assert_eq!(hlsl(SOURCE), expected);
 }
+
+/// A malformed constant table is refused with the table's own error (where and what), as
+/// the command line prints it after `constant table: `.
+#[test]
+fn a_malformed_constant_table_is_a_typed_error() {
+    use dxso::ctab::{CtabError, CtabErrorKind};
+    // A CTAB comment of one word after its FourCC: shorter than the 7-word header.
+    let shader =
+        dxso::text::parse("vs_2_0\n// @comment 42415443 0000001c\ndcl_position v0\nmov oPos, v0\n")
+            .expect("assembles");
+    let checked =
+        dxso::validate::validate(&shader, &dxso::validate::Caps::max()).expect("validates");
+    let e = dxso_decompile::decompile(&checked, &Options::default()).unwrap_err();
+    assert_eq!(
+        e,
+        dxso_decompile::Error::ConstantTable(CtabError {
+            offset: 1,
+            kind: CtabErrorKind::TooShort(1)
+        })
+    );
+    assert_eq!(
+        e.to_string(),
+        "constant table: constant table word 1: the table is 1 DWORDs long, shorter than its \
+         7-DWORD header"
+    );
+}
