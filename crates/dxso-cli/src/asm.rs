@@ -16,7 +16,7 @@ pub struct Assembled {
 /// instruction the version cannot encode.
 pub enum AsmError {
     Parse(ParseErrors),
-    Encode(String),
+    Encode(dxso::binary::WriteError),
 }
 
 impl AsmError {
@@ -48,7 +48,7 @@ pub fn assemble(text: &str, ctab: bool) -> Result<Assembled, AsmError> {
         index += 1;
     })
     .map_err(AsmError::Parse)?;
-    encoded.map_err(|e| AsmError::Encode(e.to_string()))?;
+    encoded.map_err(AsmError::Encode)?;
     tokens[0] = version.token();
     tokens.push(dxso::binary::END_TOKEN);
     if ctab && !has_table {
@@ -57,7 +57,7 @@ pub fn assemble(text: &str, ctab: bool) -> Result<Assembled, AsmError> {
             Ok(Some(table)) => {
                 let mut block = Vec::new();
                 dxso::binary::write_instruction(&table.to_comment(), version, 0, &mut block)
-                    .map_err(|e| AsmError::Encode(e.to_string()))?;
+                    .map_err(AsmError::Encode)?;
                 tokens.splice(1..1, block);
             }
             Ok(None) => warnings

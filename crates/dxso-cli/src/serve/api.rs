@@ -159,7 +159,7 @@ fn assemble(r: AssembleRequest) -> Result<Value, ApiError> {
                         .collect()
                 }
                 crate::asm::AsmError::Encode(m) => {
-                    vec![json!({"rule": null, "severity": "error", "message": m})]
+                    vec![json!({"rule": null, "severity": "error", "message": m.to_string()})]
                 }
             };
             Err(ApiError {
