@@ -2,6 +2,7 @@
 //! matching command calls, and writes the answer. No logic of its own.
 
 use super::http::Reply;
+use crate::check::JsonDiagnostic;
 use crate::translate::{Float, To};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -150,22 +151,13 @@ fn assemble(r: AssembleRequest) -> Result<Value, ApiError> {
         })),
         Err(e) => {
             let diagnostics = match &e {
-                crate::asm::AsmError::Parse(p) => {
-                    p.0.iter()
-                        .map(|p| {
-                            json!({"rule": null, "severity": "error", "message": p.message,
-                                    "line": p.line, "col": p.col})
-                        })
-                        .collect()
-                }
-                crate::asm::AsmError::Encode(m) => {
-                    vec![json!({"rule": null, "severity": "error", "message": m.to_string()})]
-                }
+                crate::asm::AsmError::Parse(p) => JsonDiagnostic::parse_errors(p),
+                crate::asm::AsmError::Encode(m) => vec![JsonDiagnostic::error(m, None)],
             };
             Err(ApiError {
                 status: 422,
                 message: e.report(NAME).render().trim_end().to_string(),
-                diagnostics: Some(Value::Array(diagnostics)),
+                diagnostics: Some(diagnostics.iter().map(JsonDiagnostic::value).collect()),
             })
         }
     }
