@@ -75,6 +75,75 @@ pub use run::{Draw, Resident};
 
 use std::sync::{Arc, Mutex};
 
+/// What [`Gpu::render`] or [`Gpu::draw_frame`] cannot draw ([`Error::Frame`]): which size,
+/// shader, input or draw.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The pixel shader reads more semantics (how many) than the full-screen vertex stage
+    /// [`Gpu::render`] generates can carry (11).
+    #[error("the pixel shader reads {0} semantics; the generated vertex stage carries 11")]
+    TooManySemantics(usize),
+    /// A pixel shader input (its semantic) the generated vertex stage cannot write.
+    #[error("the generated vertex stage cannot write the pixel shader's {0} input")]
+    UnwritableInput(String),
+    /// The shader given as the pixel shader is of another stage (its version).
+    #[error("{0} is not a pixel shader")]
+    NotPixelShader(dxso::Version),
+    /// A pixel shader input (its semantic) the frame gives no value for.
+    #[error("the frame gives no value for the input {0}")]
+    MissingInput(String),
+    /// More vertices than a GPU draw counts (how many).
+    #[error("{0} vertices")]
+    Vertices(usize),
+    /// A target of 0 pixels or past the adapter's limit.
+    #[error("a {width}x{height} target (1 to {max} each way)")]
+    TargetSize {
+        /// The target's width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The adapter's largest 2D texture dimension.
+        max: u32,
+    },
+    /// A frame past the adapter's limit.
+    #[error("a {width}x{height} frame: the adapter's targets are at most {max}x{max}")]
+    FrameSize {
+        /// The frame's width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The adapter's largest 2D texture dimension.
+        max: u32,
+    },
+    /// A frame dxso-draw refuses ([`dxso_draw::Frame::check`]).
+    #[error("{0}")]
+    Check(dxso_draw::DrawError),
+    /// A draw's viewport dxso-draw refuses (its message, from
+    /// [`dxso_draw::Draw::checked_viewport`]).
+    #[error("{0}")]
+    Viewport(String),
+    /// A draw of more vertices (vertices times instances) than one GPU draw takes.
+    #[error(
+        "a draw of {vertices} vertices x {instances} instances: at most {max} vertices at once"
+    )]
+    DrawSize {
+        /// The draw's vertex count.
+        vertices: usize,
+        /// Its instance count.
+        instances: usize,
+        /// [`dxso_draw::MAX_DRAW_VERTICES`].
+        max: usize,
+    },
+    /// One of a frame's draws (its index) cannot be drawn.
+    #[error("draw {draw}: {error}")]
+    InDraw {
+        /// The draw's index in the frame.
+        draw: usize,
+        /// Why.
+        error: Box<FrameError>,
+    },
+}
+
 /// Why the GPU path could not run a draw.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -117,7 +186,7 @@ pub enum Error {
     /// A frame or shader pair [`Gpu::render`] cannot draw: a size of 0 or beyond the
     /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
     #[error("render: {0}")]
-    Frame(String),
+    Frame(FrameError),
     /// A draw's state, format or primitive that the GPU draw ([`Gpu::draw_frame`]) cannot
     /// express yet: named, never drawn wrong.
     #[error("not drawn on the GPU: {0}")]

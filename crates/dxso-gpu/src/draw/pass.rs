@@ -5,7 +5,7 @@ use super::{
     Prepared, Targets, assemble, fetch, formats, patch, rectangle, stages, state, viewport,
 };
 use crate::bind::{self, Source};
-use crate::{Error, Gpu};
+use crate::{Error, FrameError, Gpu};
 use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES, Primitive};
 use dxso_naga::{Options, Translation};
 use wgpu::util::DeviceExt;
@@ -28,10 +28,11 @@ impl Gpu {
     ) -> Result<Option<Prepared>, Error> {
         let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
         if total.is_none_or(|n| n > MAX_DRAW_VERTICES) {
-            return Err(Error::Frame(format!(
-                "a draw of {} vertices x {} instances: at most {MAX_DRAW_VERTICES} vertices at once",
-                draw.vertex_count, draw.instance_count
-            )));
+            return Err(Error::Frame(FrameError::DrawSize {
+                vertices: draw.vertex_count,
+                instances: draw.instance_count,
+                max: MAX_DRAW_VERTICES,
+            }));
         }
         self.prepare_draw(t, frame, draw)
     }
