@@ -144,6 +144,89 @@ pub enum FrameError {
     },
 }
 
+/// What the GPU draw ([`Gpu::draw_frame`]) refuses by name ([`Error::Refused`]): the state,
+/// format or primitive, with its values.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    /// Lines (`LINELIST`, `LINESTRIP`).
+    #[error(
+        "LINELIST/LINESTRIP: lines (D3D9's diamond rule, LASTPIXEL) are not drawn on the GPU path yet"
+    )]
+    Lines,
+    /// `ZENABLE` `USEW`.
+    #[error("render state ZENABLE USEW (w-buffering) is not supported on the GPU path yet")]
+    WBuffer,
+    /// `DESTBLEND` (or `DESTBLENDALPHA`) `BOTHSRCALPHA` or `BOTHINVSRCALPHA`.
+    #[error("DESTBLEND BOTHSRCALPHA/BOTHINVSRCALPHA (valid only as SRCBLEND)")]
+    BothSrcAlphaDest,
+    /// An R5G6B5 render target.
+    #[error("render target format R5G6B5: WebGPU has no renderable 5-6-5 format")]
+    R5G6B5Target,
+    /// An A16B16G16R16 render target on an adapter without 16-bit unorm targets.
+    #[error(
+        "render target format A16B16G16R16: the adapter cannot render to 16-bit unorm (Rgba16Unorm) targets"
+    )]
+    Unorm16Target,
+    /// A D24S8 depth-stencil surface on an adapter without `DEPTH32FLOAT_STENCIL8`.
+    #[error(
+        "depth-stencil format D24S8: the adapter has no readable depth-stencil format (DEPTH32FLOAT_STENCIL8)"
+    )]
+    D24S8,
+    /// A draw without a vertex shader whose declaration passes this semantic on.
+    #[error(
+        "a draw without a vertex shader passing {}{index}: not supported on the GPU path",
+        usage.name().to_ascii_uppercase()
+    )]
+    PassThrough {
+        /// The semantic's usage.
+        usage: dxso::ir::Usage,
+        /// Its usage index.
+        index: u8,
+    },
+    /// Clip planes on an adapter without clip distances.
+    #[error("CLIPPLANEENABLE: the adapter has no clip distances (CLIP_DISTANCES)")]
+    ClipDistances,
+    /// Clip planes with points larger than a pixel, or point sprites.
+    #[error(
+        "CLIPPLANEENABLE with points larger than a pixel or sprites (D3D9 clips a point by its centre)"
+    )]
+    ClipPlanesWithPoints,
+    /// Blending into a 32-bit float target on an adapter that cannot blend them.
+    #[error(
+        "ALPHABLENDENABLE into the {} target: the adapter cannot blend 32-bit floats",
+        format.name()
+    )]
+    Float32Blend {
+        /// The target's format.
+        format: dxso_draw::TargetFormat,
+    },
+    /// A pre-transformed vertex the GPU path cannot place exactly.
+    #[error(
+        "POSITIONT vertex {vertex} is ({:?}, {:?}, {:?}, rhw {:?}): the GPU path draws finite screen positions (x, y within ±2^22) with rhw > 0",
+        position[0], position[1], position[2], position[3]
+    )]
+    PositionT {
+        /// The vertex.
+        vertex: usize,
+        /// Its x, y, z and rhw.
+        position: [f32; 4],
+    },
+    /// `SRGBTEXTURE` on a pixel sampler (its number) whose texture is read as sRGB.
+    #[error("s{0}: SRGBTEXTURE (sRGB texture reads) is not drawn on the GPU path yet")]
+    SrgbTexture(usize),
+    /// The alpha test or fog of a pixel shader that writes no `oC0`.
+    #[error("the alpha test or fog of a pixel shader that writes no oC0")]
+    NoOc0,
+    /// One of a frame's draws (its index) is refused.
+    #[error("draw {draw}: {refusal}")]
+    InDraw {
+        /// The draw's index in the frame.
+        draw: usize,
+        /// What is refused.
+        refusal: Box<Refusal>,
+    },
+}
+
 /// Why the GPU path could not run a draw.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -190,7 +273,7 @@ pub enum Error {
     /// A draw's state, format or primitive that the GPU draw ([`Gpu::draw_frame`]) cannot
     /// express yet: named, never drawn wrong.
     #[error("not drawn on the GPU: {0}")]
-    Refused(String),
+    Refused(Refusal),
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("GPU: {0}")]
     Gpu(String),

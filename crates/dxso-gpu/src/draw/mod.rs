@@ -37,7 +37,7 @@ mod readback;
 mod stages;
 mod state;
 
-use crate::{Error, FrameError, Gpu};
+use crate::{Error, FrameError, Gpu, Refusal};
 use dxso_draw::{Draw, Frame, Primitive, Surfaces, TargetFormat, Viewport};
 
 /// One colour target: its D3D9 format, wgpu format and texture.
@@ -127,7 +127,10 @@ impl Gpu {
         }
         let in_draw = |n: usize| {
             move |e: Error| match e {
-                Error::Refused(s) => Error::Refused(format!("draw {n}: {s}")),
+                Error::Refused(refusal) => Error::Refused(Refusal::InDraw {
+                    draw: n,
+                    refusal: Box::new(refusal),
+                }),
                 Error::Frame(error) => Error::Frame(FrameError::InDraw {
                     draw: n,
                     error: Box::new(error),
