@@ -914,3 +914,70 @@ fn a_malformed_constant_table_is_a_typed_error() {
          7-DWORD header"
     );
 }
+
+/// What the decompiler has no HLSL for is typed (the opcode, register or stage), with the
+/// message the command line prints after `cannot decompile `.
+#[test]
+fn unsupported_constructs_are_typed() {
+    use dxso::ir::{Register, RegisterKind};
+    use dxso_decompile::{Error, Unsupported};
+    let cases = [
+        (
+            Unsupported::MissingOperands(dxso::Opcode::Mad),
+            "Mad without its operands",
+        ),
+        (
+            Unsupported::Instruction(dxso::Opcode::Call),
+            "the Call instruction",
+        ),
+        (
+            Unsupported::RelativeAddressing(RegisterKind::Temp),
+            "relative addressing of Temp registers",
+        ),
+        (
+            Unsupported::RelativeIndex(RegisterKind::Input),
+            "Input as a relative index",
+        ),
+        (
+            Unsupported::StageWithoutSampler(2),
+            "texture stage 2 without a sampler",
+        ),
+        (Unsupported::UndeclaredSampler(3), "an undeclared sampler"),
+        (
+            Unsupported::RelativeOutsideArrays(40),
+            "relative read outside every array",
+        ),
+        (Unsupported::LoopCounterOutsideLoop, "aL outside a loop"),
+        (
+            Unsupported::RelativeDestination,
+            "relatively addressed destinations",
+        ),
+        (
+            Unsupported::Reading(RegisterKind::MiscType),
+            "reading MiscType registers",
+        ),
+        (
+            Unsupported::Writing(RegisterKind::Const),
+            "writing Const registers",
+        ),
+        (Unsupported::MissingDestination, "a missing destination"),
+        (
+            Unsupported::RelativeInputsWithSubroutines,
+            "relative input reads in a shader with subroutines",
+        ),
+    ];
+    for (u, message) in cases {
+        assert_eq!(
+            Error::Unsupported(u).to_string(),
+            format!("cannot decompile {message}")
+        );
+    }
+    let output = Register {
+        kind: RegisterKind::Output,
+        number: 3,
+    };
+    assert_eq!(
+        Unsupported::UndeclaredOutput(output).to_string(),
+        "an undeclared output Register { kind: Output, number: 3 }"
+    );
+}
