@@ -71,10 +71,11 @@ pub use pixel::{
 };
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
-    Format, MAX_ANISOTROPY, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, PIXEL_TEXTURE_FILTER_CAPS,
-    SAMPLER_STATES, SamplerState, SamplerStateError, SamplerValue, Storage, Texture,
-    TextureAddress, TextureError, TextureFilter, TextureKind, VERTEX_TEXTURE_FILTER_CAPS,
-    check_vertex_texture_format, encode_level, sample, srgb_to_linear,
+    Format, FoundValue, MAX_ANISOTROPY, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS,
+    PIXEL_TEXTURE_FILTER_CAPS, SAMPLER_STATES, SamplerState, SamplerStateError, SamplerValue,
+    Storage, Texture, TextureAddress, TextureError, TextureFilter, TextureKind,
+    VERTEX_TEXTURE_FILTER_CAPS, ValueProblem, check_vertex_texture_format, encode_level, sample,
+    srgb_to_linear,
 };
 pub use trace::{Trace, TraceStep};
 
