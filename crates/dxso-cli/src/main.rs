@@ -404,7 +404,7 @@ fn main() -> ExitCode {
         }
         Err(Failure::Quiet) => ExitCode::from(1),
         Err(Failure::Io(e)) => {
-            eprintln!("dxso: error: {e:#}");
+            diagnostics_out(&Report::error("dxso", format!("{e:#}")));
             ExitCode::from(2)
         }
     }

@@ -175,9 +175,11 @@ fn bad_bytecode_is_an_input_error() {
 fn usage_and_io_errors_exit_2() {
     assert_eq!(dxso(&["asm"], None).status.code(), Some(2));
     assert_eq!(dxso(&["frobnicate"], None).status.code(), Some(2));
+    let missing = dxso(&["dis", "/nonexistent/file.vso"], None);
+    assert_eq!(missing.status.code(), Some(2));
     assert_eq!(
-        dxso(&["dis", "/nonexistent/file.vso"], None).status.code(),
-        Some(2)
+        String::from_utf8_lossy(&missing.stderr),
+        "dxso: error: reading /nonexistent/file.vso: No such file or directory (os error 2)\n"
     );
 }
 
