@@ -75,6 +75,35 @@ pub use run::{Draw, Resident};
 
 use std::sync::{Arc, Mutex};
 
+/// A sampler state or texture the GPU path cannot express ([`Error::Unsupported`]), with its
+/// value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SamplerUnsupported {
+    /// `BORDER` addressing on an adapter without `ADDRESS_MODE_CLAMP_TO_BORDER`.
+    #[error("BORDER addressing on this adapter")]
+    BorderAddressing,
+    /// `MIRRORONCE` addressing.
+    #[error("MIRRORONCE addressing")]
+    MirrorOnce,
+    /// A linear filter on an adapter without filterable 32-bit float textures.
+    #[error("linear filtering of float textures on this adapter")]
+    FloatFiltering,
+    /// A nonzero `MIPMAPLODBIAS` (the bias).
+    #[error("MIPMAPLODBIAS {0}")]
+    LodBias(f32),
+    /// A border colour wgpu has no preset for (the D3DCOLOR).
+    #[error("BORDERCOLOR 0x{0:08x} (0x00000000, 0xff000000 and 0xffffffff are)")]
+    BorderColour(u32),
+    /// A texture of another kind than the sampler's.
+    #[error("a {texture:?} texture on a {sampler:?} sampler")]
+    TextureKind {
+        /// The texture's kind.
+        texture: dxso_vm::TextureKind,
+        /// The sampler's.
+        sampler: dxso_vm::TextureKind,
+    },
+}
+
 /// What [`Gpu::render`] or [`Gpu::draw_frame`] cannot draw ([`Error::Frame`]): which size,
 /// shader, input or draw.
 #[derive(Debug, thiserror::Error)]
@@ -264,7 +293,7 @@ pub enum Error {
         /// The sampler register.
         sampler: u32,
         /// What the GPU path cannot express.
-        what: String,
+        what: SamplerUnsupported,
     },
     /// A frame or shader pair [`Gpu::render`] cannot draw: a size of 0 or beyond the
     /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
