@@ -2,6 +2,7 @@
 //! playground (`dxso serve`) both call them.
 
 use dxso::Shader;
+use dxso::report::Report;
 use dxso::text::{ParseErrors, Style};
 use std::io::Write;
 
@@ -15,15 +16,15 @@ pub struct Assembled {
 /// instruction the version cannot encode.
 pub enum AsmError {
     Parse(ParseErrors),
-    Encode(String),
+    Encode(dxso::binary::WriteError),
 }
 
 impl AsmError {
     /// The error as the command line prints it, the file called `name`.
-    pub fn render(&self, name: &str) -> String {
+    pub fn report(&self, name: &str) -> Report {
         match self {
-            AsmError::Parse(e) => e.render(name),
-            AsmError::Encode(e) => format!("{name}: error: {e}"),
+            AsmError::Parse(e) => e.report(name),
+            AsmError::Encode(e) => Report::error(name, e),
         }
     }
 }
@@ -47,7 +48,7 @@ pub fn assemble(text: &str, ctab: bool) -> Result<Assembled, AsmError> {
         index += 1;
     })
     .map_err(AsmError::Parse)?;
-    encoded.map_err(|e| AsmError::Encode(e.to_string()))?;
+    encoded.map_err(AsmError::Encode)?;
     tokens[0] = version.token();
     tokens.push(dxso::binary::END_TOKEN);
     if ctab && !has_table {
@@ -56,7 +57,7 @@ pub fn assemble(text: &str, ctab: bool) -> Result<Assembled, AsmError> {
             Ok(Some(table)) => {
                 let mut block = Vec::new();
                 dxso::binary::write_instruction(&table.to_comment(), version, 0, &mut block)
-                    .map_err(|e| AsmError::Encode(e.to_string()))?;
+                    .map_err(AsmError::Encode)?;
                 tokens.splice(1..1, block);
             }
             Ok(None) => warnings
@@ -75,7 +76,8 @@ pub enum DisError {
 
 /// Write the listing of bytecode `bytes` (binary tokens or hex tokens) to `out` in `style`,
 /// with the constant table's header. `warn` hears, before the listing is written, when the
-/// constant table cannot be read (the listing is then printed without its header). Nothing is
+/// constant table cannot be read (the listing is then printed without its header; the warning
+/// comes without its `warning: `, which the caller prints as it prints warnings). Nothing is
 /// written for a token stream that fails to read.
 pub fn disassemble(
     bytes: Vec<u8>,
@@ -86,7 +88,7 @@ pub fn disassemble(
     let mut warning = |shader: &Shader| {
         if let Err(e) = shader.constant_table() {
             warn(format!(
-                "warning: {e}; no header printed (the block is kept as its // @comment line)"
+                "{e}; no header printed (the block is kept as its // @comment line)"
             ));
         }
     };

@@ -4,6 +4,7 @@
 use crate::run::{On, gpu_failure, load_scene};
 use crate::scene::Scene;
 use crate::{Failure, stdout};
+use dxso::report::Report;
 use dxso_draw::scene::{DrawScene, is_draw_scene};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -54,11 +55,11 @@ fn load(scenes: &[PathBuf]) -> Result<Vec<(String, Loaded)>, Failure> {
         let name = p.display().to_string();
         let text = std::fs::read_to_string(p).unwrap_or_default();
         if is_draw_scene(&text) {
-            let mut scene =
-                DrawScene::load(p).map_err(|e| Failure::Input(format!("{name}: error: {e}")))?;
+            let mut scene = DrawScene::load(p).map_err(|e| Failure::error(&name, e))?;
             scene.set_options(&dxso_vm::Options::from_env());
             for w in &scene.warnings {
-                crate::diagnostics_out(&format!("{name}: {w}\n"));
+                // dxso-draw's warnings are rendered text: printed as lines.
+                crate::diagnostics_out(&Report::line(format!("{name}: {w}")));
             }
             loaded.push((name, Loaded::Frame(scene)));
         } else {
@@ -142,7 +143,7 @@ fn vertices(
         .set_threads(threads)
         .map_err(|e| Failure::Io(e.into()))?;
     let vertices = scene.vertex_count * scene.instance_count.max(1);
-    let fail = |e: dxso_vm::VmError| Failure::Input(format!("{name}: error: {e}"));
+    let fail = |e: dxso_vm::VmError| Failure::error(name, e);
     let mut times = Vec::with_capacity(repeat);
     let mut harness_s = None;
     if let Some(gpu) = gpu {
@@ -239,7 +240,7 @@ fn frame(
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| Failure::Io(e.into()))?;
-    let fail = |e: dxso_draw::DrawError| Failure::Input(format!("{name}: error: {e}"));
+    let fail = |e: dxso_draw::DrawError| Failure::error(name, e);
     let once = || pool.install(|| dxso_draw::draw_frame(&scene.frame, &scene.draws));
     once().map_err(fail)?;
     let mut times = Vec::with_capacity(repeat);

@@ -2,6 +2,7 @@
 
 use crate::{Failure, display_name, read_input, stdout};
 use anyhow::Context;
+use dxso::report::{Diagnostic, Report, Severity as Level};
 use dxso::validate::{Caps, Severity, diagnostics};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -25,10 +26,57 @@ pub fn load_caps(spec: &str) -> anyhow::Result<Caps> {
     caps.map_err(|e| anyhow::anyhow!("caps {spec}: {e}"))
 }
 
-/// One shader checked: its diagnostics as text (what `check` prints to stderr) and as the
-/// JSON of its entry in `"files"`, and the counts.
+/// One diagnostic as `check --format json` and the playground's `asm` and `check` print it:
+/// the rule (`null` for the assembler's and the reader's errors), the severity, the message,
+/// the instruction (the validator's findings) and where it is.
+#[derive(serde::Serialize)]
+pub struct JsonDiagnostic {
+    pub rule: Option<&'static str>,
+    pub severity: &'static str,
+    pub message: String,
+    /// The instruction's index (`null` for a finding about the whole shader); absent for the
+    /// assembler's and the reader's errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<Option<usize>>,
+    #[serde(flatten)]
+    pub position: crate::input::JsonPosition,
+}
+
+impl JsonDiagnostic {
+    /// An error without a rule (the assembler's, the reader's, the encoder's) at `position`.
+    pub fn error(message: impl ToString, position: Option<dxso::source::Position>) -> Self {
+        JsonDiagnostic {
+            rule: None,
+            severity: "error",
+            message: message.to_string(),
+            instruction: None,
+            position: position.into(),
+        }
+    }
+
+    /// Each of the assembler's errors, at its line and column.
+    pub fn parse_errors(e: &dxso::text::ParseErrors) -> Vec<JsonDiagnostic> {
+        e.0.iter()
+            .map(|p| {
+                let at = dxso::source::Position::Text {
+                    line: p.line,
+                    col: p.col,
+                };
+                JsonDiagnostic::error(&p.message, Some(at))
+            })
+            .collect()
+    }
+
+    /// The JSON value (a diagnostic always serialises).
+    pub fn value(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a diagnostic serialises")
+    }
+}
+
+/// One shader checked: its diagnostics as a report (what `check` prints to stderr) and as
+/// the JSON of its entry in `"files"`, and the counts.
 pub struct FileCheck {
-    pub text: String,
+    pub text: Report,
     pub json: serde_json::Value,
     pub errors: usize,
     pub warnings: usize,
@@ -40,22 +88,13 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
     let loaded = match dxso::source::Source::load(bytes) {
         Ok(l) => l,
         Err(e) => {
-            let text = e.render(name);
+            let text = e.report(name);
             let items = match e {
-                dxso::source::SourceError::Parse(e) => {
-                    e.0.iter()
-                        .map(|p| {
-                            serde_json::json!({
-                                "rule": null, "severity": "error", "message": p.message,
-                                "line": p.line, "col": p.col,
-                            })
-                        })
-                        .collect()
-                }
-                dxso::source::SourceError::Read(e) => vec![serde_json::json!({
-                    "rule": null, "severity": "error", "message": e.to_string(),
-                    "word": e.offset,
-                })],
+                dxso::source::SourceError::Parse(e) => JsonDiagnostic::parse_errors(&e),
+                dxso::source::SourceError::Read(e) => vec![JsonDiagnostic::error(
+                    &e,
+                    Some(dxso::source::Position::Word(e.offset)),
+                )],
             };
             return FileCheck {
                 text,
@@ -67,7 +106,7 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
     };
     let found = diagnostics(&loaded.shader, caps);
     let (mut file_errors, mut warnings) = (0, 0);
-    let mut text_out = String::new();
+    let mut text_out = Report::default();
     let mut items = Vec::new();
     // Diagnostics of one rule past MAX_DIAGNOSTICS_PER_RULE are counted, not shown.
     let mut per_rule: BTreeMap<&str, usize> = BTreeMap::new();
@@ -91,30 +130,30 @@ pub fn check_one(name: &str, bytes: &[u8], caps: &Caps) -> FileCheck {
                 "warning"
             }
         };
-        let (at, snippet) = loaded.locate(name, d.instruction);
-        text_out.push_str(&format!("{at}: {sev}[{}]: {}\n", d.rule.id(), d.message));
-        if let Some(s) = snippet {
-            text_out.push_str(&s);
-        }
-        let mut item = serde_json::json!({
-            "rule": d.rule.id(), "severity": sev, "message": d.message,
-            "instruction": d.instruction,
+        text_out.push(
+            loaded
+                .diagnostic(name, d.instruction, d.severity.into(), &d.message)
+                .with_code(d.rule.id()),
+        );
+        items.push(JsonDiagnostic {
+            rule: Some(d.rule.id()),
+            severity: sev,
+            message: d.message.clone(),
+            instruction: Some(d.instruction),
+            position: crate::input::position(&loaded, d.instruction),
         });
-        if let (Some(obj), serde_json::Value::Object(pos)) = (
-            item.as_object_mut(),
-            crate::input::position(&loaded, d.instruction),
-        ) {
-            obj.extend(pos);
-        }
-        items.push(item);
     }
     let mut not_shown = serde_json::Map::new();
     for (rule, n) in per_rule {
         if n > MAX_DIAGNOSTICS_PER_RULE {
             let more = n - MAX_DIAGNOSTICS_PER_RULE;
-            text_out.push_str(&format!(
-                "{name}: note: {more} more [{rule}] diagnostics not shown \
-                 (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)\n"
+            text_out.push(Diagnostic::new(
+                name,
+                Level::Note,
+                format!(
+                    "{more} more [{rule}] diagnostics not shown \
+                     (at most {MAX_DIAGNOSTICS_PER_RULE} per rule)"
+                ),
             ));
             not_shown.insert(rule.to_string(), more.into());
         }
@@ -147,7 +186,7 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
         b
     });
     let (mut valid, mut invalid, mut errors, mut warnings) = (0, 0, 0, 0);
-    let mut text_out = String::new();
+    let mut text_out = Report::default();
     let mut json_files = Vec::new();
     for file in files {
         let name = display_name(file);
@@ -164,7 +203,7 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
         }
         errors += one.errors;
         warnings += one.warnings;
-        text_out.push_str(&one.text);
+        text_out.append(one.text);
         json_files.push(one.json);
     }
     if let Some(b) = bar {
@@ -194,4 +233,47 @@ pub fn check(files: &[PathBuf], caps: &str, json: bool) -> Result<(), Failure> {
         return Err(Failure::Quiet);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Each kind of diagnostic as `check --format json` prints it: the assembler's (no rule,
+    /// at a line), the validator's (a rule and an instruction, at a line or a word), the
+    /// reader's (no rule, at a word).
+    #[test]
+    fn diagnostics_serialise_as_check_prints_them() {
+        let text = check_one("a.asm", b"vs_2_0\nmov oPos, v0\n", &Caps::max());
+        assert_eq!(
+            text.json["diagnostics"],
+            json!([{"rule": "V011", "severity": "error", "message": "v0 is used but not declared",
+                    "instruction": 0, "line": 2, "col": 1}])
+        );
+        let shader = dxso::text::parse("vs_2_0\nmov oPos, v0\n").unwrap();
+        let tokens = dxso::binary::write_bytes(&shader).unwrap();
+        let binary = check_one("a.vso", &tokens, &Caps::max());
+        assert_eq!(
+            binary.json["diagnostics"],
+            json!([{"rule": "V011", "severity": "error", "message": "v0 is used but not declared",
+                    "instruction": 0, "word": 1}])
+        );
+        let parse = check_one("b.asm", b"vs_2_0\nfoo\n", &Caps::max());
+        let message = dxso::text::parse("vs_2_0\nfoo\n").unwrap_err().0[0]
+            .message
+            .clone();
+        assert_eq!(
+            parse.json["diagnostics"],
+            json!([{"rule": null, "severity": "error", "message": message, "line": 2, "col": 1}])
+        );
+        let read = check_one("c.vso", &[0x01, 0x01, 0xFE, 0xFF], &Caps::max());
+        assert_eq!(
+            read.json["diagnostics"],
+            json!([{"rule": null, "severity": "error",
+                    "message": "word 1 (instruction 0): the stream ends without an end token (0x0000ffff)",
+                    "word": 1}])
+        );
+        assert_eq!(read.json["valid"], false);
+    }
 }

@@ -35,9 +35,7 @@ pub fn decompile(
             .as_deref()
             .and_then(|text| dxso_decompile::listing_table(text, shader.version)),
         Err(e) => {
-            return Err(Failure::Input(format!(
-                "{name}: error: constant table: {e}\n"
-            )));
+            return Err(Failure::error(name, format!("constant table: {e}")));
         }
     };
     let options = dxso_decompile::Options {
@@ -48,7 +46,7 @@ pub fn decompile(
         asm_comments,
     };
     let hlsl = dxso_decompile::decompile_with_table(&checked, table.as_ref(), &options)
-        .map_err(|e| Failure::Input(format!("{name}: error: {e}\n")))?;
+        .map_err(|e| Failure::error(&name, e))?;
     match output {
         Some(path) => {
             std::fs::write(path, hlsl).with_context(|| format!("writing {}", path.display()))?

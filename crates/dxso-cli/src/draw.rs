@@ -3,6 +3,7 @@
 use crate::run::number;
 use crate::{Failure, stdout};
 use anyhow::{Context, anyhow};
+use dxso::report::Report;
 use dxso_draw::{DrawError, DrawScene, Surfaces, TargetFormat};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +49,7 @@ fn usage(msg: impl Into<String>) -> Failure {
 fn draw_failure(path: &Path, e: DrawError) -> Failure {
     match e {
         DrawError::Internal(_) => Failure::Io(anyhow!("{}: {e}", path.display())),
-        e => Failure::Input(format!("{}: error: {e}", path.display())),
+        e => Failure::error(path.display(), e),
     }
 }
 
@@ -58,7 +59,7 @@ fn gpu_failure(path: &Path, e: dxso_gpu::Error) -> Failure {
     use dxso_gpu::Error as E;
     match e {
         E::Refused(_) | E::Vm(_) | E::Frame(_) | E::Translate(_) | E::Unsupported { .. } => {
-            Failure::Input(format!("{}: error: {e}", path.display()))
+            Failure::error(path.display(), e)
         }
         e => Failure::Io(anyhow!("{}: {e}", path.display())),
     }
@@ -111,7 +112,9 @@ pub fn draw(args: &DrawArgs) -> Result<(), Failure> {
     // The command line is a face: it reads DXSO_* (tier, ISA, ...) into the devices' options.
     scene.set_options(&dxso_vm::Options::from_env());
     for w in &scene.warnings {
-        crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
+        // dxso-draw's warnings are rendered text (`streams[0]: ...`, `a.asm:3:1:
+        // warning[V020]: ...`): printed as lines.
+        crate::diagnostics_out(&Report::line(format!("{}: {w}", path.display())));
     }
     let (width, height, targets) = (
         scene.frame.width,

@@ -1,18 +1,19 @@
 //! `dxso link VS PS [--format text|json] [--software]`.
 
-use crate::input::{Loaded, load_shader};
+use crate::input::Loaded;
 use crate::{Failure, display_name, read_input, stdout};
 use dxso::link::{Element, link_shaders, mask_letters};
+use dxso::report::Report;
 use dxso::validate::{Caps, Severity, diagnostics};
 use std::path::Path;
 
 fn load(path: &Path) -> Result<(String, Loaded), Failure> {
     let name = display_name(path);
     let bytes = read_input(path)?;
-    let loaded = load_shader(&name, &bytes).map_err(Failure::Input)?;
+    let loaded = Loaded::load(&bytes).map_err(|e| Failure::Input(e.report(&name)))?;
     let found = diagnostics(&loaded.shader, &Caps::max());
     if found.iter().any(|d| d.severity == Severity::Error) {
-        return Err(Failure::Input(loaded.rejection(&name, &found)));
+        return Err(Failure::Input(loaded.rejection_report(&name, &found)));
     }
     Ok((name, loaded))
 }
@@ -25,8 +26,8 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
     let (vs_name, vs) = load(vs_path)?;
     let (ps_name, ps) = load(ps_path)?;
     let result = link_shaders(&vs.shader, &ps.shader, software);
-    let report = |d: &dxso::link::LinkDiagnostic, out: &mut String| {
-        out.push_str(&dxso::source::render_link(
+    let report = |d: &dxso::link::LinkDiagnostic, out: &mut Report| {
+        out.append(dxso::source::link_report(
             (&vs, &vs_name),
             (&ps, &ps_name),
             d,
@@ -34,7 +35,7 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
     };
     match result {
         Err(diags) => {
-            let mut out = String::new();
+            let mut out = Report::default();
             for d in &diags {
                 report(d, &mut out);
             }
@@ -59,7 +60,7 @@ pub fn link(vs_path: &Path, ps_path: &Path, software: bool, json: bool) -> Resul
             Err(Failure::Quiet)
         }
         Ok(l) => {
-            let mut warn = String::new();
+            let mut warn = Report::default();
             for d in &l.warnings {
                 report(d, &mut warn);
             }

@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use codespan_reporting::term::termcolor::{Buffer, BufferWriter, ColorChoice};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,6 +21,7 @@ mod run;
 mod serve;
 mod translate;
 
+use dxso::report::{Diagnostic, Report, Severity};
 use dxso_cli::{input, scene};
 
 #[derive(Parser)]
@@ -274,11 +276,18 @@ enum Format {
 
 /// An error that maps to an exit code: 1 for bad input, 2 for usage or I/O.
 enum Failure {
-    /// Bad input; the message is printed to stderr.
-    Input(String),
+    /// Bad input; the diagnostics are printed to stderr.
+    Input(Report),
     /// Bad input whose diagnostics were already printed.
     Quiet,
     Io(anyhow::Error),
+}
+
+impl Failure {
+    /// Bad input in file `name`: `NAME: error: MESSAGE`.
+    fn error(name: impl std::fmt::Display, message: impl std::fmt::Display) -> Failure {
+        Failure::Input(Report::error(name.to_string(), message))
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -389,16 +398,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Input(msg)) => {
-            diagnostics_out(&msg);
-            if !msg.ends_with('\n') {
-                eprintln!();
-            }
+        Err(Failure::Input(report)) => {
+            diagnostics_out(&report);
             ExitCode::from(1)
         }
         Err(Failure::Quiet) => ExitCode::from(1),
         Err(Failure::Io(e)) => {
-            eprintln!("dxso: error: {e:#}");
+            diagnostics_out(&Report::error("dxso", format!("{e:#}")));
             ExitCode::from(2)
         }
     }
@@ -412,19 +418,41 @@ fn list_rules() -> Result<(), Failure> {
     stdout(&s)
 }
 
-/// Print diagnostics to stderr: coloured on a terminal (unless `NO_COLOR` is set), plain
-/// when piped.
-pub fn diagnostics_out(text: &str) {
-    use std::io::IsTerminal;
-    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = if colour {
-        text.replace(": error", ": \x1b[1;31merror\x1b[0m")
-            .replace(": warning", ": \x1b[1;33mwarning\x1b[0m")
-            .replace(": note", ": \x1b[1;36mnote\x1b[0m")
+/// Whether diagnostics are coloured: on a terminal, unless `NO_COLOR` is set (to anything).
+fn colour_choice(terminal: bool, no_color: bool) -> ColorChoice {
+    if terminal && !no_color {
+        ColorChoice::Always
     } else {
-        text.to_string()
-    };
-    eprint!("{text}");
+        ColorChoice::Never
+    }
+}
+
+/// Stderr's [`colour_choice`], decided once per run.
+fn stderr_colour() -> ColorChoice {
+    use std::io::IsTerminal;
+    static CHOICE: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        colour_choice(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR").is_some(),
+        )
+    })
+}
+
+/// Print diagnostics to stderr through [`Report::emit`]: coloured on a terminal (unless
+/// `NO_COLOR` is set), plain when piped.
+pub fn diagnostics_out(report: &Report) {
+    let stderr = BufferWriter::stderr(stderr_colour());
+    // Stderr that cannot be written has no one to tell.
+    let _ = stderr.print(&rendered(&stderr, report));
+}
+
+/// `report` rendered for `writer`: in colour when its choice says so, else plain.
+fn rendered(writer: &BufferWriter, report: &Report) -> Buffer {
+    let mut buffer = writer.buffer();
+    // Writing to memory does not fail.
+    let _ = report.emit(&mut buffer);
+    buffer
 }
 
 /// Write to stdout; a closed pipe (`dxso ... | head`) ends the output quietly.
@@ -461,9 +489,11 @@ fn asm(file: &Path, output: Option<&Path>, hex: bool, ctab: bool) -> Result<(), 
     let bytes = read_input(file)?;
     let name = display_name(file);
     let assembled = asm::assemble(&String::from_utf8_lossy(&bytes), ctab)
-        .map_err(|e| Failure::Input(e.render(&name)))?;
+        .map_err(|e| Failure::Input(e.report(&name)))?;
     for w in &assembled.warnings {
-        diagnostics_out(&format!("{name}: warning: {w}\n"));
+        diagnostics_out(&Report(vec![
+            Diagnostic::new(&name, Severity::Warning, w).into(),
+        ]));
     }
     let tokens = assembled.tokens;
     drop(bytes);
@@ -494,13 +524,73 @@ fn dis(file: &Path, style: dxso::text::Style) -> Result<(), Failure> {
     let name = display_name(file);
     let bytes = read_input(file)?;
     let mut out = std::io::stdout().lock();
-    let mut warn = |w: String| diagnostics_out(&format!("{name}: {w}\n"));
+    let mut warn = |w: String| {
+        diagnostics_out(&Report(vec![
+            Diagnostic::new(&name, Severity::Warning, w).into(),
+        ]));
+    };
     match asm::disassemble(bytes, style, &mut out, &mut warn) {
         Ok(()) => Ok(()),
-        Err(asm::DisError::Read(e)) => Err(Failure::Input(format!("{name}: error: {e}"))),
+        Err(asm::DisError::Read(e)) => Err(Failure::error(name, e)),
         Err(asm::DisError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(asm::DisError::Write(e)) => {
             Err(Failure::Io(anyhow::Error::new(e).context("writing stdout")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error with its snippet, a warning and a note, as `check` prints them.
+    fn sample() -> Report {
+        let source = dxso::source::Source::load(b"vs_2_0\nmov oPos, v0\n").unwrap();
+        let mut report = Report::default();
+        report.push(
+            source
+                .diagnostic(
+                    "a.asm",
+                    Some(0),
+                    Severity::Error,
+                    "v0 is used but not declared",
+                )
+                .with_code("V011"),
+        );
+        report.push(Diagnostic::new("a.asm", Severity::Warning, "unused"));
+        report.push(Diagnostic::new("a.asm", Severity::Note, "1 more"));
+        report
+    }
+
+    fn text(writer: &BufferWriter, report: &Report) -> String {
+        String::from_utf8(rendered(writer, report).into_inner()).unwrap()
+    }
+
+    /// A terminal without `NO_COLOR` gets each severity in its colour (codespan-reporting's
+    /// styles: bold intense red, yellow, green); `NO_COLOR` or a pipe gets the plain text,
+    /// byte for byte what Python and C print.
+    #[test]
+    fn colours_the_severity_on_a_terminal_only() {
+        let plain = "a.asm:2:1: error[V011]: v0 is used but not declared\n    mov oPos, v0\n    ^\n\
+                     a.asm: warning: unused\n\
+                     a.asm: note: 1 more\n";
+        assert_eq!(sample().render(), plain);
+
+        assert_eq!(colour_choice(true, false), ColorChoice::Always);
+        let coloured = text(&BufferWriter::stderr(colour_choice(true, false)), &sample());
+        assert_eq!(
+            coloured,
+            "a.asm:2:1: \x1b[0m\x1b[1m\x1b[38;5;9merror[V011]\x1b[0m\x1b[1m: v0 is used but not \
+             declared\x1b[0m\n    mov oPos, v0\n    ^\n\
+             a.asm: \x1b[0m\x1b[1m\x1b[38;5;11mwarning\x1b[0m\x1b[1m: unused\x1b[0m\n\
+             a.asm: \x1b[0m\x1b[1m\x1b[38;5;10mnote\x1b[0m\x1b[1m: 1 more\x1b[0m\n"
+        );
+
+        for (terminal, no_color) in [(true, true), (false, false), (false, true)] {
+            let choice = colour_choice(terminal, no_color);
+            assert_eq!(choice, ColorChoice::Never);
+            let out = text(&BufferWriter::stderr(choice), &sample());
+            assert_eq!(out, plain, "terminal {terminal}, NO_COLOR {no_color}");
         }
     }
 }

@@ -4,6 +4,7 @@ use crate::outputs::{OutputWriter, PART_VERTICES};
 use crate::scene::Scene;
 use crate::{Failure, stdout};
 use anyhow::Context;
+use dxso::report::Report;
 use dxso_vm::Outputs;
 use std::io::Write;
 use std::path::Path;
@@ -16,7 +17,7 @@ pub enum RunFormat {
 }
 
 fn scene_error(path: &Path, e: anyhow::Error) -> Failure {
-    Failure::Input(format!("{}: error: {e:#}", path.display()))
+    Failure::error(path.display(), format!("{e:#}"))
 }
 
 /// Load a scene; scene problems are input errors (exit 1), I/O problems exit 2.
@@ -27,11 +28,11 @@ pub fn load_scene(path: &Path) -> Result<Scene, Failure> {
             path.display()
         )));
     }
-    let mut scene =
-        Scene::load(path).map_err(|e| Failure::Input(format!("{}: error: {e}", path.display())))?;
+    let mut scene = Scene::load(path).map_err(|e| Failure::error(path.display(), e))?;
     scene.device.set_options(dxso_vm::Options::from_env());
     for w in &scene.warnings {
-        crate::diagnostics_out(&format!("{}: {w}\n", path.display()));
+        // dxso-draw's warnings are rendered text: printed as lines.
+        crate::diagnostics_out(&Report::line(format!("{}: {w}", path.display())));
     }
     Ok(scene)
 }
@@ -89,7 +90,7 @@ pub(crate) fn gpu_failure(name: &str, e: dxso_gpu::Error) -> Failure {
     use dxso_gpu::Error as E;
     match e {
         E::Vm(_) | E::Translate(_) | E::Unsupported { .. } | E::Refused(_) | E::Frame(_) => {
-            Failure::Input(format!("{name}: error: {e}"))
+            Failure::error(name, e)
         }
         e => Failure::Io(anyhow::Error::new(e).context(name.to_string())),
     }

@@ -1,7 +1,6 @@
 //! `dxso translate FILE [--to wgsl|spirv|glsl|msl|hlsl] [-o OUT] [--interface OUT.json]
 //! [--float strict|ieee]`: a vertex or pixel shader translated for GPUs by `dxso_naga`.
 
-use crate::input::load_shader;
 use crate::{Failure, display_name, read_input};
 use anyhow::Context;
 use dxso::validate::Caps;
@@ -47,20 +46,19 @@ pub fn translation(
     let options = dxso_naga::Options {
         float: float.mode(),
     };
-    dxso_naga::translate(&checked, &options)
-        .map_err(|e| Failure::Input(format!("{name}: error: {e}")))
+    dxso_naga::translate(&checked, &options).map_err(|e| Failure::error(name, e))
 }
 
 /// Load the shader (text or bytecode) read from file `name` and validate it (`Caps::max()`):
 /// a shader that fails validation is refused with the validator's diagnostics, as
 /// `translate` and `decompile` print them.
 pub fn load_checked(name: &str, bytes: Vec<u8>) -> Result<dxso::validate::Checked, Failure> {
-    let loaded = load_shader(name, &bytes).map_err(Failure::Input)?;
+    let loaded = dxso::source::Source::load(&bytes).map_err(|e| Failure::Input(e.report(name)))?;
     drop(bytes);
     // One validation; its diagnostics are what a refusal prints.
     // The source (text, spans and its own copy of the instructions) is dropped on return.
     dxso::validate::validate(&loaded.shader, &Caps::max())
-        .map_err(|found| Failure::Input(loaded.rejection(name, &found) + "\n"))
+        .map_err(|found| Failure::Input(loaded.rejection_report(name, &found)))
 }
 
 /// The target language of `--to`.
@@ -100,7 +98,7 @@ pub fn translate(
         dxso_naga::Error::Output { message, .. } => {
             Err(Failure::Io(anyhow::anyhow!("writing {to}: {message}")))
         }
-        e => Err(Failure::Input(format!("{name}: error: {e}"))),
+        e => Err(Failure::error(&name, e)),
     };
     match output {
         Some(path) => {

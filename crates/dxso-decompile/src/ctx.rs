@@ -6,7 +6,7 @@ use crate::expr::{self, ADD, ATOM, E, MUL, UNARY, float_ty, literal, literal_spl
 use crate::io::Io;
 use crate::uniforms::Uniforms;
 use crate::view::View;
-use crate::{Error, Options};
+use crate::{Error, Options, Unsupported};
 use dxso::Shader;
 use dxso::ir::{Dst, Instruction, Register, RegisterKind, Relative, Src, SrcModifier};
 use std::collections::{BTreeMap, BTreeSet};
@@ -148,16 +148,17 @@ impl<'a> Ctx<'a> {
         }
         if let Some(r) = rel {
             if reg.kind != K::Const {
-                return Err(Error::Unsupported(format!(
-                    "relative addressing of {:?} registers",
-                    reg.kind
+                return Err(Error::Unsupported(Unsupported::RelativeAddressing(
+                    reg.kind,
                 )));
             }
             let index = self.index(r)?;
             let mut e = self
                 .uniforms
                 .relative(&index, reg.number)
-                .ok_or_else(|| Error::Unsupported("relative read outside every array".into()))?;
+                .ok_or(Error::Unsupported(Unsupported::RelativeOutsideArrays(
+                    reg.number,
+                )))?;
             // A relative read sees the shader's `def`s: the array with them written over.
             // (Defs below the base are reached only by a negative index: not overlaid.)
             if e.s.starts_with("c[") && self.defs.float.range(reg.number..).next().is_some() {
@@ -215,10 +216,7 @@ impl<'a> Ctx<'a> {
                 E::atom(format!("a0.{}", swizzle_text(comps)), comps.len())
             }
             _ => {
-                return Err(Error::Unsupported(format!(
-                    "reading {:?} registers",
-                    reg.kind
-                )));
+                return Err(Error::Unsupported(Unsupported::Reading(reg.kind)));
             }
         })
     }
@@ -255,7 +253,7 @@ impl<'a> Ctx<'a> {
             .last()
             .cloned()
             .or_else(|| self.outer_al.clone())
-            .ok_or_else(|| Error::Unsupported("aL outside a loop".into()))
+            .ok_or(Error::Unsupported(Unsupported::LoopCounterOutsideLoop))
     }
 
     /// The `int` index expression of a relative address.
@@ -266,7 +264,7 @@ impl<'a> Ctx<'a> {
                 Ok(format!("a0.{}", expr::XYZW[r.swizzle.get(0)]))
             }
             RegisterKind::Loop => self.loop_counter(),
-            k => Err(Error::Unsupported(format!("{k:?} as a relative index"))),
+            k => Err(Error::Unsupported(Unsupported::RelativeIndex(k))),
         }
     }
 
@@ -275,9 +273,7 @@ impl<'a> Ctx<'a> {
         use RegisterKind as K;
         let v = self.shader.version;
         if d.relative.is_some() {
-            return Err(Error::Unsupported(
-                "relatively addressed destinations".into(),
-            ));
+            return Err(Error::Unsupported(Unsupported::RelativeDestination));
         }
         Ok(match d.reg.kind {
             K::Temp => {
@@ -293,12 +289,13 @@ impl<'a> Ctx<'a> {
                 self.uses_p0 = true;
                 View::full("p0")
             }
-            K::RastOut | K::AttrOut | K::TexCrdOut | K::Output | K::ColorOut | K::DepthOut => {
-                self.io.write.get(&d.reg).cloned().ok_or_else(|| {
-                    Error::Unsupported(format!("an undeclared output {:?}", d.reg))
-                })?
-            }
-            k => return Err(Error::Unsupported(format!("writing {k:?} registers"))),
+            K::RastOut | K::AttrOut | K::TexCrdOut | K::Output | K::ColorOut | K::DepthOut => self
+                .io
+                .write
+                .get(&d.reg)
+                .cloned()
+                .ok_or(Error::Unsupported(Unsupported::UndeclaredOutput(d.reg)))?,
+            k => return Err(Error::Unsupported(Unsupported::Writing(k))),
         })
     }
 
@@ -328,7 +325,7 @@ impl<'a> Ctx<'a> {
     pub fn assign(&mut self, inst: &Instruction, value: E) -> Result<Vec<String>, Error> {
         let d = inst
             .dst
-            .ok_or_else(|| Error::Unsupported("a missing destination".into()))?;
+            .ok_or(Error::Unsupported(Unsupported::MissingDestination))?;
         let chans = Self::channels(d.mask.0);
         let mut value = value;
         value = match d.shift & 0xF {

@@ -117,7 +117,7 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     let globals = bodies.len() > 1;
     if globals && cx.input_array {
         return Err(Error::Unsupported(
-            "relative input reads in a shader with subroutines".into(),
+            crate::Unsupported::RelativeInputsWithSubroutines,
         ));
     }
     let locals = locals(cx, v.is_pixel() && v.major == 1);

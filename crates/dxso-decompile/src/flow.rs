@@ -185,9 +185,8 @@ impl Ctx<'_> {
                         }
                         Ok((lines, 0))
                     }
-                    None => Err(Error::Unsupported(format!(
-                        "the {:?} instruction",
-                        inst.opcode
+                    None => Err(Error::Unsupported(crate::Unsupported::Instruction(
+                        inst.opcode,
                     ))),
                 }
             }
@@ -266,5 +265,5 @@ fn push(lines: &mut Vec<String>, indent: usize, s: String) {
 }
 
 fn bad(inst: &Instruction) -> Error {
-    Error::Unsupported(format!("{:?} without its operands", inst.opcode))
+    Error::Unsupported(crate::Unsupported::MissingOperands(inst.opcode))
 }

@@ -273,7 +273,9 @@ impl Ctx<'_> {
             .samplers
             .get(&sampler.reg.number)
             .cloned()
-            .ok_or_else(|| Error::Unsupported("an undeclared sampler".into()))?;
+            .ok_or(Error::Unsupported(crate::Unsupported::UndeclaredSampler(
+                sampler.reg.number,
+            )))?;
         let (suffix, n) = match info.ty {
             TextureType::OneD => ("1D", 1),
             TextureType::Cube => ("CUBE", 3),
@@ -333,7 +335,7 @@ fn ternary(a: &E, op: &str, k: &str, b: &E, c: &E) -> E {
 }
 
 fn missing(inst: &Instruction) -> Error {
-    Error::Unsupported(format!("{:?} without its operands", inst.opcode))
+    Error::Unsupported(crate::Unsupported::MissingOperands(inst.opcode))
 }
 
 /// Whether source `s` is exactly register `r`'s components read by no modifier.

@@ -80,10 +80,58 @@ pub struct Options {
 pub enum Error {
     /// The shader's constant table is malformed.
     #[error("constant table: {0}")]
-    ConstantTable(String),
+    ConstantTable(#[from] dxso::ctab::CtabError),
     /// A construct the decompiler has no HLSL for.
     #[error("cannot decompile {0}")]
-    Unsupported(String),
+    Unsupported(Unsupported),
+}
+
+/// A construct the decompiler has no HLSL for ([`Error::Unsupported`]), with the register,
+/// opcode or stage it is about.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Unsupported {
+    /// Relative reads of the input registers in a shader with subroutines.
+    #[error("relative input reads in a shader with subroutines")]
+    RelativeInputsWithSubroutines,
+    /// A texture read through a sampler (its number) without a declaration.
+    #[error("an undeclared sampler")]
+    UndeclaredSampler(u32),
+    /// A ps_1_x texture stage (its number) without a sampler.
+    #[error("texture stage {0} without a sampler")]
+    StageWithoutSampler(u32),
+    /// An instruction (its opcode) without the operands its layout has.
+    #[error("{0:?} without its operands")]
+    MissingOperands(dxso::Opcode),
+    /// An instruction (its opcode) the decompiler has no HLSL for.
+    #[error("the {0:?} instruction")]
+    Instruction(dxso::Opcode),
+    /// Relative addressing of a register file other than the constants.
+    #[error("relative addressing of {0:?} registers")]
+    RelativeAddressing(dxso::ir::RegisterKind),
+    /// A relative read no constant array covers (the register).
+    #[error("relative read outside every array")]
+    RelativeOutsideArrays(u32),
+    /// A register file (its kind) used as a relative index.
+    #[error("{0:?} as a relative index")]
+    RelativeIndex(dxso::ir::RegisterKind),
+    /// `aL` read outside every loop.
+    #[error("aL outside a loop")]
+    LoopCounterOutsideLoop,
+    /// A relatively addressed destination.
+    #[error("relatively addressed destinations")]
+    RelativeDestination,
+    /// A read of a register file (its kind) the decompiler does not read.
+    #[error("reading {0:?} registers")]
+    Reading(dxso::ir::RegisterKind),
+    /// A write of a register file (its kind) the decompiler does not write.
+    #[error("writing {0:?} registers")]
+    Writing(dxso::ir::RegisterKind),
+    /// A write of an output register without a declaration.
+    #[error("an undeclared output {0:?}")]
+    UndeclaredOutput(dxso::ir::Register),
+    /// An instruction that writes without its destination.
+    #[error("a missing destination")]
+    MissingDestination,
 }
 
 /// Decompile `shader` with its own constant table (if it has one).
@@ -91,7 +139,7 @@ pub fn decompile(shader: &Checked, options: &Options) -> Result<String, Error> {
     let table = shader
         .shader()
         .constant_table()
-        .map_err(|e| Error::ConstantTable(e.to_string()))?;
+        .map_err(Error::ConstantTable)?;
     decompile_with_table(shader, table.as_ref(), options)
 }
 

@@ -218,10 +218,14 @@ impl Ctx<'_> {
 
     /// Sample stage `n` at the four-component coordinate `c`.
     fn stage(&mut self, n: u32, c: &E) -> Result<E, Error> {
-        let info =
-            self.uniforms.samplers.get(&n).cloned().ok_or_else(|| {
-                Error::Unsupported(format!("texture stage {n} without a sampler"))
-            })?;
+        let info = self
+            .uniforms
+            .samplers
+            .get(&n)
+            .cloned()
+            .ok_or(Error::Unsupported(crate::Unsupported::StageWithoutSampler(
+                n,
+            )))?;
         let _ = sampler_ty(info.ty);
         let (f, comps): (&str, &[usize]) = match info.ty {
             TextureType::Cube => ("texCUBE", &[0, 1, 2]),
@@ -247,5 +251,5 @@ impl Ctx<'_> {
 }
 
 fn bad(inst: &Instruction) -> Error {
-    Error::Unsupported(format!("{:?} without its operands", inst.opcode))
+    Error::Unsupported(crate::Unsupported::MissingOperands(inst.opcode))
 }

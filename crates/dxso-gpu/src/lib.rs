@@ -75,6 +75,187 @@ pub use run::{Draw, Resident};
 
 use std::sync::{Arc, Mutex};
 
+/// A sampler state or texture the GPU path cannot express ([`Error::Unsupported`]), with its
+/// value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SamplerUnsupported {
+    /// `BORDER` addressing on an adapter without `ADDRESS_MODE_CLAMP_TO_BORDER`.
+    #[error("BORDER addressing on this adapter")]
+    BorderAddressing,
+    /// `MIRRORONCE` addressing.
+    #[error("MIRRORONCE addressing")]
+    MirrorOnce,
+    /// A linear filter on an adapter without filterable 32-bit float textures.
+    #[error("linear filtering of float textures on this adapter")]
+    FloatFiltering,
+    /// A nonzero `MIPMAPLODBIAS` (the bias).
+    #[error("MIPMAPLODBIAS {0}")]
+    LodBias(f32),
+    /// A border colour wgpu has no preset for (the D3DCOLOR).
+    #[error("BORDERCOLOR 0x{0:08x} (0x00000000, 0xff000000 and 0xffffffff are)")]
+    BorderColour(u32),
+    /// A texture of another kind than the sampler's.
+    #[error("a {texture:?} texture on a {sampler:?} sampler")]
+    TextureKind {
+        /// The texture's kind.
+        texture: dxso_vm::TextureKind,
+        /// The sampler's.
+        sampler: dxso_vm::TextureKind,
+    },
+}
+
+/// What [`Gpu::render`] or [`Gpu::draw_frame`] cannot draw ([`Error::Frame`]): which size,
+/// shader, input or draw.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The pixel shader reads more semantics (how many) than the full-screen vertex stage
+    /// [`Gpu::render`] generates can carry (11).
+    #[error("the pixel shader reads {0} semantics; the generated vertex stage carries 11")]
+    TooManySemantics(usize),
+    /// A pixel shader input (its semantic) the generated vertex stage cannot write.
+    #[error("the generated vertex stage cannot write the pixel shader's {0} input")]
+    UnwritableInput(String),
+    /// The shader given as the pixel shader is of another stage (its version).
+    #[error("{0} is not a pixel shader")]
+    NotPixelShader(dxso::Version),
+    /// A pixel shader input (its semantic) the frame gives no value for.
+    #[error("the frame gives no value for the input {0}")]
+    MissingInput(String),
+    /// More vertices than a GPU draw counts (how many).
+    #[error("{0} vertices")]
+    Vertices(usize),
+    /// A target of 0 pixels or past the adapter's limit.
+    #[error("a {width}x{height} target (1 to {max} each way)")]
+    TargetSize {
+        /// The target's width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The adapter's largest 2D texture dimension.
+        max: u32,
+    },
+    /// A frame past the adapter's limit.
+    #[error("a {width}x{height} frame: the adapter's targets are at most {max}x{max}")]
+    FrameSize {
+        /// The frame's width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The adapter's largest 2D texture dimension.
+        max: u32,
+    },
+    /// A frame dxso-draw refuses ([`dxso_draw::Frame::check`]).
+    #[error("{0}")]
+    Check(dxso_draw::DrawError),
+    /// A draw's viewport dxso-draw refuses (its message, from
+    /// [`dxso_draw::Draw::checked_viewport`]).
+    #[error("{0}")]
+    Viewport(String),
+    /// A draw of more vertices (vertices times instances) than one GPU draw takes.
+    #[error(
+        "a draw of {vertices} vertices x {instances} instances: at most {max} vertices at once"
+    )]
+    DrawSize {
+        /// The draw's vertex count.
+        vertices: usize,
+        /// Its instance count.
+        instances: usize,
+        /// [`dxso_draw::MAX_DRAW_VERTICES`].
+        max: usize,
+    },
+    /// One of a frame's draws (its index) cannot be drawn.
+    #[error("draw {draw}: {error}")]
+    InDraw {
+        /// The draw's index in the frame.
+        draw: usize,
+        /// Why.
+        error: Box<FrameError>,
+    },
+}
+
+/// What the GPU draw ([`Gpu::draw_frame`]) refuses by name ([`Error::Refused`]): the state,
+/// format or primitive, with its values.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    /// Lines (`LINELIST`, `LINESTRIP`).
+    #[error(
+        "LINELIST/LINESTRIP: lines (D3D9's diamond rule, LASTPIXEL) are not drawn on the GPU path yet"
+    )]
+    Lines,
+    /// `ZENABLE` `USEW`.
+    #[error("render state ZENABLE USEW (w-buffering) is not supported on the GPU path yet")]
+    WBuffer,
+    /// `DESTBLEND` (or `DESTBLENDALPHA`) `BOTHSRCALPHA` or `BOTHINVSRCALPHA`.
+    #[error("DESTBLEND BOTHSRCALPHA/BOTHINVSRCALPHA (valid only as SRCBLEND)")]
+    BothSrcAlphaDest,
+    /// An R5G6B5 render target.
+    #[error("render target format R5G6B5: WebGPU has no renderable 5-6-5 format")]
+    R5G6B5Target,
+    /// An A16B16G16R16 render target on an adapter without 16-bit unorm targets.
+    #[error(
+        "render target format A16B16G16R16: the adapter cannot render to 16-bit unorm (Rgba16Unorm) targets"
+    )]
+    Unorm16Target,
+    /// A D24S8 depth-stencil surface on an adapter without `DEPTH32FLOAT_STENCIL8`.
+    #[error(
+        "depth-stencil format D24S8: the adapter has no readable depth-stencil format (DEPTH32FLOAT_STENCIL8)"
+    )]
+    D24S8,
+    /// A draw without a vertex shader whose declaration passes this semantic on.
+    #[error(
+        "a draw without a vertex shader passing {}{index}: not supported on the GPU path",
+        usage.name().to_ascii_uppercase()
+    )]
+    PassThrough {
+        /// The semantic's usage.
+        usage: dxso::ir::Usage,
+        /// Its usage index.
+        index: u8,
+    },
+    /// Clip planes on an adapter without clip distances.
+    #[error("CLIPPLANEENABLE: the adapter has no clip distances (CLIP_DISTANCES)")]
+    ClipDistances,
+    /// Clip planes with points larger than a pixel, or point sprites.
+    #[error(
+        "CLIPPLANEENABLE with points larger than a pixel or sprites (D3D9 clips a point by its centre)"
+    )]
+    ClipPlanesWithPoints,
+    /// Blending into a 32-bit float target on an adapter that cannot blend them.
+    #[error(
+        "ALPHABLENDENABLE into the {} target: the adapter cannot blend 32-bit floats",
+        format.name()
+    )]
+    Float32Blend {
+        /// The target's format.
+        format: dxso_draw::TargetFormat,
+    },
+    /// A pre-transformed vertex the GPU path cannot place exactly.
+    #[error(
+        "POSITIONT vertex {vertex} is ({:?}, {:?}, {:?}, rhw {:?}): the GPU path draws finite screen positions (x, y within ±2^22) with rhw > 0",
+        position[0], position[1], position[2], position[3]
+    )]
+    PositionT {
+        /// The vertex.
+        vertex: usize,
+        /// Its x, y, z and rhw.
+        position: [f32; 4],
+    },
+    /// `SRGBTEXTURE` on a pixel sampler (its number) whose texture is read as sRGB.
+    #[error("s{0}: SRGBTEXTURE (sRGB texture reads) is not drawn on the GPU path yet")]
+    SrgbTexture(usize),
+    /// The alpha test or fog of a pixel shader that writes no `oC0`.
+    #[error("the alpha test or fog of a pixel shader that writes no oC0")]
+    NoOc0,
+    /// One of a frame's draws (its index) is refused.
+    #[error("draw {draw}: {refusal}")]
+    InDraw {
+        /// The draw's index in the frame.
+        draw: usize,
+        /// What is refused.
+        refusal: Box<Refusal>,
+    },
+}
+
 /// Why the GPU path could not run a draw.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -112,16 +293,16 @@ pub enum Error {
         /// The sampler register.
         sampler: u32,
         /// What the GPU path cannot express.
-        what: String,
+        what: SamplerUnsupported,
     },
     /// A frame or shader pair [`Gpu::render`] cannot draw: a size of 0 or beyond the
     /// adapter's limit, a shader of the wrong stage, a varying the frame does not give.
     #[error("render: {0}")]
-    Frame(String),
+    Frame(FrameError),
     /// A draw's state, format or primitive that the GPU draw ([`Gpu::draw_frame`]) cannot
     /// express yet: named, never drawn wrong.
     #[error("not drawn on the GPU: {0}")]
-    Refused(String),
+    Refused(Refusal),
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("GPU: {0}")]
     Gpu(String),

@@ -21,7 +21,7 @@
 //!   the device. Textures are uploaded by [`crate::textures`], as for `texldl`.
 
 use crate::bind::{self, Source};
-use crate::{ColorTarget, Error, Frame, Gpu, Image, Winding};
+use crate::{ColorTarget, Error, Frame, FrameError, Gpu, Image, Winding};
 use dxso::validate::Checked;
 use dxso_naga::{Options, Translation};
 use dxso_vm::{SamplerState, Texture};
@@ -62,10 +62,7 @@ fn split_semantic(semantic: &str) -> Option<(String, u32)> {
 fn fullscreen_vs(semantics: &[String]) -> Result<String, Error> {
     // o0 is the position; vs_3_0 has o0..o11.
     if semantics.len() > 11 {
-        return Err(Error::Frame(format!(
-            "the pixel shader reads {} semantics; the generated vertex stage carries 11",
-            semantics.len()
-        )));
+        return Err(Error::Frame(FrameError::TooManySemantics(semantics.len())));
     }
     let mut dcl = String::from("vs_3_0\ndcl_position v0\ndcl_position o0\n");
     let mut code = String::from("mov o0, v0\n");
@@ -73,11 +70,7 @@ fn fullscreen_vs(semantics: &[String]) -> Result<String, Error> {
         let n = k + 1;
         let (usage, index) = split_semantic(s)
             .filter(|(u, i)| !(u == "position" && *i == 0))
-            .ok_or_else(|| {
-                Error::Frame(format!(
-                    "the generated vertex stage cannot write the pixel shader's {s} input"
-                ))
-            })?;
+            .ok_or_else(|| Error::Frame(FrameError::UnwritableInput(s.clone())))?;
         dcl.push_str(&format!("dcl_texcoord{k} v{n}\ndcl_{usage}{index} o{n}\n"));
         code.push_str(&format!("mov o{n}, v{n}\n"));
     }
@@ -88,9 +81,8 @@ fn pixel_shader(ps: &Checked) -> Result<(), Error> {
     if ps.shader().version.is_pixel() {
         Ok(())
     } else {
-        Err(Error::Frame(format!(
-            "{} is not a pixel shader",
-            ps.shader().version
+        Err(Error::Frame(FrameError::NotPixelShader(
+            ps.shader().version,
         )))
     }
 }
@@ -162,9 +154,7 @@ impl Gpu {
                 .varyings
                 .iter()
                 .find(|v| v.semantic.eq_ignore_ascii_case(s))
-                .ok_or_else(|| {
-                    Error::Frame(format!("the frame gives no value for the input {s}"))
-                })?;
+                .ok_or_else(|| Error::Frame(FrameError::MissingInput(s.clone())))?;
             per_register.push(corners.iter().map(|&(x, y)| v.at(x, y)).collect());
         }
         // The vertex buffer in the order of the vertex shader's interface.
@@ -217,7 +207,7 @@ impl Gpu {
         let mut vertices = Vec::new();
         crate::run::pack_inputs(&fetched, &slots, 0..fetched.vertices, &mut vertices);
         let vertex_count = u32::try_from(fetched.vertices)
-            .map_err(|_| Error::Frame(format!("{} vertices", fetched.vertices)))?;
+            .map_err(|_| Error::Frame(FrameError::Vertices(fetched.vertices)))?;
         self.run_pass(
             Pass {
                 vs,
@@ -238,10 +228,11 @@ impl Gpu {
         let device = &self.device;
         let max = self.limits.max_texture_dimension_2d;
         if !(1..=max).contains(&frame.width) || !(1..=max).contains(&frame.height) {
-            return Err(Error::Frame(format!(
-                "a {}x{} target (1 to {max} each way)",
-                frame.width, frame.height
-            )));
+            return Err(Error::Frame(FrameError::TargetSize {
+                width: frame.width,
+                height: frame.height,
+                max,
+            }));
         }
         let (vs, ps) = (&pass.vs.interface, &pass.ps.interface);
 

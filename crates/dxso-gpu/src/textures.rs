@@ -17,7 +17,7 @@
 //! lavapipe at most 1.2e-7 from dxso-vm's, measured in `tests/gpu/texture_kinds.rs`). An
 //! unbound sampler reads (0, 0, 0, 1) as in dxso-vm (a 1x1 texture holding it).
 
-use crate::Error;
+use crate::{Error, SamplerUnsupported};
 use dxso_vm::{SamplerState, Texture, TextureAddress, TextureFilter, TextureKind};
 
 /// A texture and sampler ready to bind.
@@ -55,13 +55,13 @@ fn address(register: u32, a: TextureAddress, border: bool) -> Result<wgpu::Addre
         TextureAddress::Border => {
             return Err(Error::Unsupported {
                 sampler: register,
-                what: "BORDER addressing on this adapter".into(),
+                what: SamplerUnsupported::BorderAddressing,
             });
         }
         TextureAddress::MirrorOnce => {
             return Err(Error::Unsupported {
                 sampler: register,
-                what: "MIRRORONCE addressing".into(),
+                what: SamplerUnsupported::MirrorOnce,
             });
         }
     })
@@ -88,13 +88,13 @@ pub fn sampler_descriptor(
     if linear && !features.contains(wgpu::Features::FLOAT32_FILTERABLE) {
         return Err(Error::Unsupported {
             sampler: register,
-            what: "linear filtering of float textures on this adapter".into(),
+            what: SamplerUnsupported::FloatFiltering,
         });
     }
     if st.mip_lod_bias != 0.0 {
         return Err(Error::Unsupported {
             sampler: register,
-            what: format!("MIPMAPLODBIAS {}", st.mip_lod_bias),
+            what: SamplerUnsupported::LodBias(st.mip_lod_bias),
         });
     }
     let uses_border = [st.address_u, st.address_v, st.address_w].contains(&TextureAddress::Border);
@@ -106,7 +106,7 @@ pub fn sampler_descriptor(
         c => {
             return Err(Error::Unsupported {
                 sampler: register,
-                what: format!("BORDERCOLOR 0x{c:08x} (0x00000000, 0xff000000 and 0xffffffff are)"),
+                what: SamplerUnsupported::BorderColour(c),
             });
         }
     };
@@ -155,7 +155,10 @@ pub fn bind(
     {
         return Err(Error::Unsupported {
             sampler: register,
-            what: format!("a {:?} texture on a {kind:?} sampler", t.kind),
+            what: SamplerUnsupported::TextureKind {
+                texture: t.kind,
+                sampler: kind,
+            },
         });
     }
     let unbound = [[0.0f32, 0.0, 0.0, 1.0]; 6];

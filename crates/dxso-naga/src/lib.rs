@@ -88,12 +88,17 @@ pub struct Translation {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Error {
     /// An instruction this translator does not handle (yet).
-    #[error("{opcode} is not supported in {version} by the GPU translation")]
+    #[error(
+        "{} is not supported in {version} by the GPU translation",
+        opcode.mnemonic(*control, *version)
+    )]
     Unsupported {
-        /// The instruction's mnemonic.
-        opcode: String,
+        /// The instruction's opcode.
+        opcode: dxso::Opcode,
+        /// Its control bits (which name the message gives it: `texldp`, `break_ne`, ...).
+        control: u8,
         /// The shader's version.
-        version: String,
+        version: dxso::Version,
     },
     /// Something a validated shader cannot contain.
     #[error("instruction {instruction}: {what}")]

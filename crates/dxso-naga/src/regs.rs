@@ -112,8 +112,9 @@ impl Tr {
 
     pub fn unsupported(&self, inst: &Instruction) -> Error {
         Error::Unsupported {
-            opcode: inst.opcode.mnemonic(inst.control, self.version),
-            version: self.version.to_string(),
+            opcode: inst.opcode,
+            control: inst.control,
+            version: self.version,
         }
     }
 

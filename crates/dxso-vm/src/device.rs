@@ -12,7 +12,7 @@ use crate::fetch::{
 use crate::guard::{Buf, GuardedBuf};
 use crate::program::{LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
-use crate::{LANES, Options, VmError};
+use crate::{DeclarationError, LANES, Options, VmError};
 use dxso::validate::Checked;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -213,30 +213,32 @@ impl Device {
     /// `SetVertexDeclaration`.
     pub fn set_declaration(&mut self, elements: Vec<VertexElement>) -> Result<(), VmError> {
         if elements.len() > 64 {
-            return Err(VmError::Declaration("more than 64 elements".into()));
+            return Err(VmError::Declaration(DeclarationError::TooManyElements(
+                elements.len(),
+            )));
         }
         for (i, e) in elements.iter().enumerate() {
             if e.stream >= 16 {
-                return Err(VmError::Declaration(format!(
-                    "element {i}: stream {} (0..15)",
-                    e.stream
-                )));
+                return Err(VmError::Declaration(DeclarationError::Stream {
+                    element: i,
+                    stream: e.stream,
+                }));
             }
             if e.usage_index > 15 {
-                return Err(VmError::Declaration(format!(
-                    "element {i}: usage index {} (0..15)",
-                    e.usage_index
-                )));
+                return Err(VmError::Declaration(DeclarationError::UsageIndex {
+                    element: i,
+                    usage_index: e.usage_index,
+                }));
             }
             if elements[..i]
                 .iter()
                 .any(|p| p.usage == e.usage && p.usage_index == e.usage_index)
             {
-                return Err(VmError::Declaration(format!(
-                    "element {i}: {}{} is declared twice",
-                    e.usage.name().to_ascii_uppercase(),
-                    e.usage_index
-                )));
+                return Err(VmError::Declaration(DeclarationError::Twice {
+                    element: i,
+                    usage: e.usage,
+                    usage_index: e.usage_index,
+                }));
             }
         }
         self.declaration = elements;

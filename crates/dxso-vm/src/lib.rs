@@ -71,10 +71,11 @@ pub use pixel::{
 };
 pub use program::{LowerError, OutputRegister, Program};
 pub use texture::{
-    Format, MAX_ANISOTROPY, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS, PIXEL_TEXTURE_FILTER_CAPS,
-    SAMPLER_STATES, SamplerState, SamplerStateError, SamplerValue, Storage, Texture,
-    TextureAddress, TextureError, TextureFilter, TextureKind, VERTEX_TEXTURE_FILTER_CAPS,
-    check_vertex_texture_format, encode_level, sample, srgb_to_linear,
+    Format, FoundValue, MAX_ANISOTROPY, MAX_TEXTURE_SIZE, MAX_TEXTURE_TEXELS,
+    PIXEL_TEXTURE_FILTER_CAPS, SAMPLER_STATES, SamplerState, SamplerStateError, SamplerValue,
+    Storage, Texture, TextureAddress, TextureError, TextureFilter, TextureKind,
+    VERTEX_TEXTURE_FILTER_CAPS, ValueProblem, check_vertex_texture_format, encode_level, sample,
+    srgb_to_linear,
 };
 pub use trace::{Trace, TraceStep};
 
@@ -85,6 +86,44 @@ pub struct LibraryDoctests;
 
 /// Vertices per batch (one lane each).
 pub const LANES: usize = 64;
+
+/// What is wrong with a vertex declaration ([`Device::set_declaration`]): which element,
+/// and the value out of range or declared twice.
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
+pub enum DeclarationError {
+    /// More elements than `MAXD3DDECLLENGTH` (64) (how many).
+    #[error("more than 64 elements")]
+    TooManyElements(usize),
+    /// An element's stream past 15.
+    #[error("element {element}: stream {stream} (0..15)")]
+    Stream {
+        /// The element's index in the declaration.
+        element: usize,
+        /// Its stream.
+        stream: u16,
+    },
+    /// An element's usage index past 15.
+    #[error("element {element}: usage index {usage_index} (0..15)")]
+    UsageIndex {
+        /// The element's index in the declaration.
+        element: usize,
+        /// Its usage index.
+        usage_index: u8,
+    },
+    /// A usage and usage index an earlier element declares already.
+    #[error(
+        "element {element}: {}{usage_index} is declared twice",
+        usage.name().to_ascii_uppercase()
+    )]
+    Twice {
+        /// The element's index in the declaration (the later of the two).
+        element: usize,
+        /// The usage.
+        usage: dxso::ir::Usage,
+        /// The usage index.
+        usage_index: u8,
+    },
+}
 
 /// Why a draw could not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
@@ -123,7 +162,7 @@ pub enum VmError {
     TooLarge(usize),
     /// The vertex declaration is wrong (what is wrong).
     #[error("bad vertex declaration: {0}")]
-    Declaration(String),
+    Declaration(DeclarationError),
     /// A stream frequency setting that is not valid (the setting).
     #[error("bad stream frequency setting 0x{0:08x}")]
     BadFrequency(u32),

@@ -20,6 +20,7 @@ pub mod ir;
 pub mod link;
 pub mod opcodes;
 pub mod registers;
+pub mod report;
 pub mod source;
 pub mod text;
 pub mod validate;

@@ -14,6 +14,7 @@
 
 use crate::Shader;
 use crate::binary::{self, ReadError, ReadErrorKind};
+use crate::report::{Diagnostic, Report, Severity, Snippet};
 use crate::text::{ParseError, ParseErrors, Span};
 use std::fmt;
 
@@ -62,14 +63,19 @@ pub enum SourceError {
 }
 
 impl SourceError {
-    /// The message every face prints for a source that cannot be read: the assembler's
+    /// The diagnostics every face prints for a source that cannot be read: the assembler's
     /// errors, each with its line and a caret (`NAME:LINE:COL: error: ...`), or the reader's
-    /// (`NAME: error: ...` with the word offset); each line ends with a newline.
-    pub fn render(&self, name: &str) -> String {
+    /// (`NAME: error: ...` with the word offset).
+    pub fn report(&self, name: &str) -> Report {
         match self {
-            SourceError::Parse(e) => e.render(name),
-            SourceError::Read(e) => format!("{name}: error: {e}\n"),
+            SourceError::Parse(e) => e.report(name),
+            SourceError::Read(e) => Report::error(name, e),
         }
+    }
+
+    /// [`SourceError::report`] as plain text; each line ends with a newline.
+    pub fn render(&self, name: &str) -> String {
+        self.report(name).render()
     }
 }
 
@@ -195,70 +201,75 @@ impl Source {
         }
     }
 
-    /// The validator's refusal of this shader as every face prints it: one line a finding of
-    /// error severity in `diagnostics` (`NAME:LINE:COL: error[V011]: message`, or `NAME: word
-    /// N: ...` for bytecode), followed for text by the line and a caret under the column (as
-    /// the assembler's errors are), then `NAME: the shader does not validate`.
-    pub fn rejection(&self, name: &str, diagnostics: &[crate::validate::Diagnostic]) -> String {
-        let mut text = String::new();
+    /// The validator's refusal of this shader as every face prints it: one diagnostic a
+    /// finding of error severity in `diagnostics` (`NAME:LINE:COL: error[V011]: message`, or
+    /// `NAME: word N: ...` for bytecode), followed for text by the line and a caret under
+    /// the column (as the assembler's errors are), then `NAME: the shader does not validate`.
+    pub fn rejection_report(
+        &self,
+        name: &str,
+        diagnostics: &[crate::validate::Diagnostic],
+    ) -> Report {
+        let mut report = Report::default();
         for d in diagnostics
             .iter()
             .filter(|d| d.severity == crate::validate::Severity::Error)
         {
-            let (at, snippet) = self.locate(name, d.instruction);
-            text.push_str(&format!("{at}: error[{}]: {}\n", d.rule.id(), d.message));
-            if let Some(s) = snippet {
-                text.push_str(&s);
-            }
+            report.push(
+                self.diagnostic(name, d.instruction, Severity::Error, &d.message)
+                    .with_code(d.rule.id()),
+            );
         }
-        text.push_str(&format!("{name}: the shader does not validate"));
-        text
+        report.push_line(format!("{name}: the shader does not validate"));
+        report
     }
 
-    /// Where instruction `i` of the shader read from file `name` is, as diagnostics begin
-    /// (`NAME:LINE:COL`, `NAME: word N`, or `NAME` alone), and for text the source line with a
-    /// caret under the column.
-    pub fn locate(&self, name: &str, i: Option<usize>) -> (String, Option<String>) {
-        match (self.position(i), &self.origin) {
+    /// [`Source::rejection_report`] as plain text, without a line break at the end.
+    pub fn rejection(&self, name: &str, diagnostics: &[crate::validate::Diagnostic]) -> String {
+        let text = self.rejection_report(name, diagnostics).render();
+        text.strip_suffix('\n').map(str::to_string).unwrap_or(text)
+    }
+
+    /// A diagnostic at instruction `i` of the shader read from file `name`: at its line and
+    /// column with the line and a caret (text), at its word (bytecode), or at the file alone
+    /// (`i` is `None` or past the end).
+    pub fn diagnostic(
+        &self,
+        name: &str,
+        i: Option<usize>,
+        severity: Severity,
+        message: impl fmt::Display,
+    ) -> Diagnostic {
+        let position = self.position(i);
+        let snippet = match (position, &self.origin) {
             (
-                Some(Position::Text { line, col }),
+                Some(Position::Text { col, .. }),
                 Origin::Text {
                     text, line_starts, ..
                 },
             ) => {
                 // `position` found instruction `i`, so its line start is there too.
                 let start = i.and_then(|i| line_starts.get(i)).copied();
-                let line_text = line_at(text, start.unwrap_or(text.len()));
-                let pad: String = line_text
-                    .chars()
-                    .take(col - 1)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                (
-                    format!("{name}:{line}:{col}"),
-                    Some(format!("    {line_text}\n    {pad}^\n")),
-                )
+                Some(Snippet {
+                    line: line_at(text, start.unwrap_or(text.len())).to_string(),
+                    col,
+                })
             }
-            (Some(p @ Position::Word(_)), _) => (format!("{name}: {p}"), None),
-            _ => (name.to_string(), None),
+            _ => None,
+        };
+        Diagnostic {
+            position,
+            snippet,
+            ..Diagnostic::new(name, severity, message)
         }
     }
 
-    /// A validation or link finding as the command line prints it:
-    /// `NAME:LINE:COL: error[V007]: MESSAGE`, then for text the line and a caret.
-    pub fn render(
-        &self,
-        name: &str,
-        instruction: Option<usize>,
-        severity: &str,
-        rule: &str,
-        message: &str,
-    ) -> String {
-        let (at, snippet) = self.locate(name, instruction);
-        format!(
-            "{at}: {severity}[{rule}]: {message}\n{}",
-            snippet.unwrap_or_default()
-        )
+    /// Where instruction `i` of the shader read from file `name` is, as diagnostics begin
+    /// (`NAME:LINE:COL`, `NAME: word N`, or `NAME` alone), and for text the source line with a
+    /// caret under the column ([`Source::diagnostic`]'s place and snippet).
+    pub fn locate(&self, name: &str, i: Option<usize>) -> (String, Option<String>) {
+        let d = self.diagnostic(name, i, Severity::Error, "");
+        (d.at(), d.snippet.map(|s| s.render()))
     }
 }
 
@@ -315,29 +326,38 @@ impl Cursor {
 /// A link finding as the command line prints it: at the pixel shader's instruction when it
 /// has one (else the vertex shader's), with a note pointing at the vertex shader's side.
 /// `vs` and `ps` are each a source and its file name.
+pub fn link_report(
+    vs: (&Source, &str),
+    ps: (&Source, &str),
+    d: &crate::link::LinkDiagnostic,
+) -> Report {
+    let severity = if d.error {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let first = match (d.ps_instruction, d.vs_instruction) {
+        (Some(p), _) => ps.0.diagnostic(ps.1, Some(p), severity, &d.message),
+        (None, Some(v)) => vs.0.diagnostic(vs.1, Some(v), severity, &d.message),
+        (None, None) => Diagnostic::new(format!("{} + {}", vs.1, ps.1), severity, &d.message),
+    };
+    let mut report = Report::default();
+    report.push(first.with_code(d.rule.id()));
+    if d.ps_instruction.is_some()
+        && let Some(v) = d.vs_instruction
+    {
+        report.push(vs.0.diagnostic(vs.1, Some(v), Severity::Note, "the vertex shader's side"));
+    }
+    report
+}
+
+/// [`link_report`] as plain text; each line ends with a newline.
 pub fn render_link(
     vs: (&Source, &str),
     ps: (&Source, &str),
     d: &crate::link::LinkDiagnostic,
 ) -> String {
-    let severity = if d.error { "error" } else { "warning" };
-    let (at, snippet) = match (d.ps_instruction, d.vs_instruction) {
-        (Some(p), _) => ps.0.locate(ps.1, Some(p)),
-        (None, Some(v)) => vs.0.locate(vs.1, Some(v)),
-        (None, None) => (format!("{} + {}", vs.1, ps.1), None),
-    };
-    let mut out = format!("{at}: {severity}[{}]: {}\n", d.rule.id(), d.message);
-    out.push_str(&snippet.unwrap_or_default());
-    if d.ps_instruction.is_some()
-        && let Some(v) = d.vs_instruction
-    {
-        let (at, snippet) = vs.0.locate(vs.1, Some(v));
-        out.push_str(&format!(
-            "{at}: note: the vertex shader's side\n{}",
-            snippet.unwrap_or_default()
-        ));
-    }
-    out
+    link_report(vs, ps, d).render()
 }
 
 /// Decode bytecode given as raw little-endian tokens, or as hex tokens separated by white
@@ -430,7 +450,9 @@ mod tests {
             )
         );
         assert_eq!(
-            text.render("a.asm", Some(1), "error", "V001", "bad"),
+            text.diagnostic("a.asm", Some(1), Severity::Error, "bad")
+                .with_code("V001")
+                .to_string(),
             "a.asm:3:1: error[V001]: bad\n    mov oPos, v0\n    ^\n"
         );
         assert_eq!(text.locate("a.asm", None), ("a.asm".to_string(), None));

@@ -2,6 +2,7 @@
 //! matching command calls, and writes the answer. No logic of its own.
 
 use super::http::Reply;
+use crate::check::JsonDiagnostic;
 use crate::translate::{Float, To};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -55,7 +56,7 @@ impl ApiError {
 impl From<crate::Failure> for ApiError {
     fn from(f: crate::Failure) -> ApiError {
         match f {
-            crate::Failure::Input(m) => ApiError::input(m.trim_end().to_string()),
+            crate::Failure::Input(r) => ApiError::input(r.render().trim_end().to_string()),
             crate::Failure::Quiet => ApiError::input("the input is invalid"),
             crate::Failure::Io(e) => ApiError::input(format!("{e:#}")),
         }
@@ -150,22 +151,13 @@ fn assemble(r: AssembleRequest) -> Result<Value, ApiError> {
         })),
         Err(e) => {
             let diagnostics = match &e {
-                crate::asm::AsmError::Parse(p) => {
-                    p.0.iter()
-                        .map(|p| {
-                            json!({"rule": null, "severity": "error", "message": p.message,
-                                    "line": p.line, "col": p.col})
-                        })
-                        .collect()
-                }
-                crate::asm::AsmError::Encode(m) => {
-                    vec![json!({"rule": null, "severity": "error", "message": m})]
-                }
+                crate::asm::AsmError::Parse(p) => JsonDiagnostic::parse_errors(p),
+                crate::asm::AsmError::Encode(m) => vec![JsonDiagnostic::error(m, None)],
             };
             Err(ApiError {
                 status: 422,
-                message: e.render(NAME).trim_end().to_string(),
-                diagnostics: Some(Value::Array(diagnostics)),
+                message: e.report(NAME).render().trim_end().to_string(),
+                diagnostics: Some(diagnostics.iter().map(JsonDiagnostic::value).collect()),
             })
         }
     }
@@ -232,7 +224,7 @@ fn disassemble(r: DisassembleRequest) -> Result<Value, ApiError> {
     };
     let mut text = Vec::new();
     let mut warnings = Vec::new();
-    let mut warn = |w: String| warnings.push(w);
+    let mut warn = |w: String| warnings.push(format!("warning: {w}"));
     match crate::asm::disassemble(r.source.into_bytes(), style, &mut text, &mut warn) {
         Ok(()) => Ok(json!({
             "text": String::from_utf8_lossy(&text),
@@ -260,7 +252,7 @@ fn check(r: CheckRequest) -> Result<Value, ApiError> {
     let one = crate::check::check_one(NAME, r.source.as_bytes(), &caps);
     let mut v = one.json;
     if let Some(obj) = v.as_object_mut() {
-        obj.insert("text".into(), one.text.into());
+        obj.insert("text".into(), one.text.render().into());
     }
     Ok(v)
 }

@@ -117,6 +117,40 @@ pub fn run(scene: &str, dir: &Path, draw: Option<usize>) -> Result<Value, ApiErr
     Ok(doc)
 }
 
+/// One traced instruction as the `trace` (a vertex's) and `pixel` (a pixel shader's) replies
+/// give it: the vertex's also name the constants the instruction reads.
+#[derive(serde::Serialize)]
+struct JsonStep<'a> {
+    instruction: usize,
+    text: &'a str,
+    effect: &'a str,
+    active: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constants: Option<&'a str>,
+}
+
+impl<'a> JsonStep<'a> {
+    fn vertex(s: &'a crate::run::TraceLine) -> Self {
+        JsonStep {
+            instruction: s.instruction,
+            text: &s.text,
+            effect: &s.effect,
+            active: s.active,
+            constants: Some(s.names.trim()),
+        }
+    }
+
+    fn pixel(s: &'a dxso_vm::TraceStep) -> Self {
+        JsonStep {
+            instruction: s.instruction,
+            text: &s.text,
+            effect: &s.effect,
+            active: s.active,
+            constants: None,
+        }
+    }
+}
+
 /// The most instructions a traced vertex runs: D3D9's smallest
 /// `MaxVShaderInstructionsExecuted` (a trace holds every step it ran; the caps the scene's
 /// shader is checked with allow 2^24).
@@ -141,10 +175,7 @@ pub fn trace(
     .map_err(|e| ApiError::input(e.to_string()))?;
     Ok(json!({
         "vertex": t.vertex,
-        "steps": t.steps.iter().map(|s| json!({
-            "instruction": s.instruction, "text": s.text, "effect": s.effect,
-            "active": s.active, "constants": s.names.trim(),
-        })).collect::<Vec<_>>(),
+        "steps": t.steps.iter().map(JsonStep::vertex).collect::<Vec<_>>(),
         "outputs": t.outputs.iter().map(|(name, semantic, v)| json!({
             "register": name, "semantic": semantic, "value": v.map(num),
         })).collect::<Vec<_>>(),
@@ -230,10 +261,7 @@ pub fn pixel(scene: &str, dir: &Path, x: u32, y: u32) -> Result<Value, ApiError>
                     "semantic": semantic, "value": v.map(num),
                 })).collect::<Vec<_>>(),
                 "shader": r.shader.as_ref().map(|t| json!({
-                    "steps": t.steps.iter().map(|s| json!({
-                        "instruction": s.instruction, "text": s.text, "effect": s.effect,
-                        "active": s.active,
-                    })).collect::<Vec<_>>(),
+                    "steps": t.steps.iter().map(JsonStep::pixel).collect::<Vec<_>>(),
                     "stopped": t.error.as_ref().map(|e| e.to_string()),
                 })),
                 "discarded": r.discarded,

@@ -135,6 +135,31 @@ fn asm_errors_point_at_the_line_and_exit_1() {
     );
 }
 
+/// Piped stderr is plain text, with or without `NO_COLOR`: no escape sequence, the same
+/// bytes either way (a terminal's colours are `dxso`'s unit test's).
+#[test]
+fn piped_diagnostics_are_plain() {
+    let input: &[u8] = b"vs_3_0\nmov r0, v17\n";
+    let piped = expect(&["asm", "-"], Some(input), 1);
+    let mut no_color = Command::new(env!("CARGO_BIN_EXE_dxso"));
+    no_color
+        .args(["asm", "-"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = no_color.spawn().expect("dxso runs");
+    child.stdin.take().expect("stdin").write_all(input).unwrap();
+    let no_color = child.wait_with_output().expect("dxso finishes");
+    let want: &[u8] = b"<stdin>:2:9: error: register v17 does not exist in vs_3_0\n    mov r0, v17\n            ^\n";
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stderr),
+        String::from_utf8_lossy(want)
+    );
+    assert_eq!(no_color.stderr, want);
+    assert_eq!(no_color.status.code(), Some(1));
+}
+
 #[test]
 fn bad_bytecode_is_an_input_error() {
     let out = expect(
@@ -150,9 +175,11 @@ fn bad_bytecode_is_an_input_error() {
 fn usage_and_io_errors_exit_2() {
     assert_eq!(dxso(&["asm"], None).status.code(), Some(2));
     assert_eq!(dxso(&["frobnicate"], None).status.code(), Some(2));
+    let missing = dxso(&["dis", "/nonexistent/file.vso"], None);
+    assert_eq!(missing.status.code(), Some(2));
     assert_eq!(
-        dxso(&["dis", "/nonexistent/file.vso"], None).status.code(),
-        Some(2)
+        String::from_utf8_lossy(&missing.stderr),
+        "dxso: error: reading /nonexistent/file.vso: No such file or directory (os error 2)\n"
     );
 }
 

@@ -471,6 +471,18 @@ fn run_and_trace() {
     let cli = dxso(&["run", data("scale.json").to_str().unwrap(), "--trace", "1"]);
     assert_eq!(v["text"].as_str().unwrap(), cli);
     assert_eq!(v["steps"][0]["text"], "mul o0, v0, c0");
+    // A vertex's step names the constants it reads; a pixel's (below) has no such key.
+    let step = v["steps"][0].as_object().expect("a step");
+    let keys: Vec<&str> = step.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["active", "constants", "effect", "instruction", "text"]
+    );
+    assert_eq!(step["active"], true);
+    assert!(
+        step["effect"].as_str().unwrap().starts_with("o0 = ("),
+        "{v}"
+    );
     assert_eq!(v["outputs"][0]["register"], "o0");
 
     let mut bad = scale_scene();
@@ -701,6 +713,12 @@ fn draw_and_pixel() {
         "{v}"
     );
     assert_eq!(v["draws"][0]["shader"]["steps"][0]["text"], "mov oC0, c0");
+    let step = v["draws"][0]["shader"]["steps"][0]
+        .as_object()
+        .expect("a step");
+    let keys: Vec<&str> = step.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["active", "effect", "instruction", "text"]);
+    assert_eq!(step["active"], true);
     assert_eq!(v["draws"][0]["merge"]["written"], true);
     // The text `dxso draw --trace-pixel` prints.
     let cli = dxso(&["draw", scene_path.to_str().unwrap(), "--trace-pixel", "5,5"]);

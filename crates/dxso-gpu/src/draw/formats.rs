@@ -2,7 +2,7 @@
 //! drawn into, and the read-back of a wgpu texel into the value dxso-draw's surfaces hold
 //! (`TargetFormat::store`: unorm steps, f16 rounding, absent channels 1.0).
 
-use crate::Error;
+use crate::{Error, Refusal};
 use dxso_draw::{DepthFormat, TargetFormat};
 
 /// The wgpu format a render target is drawn into, or why there is none.
@@ -19,14 +19,10 @@ pub(super) fn color(f: TargetFormat, rgba16_unorm: bool) -> Result<wgpu::Texture
         TargetFormat::G16R16F => T::Rg16Float,
         TargetFormat::G32R32F => T::Rg32Float,
         TargetFormat::R5G6B5 => {
-            return Err(Error::Refused(
-                "render target format R5G6B5: WebGPU has no renderable 5-6-5 format".into(),
-            ));
+            return Err(Error::Refused(Refusal::R5G6B5Target));
         }
         TargetFormat::A16B16G16R16 => {
-            return Err(Error::Refused(
-                "render target format A16B16G16R16: the adapter cannot render to 16-bit unorm (Rgba16Unorm) targets".into(),
-            ));
+            return Err(Error::Refused(Refusal::Unorm16Target));
         }
     })
 }
@@ -95,9 +91,7 @@ pub(super) fn depth(
             wgpu::TextureFormat::Depth32FloatStencil8
         }
         DepthFormat::D24S8 => {
-            return Err(Error::Refused(
-                "depth-stencil format D24S8: the adapter has no readable depth-stencil format (DEPTH32FLOAT_STENCIL8)".into(),
-            ));
+            return Err(Error::Refused(Refusal::D24S8));
         }
     })
 }

@@ -37,7 +37,7 @@ mod readback;
 mod stages;
 mod state;
 
-use crate::{Error, Gpu};
+use crate::{Error, FrameError, Gpu, Refusal};
 use dxso_draw::{Draw, Frame, Primitive, Surfaces, TargetFormat, Viewport};
 
 /// One colour target: its D3D9 format, wgpu format and texture.
@@ -114,18 +114,27 @@ impl Gpu {
     /// GPU). [`PreparedFrame::run`] then clears and draws; [`PreparedFrame::read_back`] reads
     /// the surfaces (what `dxso bench --gpu` times apart).
     pub fn prepare_frame(&self, frame: &Frame, draws: &[Draw]) -> Result<PreparedFrame<'_>, Error> {
-        frame.check().map_err(|e| Error::Frame(e.to_string()))?;
+        frame
+            .check()
+            .map_err(|e| Error::Frame(FrameError::Check(e)))?;
         let max = self.limits.max_texture_dimension_2d;
         if frame.width > max || frame.height > max {
-            return Err(Error::Frame(format!(
-                "a {}x{} frame: the adapter's targets are at most {max}x{max}",
-                frame.width, frame.height
-            )));
+            return Err(Error::Frame(FrameError::FrameSize {
+                width: frame.width,
+                height: frame.height,
+                max,
+            }));
         }
         let in_draw = |n: usize| {
             move |e: Error| match e {
-                Error::Refused(s) => Error::Refused(format!("draw {n}: {s}")),
-                Error::Frame(s) => Error::Frame(format!("draw {n}: {s}")),
+                Error::Refused(refusal) => Error::Refused(Refusal::InDraw {
+                    draw: n,
+                    refusal: Box::new(refusal),
+                }),
+                Error::Frame(error) => Error::Frame(FrameError::InDraw {
+                    draw: n,
+                    error: Box::new(error),
+                }),
                 e => e,
             }
         };
@@ -287,7 +296,7 @@ impl PreparedFrame<'_> {
 /// The viewport of a draw (the whole target by default), checked as dxso-draw checks it.
 fn viewport(frame: &Frame, draw: &Draw) -> Result<Viewport, Error> {
     draw.checked_viewport(frame.width, frame.height)
-        .map_err(Error::Frame)
+        .map_err(|e| Error::Frame(FrameError::Viewport(e)))
 }
 
 /// The pixels a draw may touch: the viewport, within the scissor rectangle where the

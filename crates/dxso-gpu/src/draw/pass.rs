@@ -5,7 +5,7 @@ use super::{
     Prepared, Targets, assemble, fetch, formats, patch, rectangle, stages, state, viewport,
 };
 use crate::bind::{self, Source};
-use crate::{Error, Gpu};
+use crate::{Error, FrameError, Gpu, Refusal};
 use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES, Primitive};
 use dxso_naga::{Options, Translation};
 use wgpu::util::DeviceExt;
@@ -28,10 +28,11 @@ impl Gpu {
     ) -> Result<Option<Prepared>, Error> {
         let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
         if total.is_none_or(|n| n > MAX_DRAW_VERTICES) {
-            return Err(Error::Frame(format!(
-                "a draw of {} vertices x {} instances: at most {MAX_DRAW_VERTICES} vertices at once",
-                draw.vertex_count, draw.instance_count
-            )));
+            return Err(Error::Frame(FrameError::DrawSize {
+                vertices: draw.vertex_count,
+                instances: draw.instance_count,
+                max: MAX_DRAW_VERTICES,
+            }));
         }
         self.prepare_draw(t, frame, draw)
     }
@@ -274,9 +275,7 @@ impl Gpu {
                 .collect()
         };
         if !planes.is_empty() && !self.features.contains(wgpu::Features::CLIP_DISTANCES) {
-            return Err(Error::Refused(
-                "CLIPPLANEENABLE: the adapter has no clip distances (CLIP_DISTANCES)".into(),
-            ));
+            return Err(Error::Refused(Refusal::ClipDistances));
         }
         // Flat shading: every colour input takes the provoking vertex's value.
         let flat: Vec<u32> = if state::flat(&draw.states) {
@@ -315,9 +314,7 @@ impl Gpu {
             }
         });
         if points.is_some() && !planes.is_empty() {
-            return Err(Error::Refused(
-                "CLIPPLANEENABLE with points larger than a pixel or sprites (D3D9 clips a point by its centre)".into(),
-            ));
+            return Err(Error::Refused(Refusal::ClipPlanesWithPoints));
         }
         let tail = patch::VertexTail {
             offset: [1.0 / vp.width as f32, -1.0 / vp.height as f32],
@@ -379,10 +376,7 @@ impl Gpu {
                 && formats::float32(c.wgpu)
                 && !self.features.contains(wgpu::Features::FLOAT32_BLENDABLE)
             {
-                return Err(Error::Refused(format!(
-                    "ALPHABLENDENABLE into the {} target: the adapter cannot blend 32-bit floats",
-                    c.format.name()
-                )));
+                return Err(Error::Refused(Refusal::Float32Blend { format: c.format }));
             }
             let srgb = c.srgb_view.is_some() && state::srgb_write(&draw.states);
             targets.push(Some(wgpu::ColorTargetState {
@@ -472,10 +466,10 @@ fn screen_positions(draw: &Draw) -> Result<(), Error> {
         let w = 1.0 / p[3];
         let ok = |x: f32| x.is_finite() && x.abs() < limit;
         if !(ok(p[0]) && ok(p[1]) && p[2].is_finite() && w.is_finite() && w > 0.0) {
-            return Err(Error::Refused(format!(
-                "POSITIONT vertex {v} is ({:?}, {:?}, {:?}, rhw {:?}): the GPU path draws finite screen positions (x, y within ±2^22) with rhw > 0",
-                p[0], p[1], p[2], p[3]
-            )));
+            return Err(Error::Refused(Refusal::PositionT {
+                vertex: v,
+                position: [p[0], p[1], p[2], p[3]],
+            }));
         }
     }
     Ok(())
@@ -487,9 +481,7 @@ fn srgb_textures(ps: &dxso_vm::PixelState) -> Result<(), Error> {
     for n in 0..dxso_vm::PIXEL_SAMPLERS {
         let srgb = ps.sampler_state(n).srgb_texture;
         if srgb && ps.texture(n).is_some_and(|t| t.format.srgb_read()) {
-            return Err(Error::Refused(format!(
-                "s{n}: SRGBTEXTURE (sRGB texture reads) is not drawn on the GPU path yet"
-            )));
+            return Err(Error::Refused(Refusal::SrgbTexture(n)));
         }
     }
     Ok(())

@@ -4,8 +4,8 @@
 //! ps_3_0 giving D3D9's fixed-function colour: the diffuse colour, plus the specular colour's
 //! RGB where `SPECULARENABLE`), linked by semantic with [`dxso_naga::translate_pair`].
 
-use crate::Error;
 use crate::bind::Source;
+use crate::{Error, Refusal};
 use dxso::ir::Usage;
 use dxso::validate::{Caps, Checked, validate};
 use dxso_draw::Draw;
@@ -124,10 +124,7 @@ fn pass_through_vs(semantics: &[(Usage, u8)], viewport: Rect) -> Result<String, 
                 let _ = writeln!(code, "mov o{i}, v{i}");
             }
             (Usage::PSize, _) | (Usage::Position | Usage::PositionT, _) => {
-                return Err(Error::Refused(format!(
-                    "a draw without a vertex shader passing {}{index}: not supported on the GPU path",
-                    usage.name().to_ascii_uppercase()
-                )));
+                return Err(Error::Refused(Refusal::PassThrough { usage, index }));
             }
             _ => {
                 let _ = writeln!(dcl, "dcl_{}{index} o{i}", usage.name());

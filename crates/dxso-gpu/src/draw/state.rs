@@ -2,11 +2,11 @@
 //! refuses by name (never drawn wrong).
 
 use super::patch::{FogFactor, PixelTail};
-use crate::Error;
+use crate::{Error, Refusal};
 use dxso_draw::states::rs;
 use dxso_draw::{Draw, Primitive, RenderStates};
 
-fn refuse(what: String) -> Error {
+fn refuse(what: Refusal) -> Error {
     Error::Refused(what)
 }
 
@@ -20,14 +20,12 @@ pub(super) fn check(draw: &Draw) -> Result<(), Error> {
     let s = &draw.states;
     match draw.primitive {
         Primitive::LineList | Primitive::LineStrip => {
-            return Err(refuse("LINELIST/LINESTRIP: lines (D3D9's diamond rule, LASTPIXEL) are not drawn on the GPU path yet".into()));
+            return Err(refuse(Refusal::Lines));
         }
         _ => {}
     }
     if s.get(rs::ZENABLE) == 2 {
-        return Err(refuse(
-            "render state ZENABLE USEW (w-buffering) is not supported on the GPU path yet".into(),
-        ));
+        return Err(refuse(Refusal::WBuffer));
     }
     if s.get(rs::ALPHABLENDENABLE) != 0 {
         let mut dest = vec![s.get(rs::DESTBLEND)];
@@ -35,9 +33,7 @@ pub(super) fn check(draw: &Draw) -> Result<(), Error> {
             dest.push(s.get(rs::DESTBLENDALPHA));
         }
         if dest.iter().any(|&d| d == 12 || d == 13) {
-            return Err(refuse(
-                "DESTBLEND BOTHSRCALPHA/BOTHINVSRCALPHA (valid only as SRCBLEND)".into(),
-            ));
+            return Err(refuse(Refusal::BothSrcAlphaDest));
         }
     }
     Ok(())

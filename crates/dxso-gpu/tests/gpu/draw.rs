@@ -467,3 +467,85 @@ fn a16b16g16r16_draws_or_is_refused_by_name() {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// What the GPU draw refuses is typed, with the message every face prints (no GPU needed):
+/// each refusal's words, and a draw's index before them.
+#[test]
+fn refusals_name_the_state_and_the_draw() {
+    use dxso_gpu::Refusal;
+    let said = |r: Refusal| Error::Refused(r).to_string();
+    assert_eq!(
+        said(Refusal::InDraw {
+            draw: 3,
+            refusal: Box::new(Refusal::Lines)
+        }),
+        "not drawn on the GPU: draw 3: LINELIST/LINESTRIP: lines (D3D9's diamond rule, \
+         LASTPIXEL) are not drawn on the GPU path yet"
+    );
+    let cases = [
+        (
+            Refusal::WBuffer,
+            "render state ZENABLE USEW (w-buffering) is not supported on the GPU path yet",
+        ),
+        (
+            Refusal::BothSrcAlphaDest,
+            "DESTBLEND BOTHSRCALPHA/BOTHINVSRCALPHA (valid only as SRCBLEND)",
+        ),
+        (
+            Refusal::R5G6B5Target,
+            "render target format R5G6B5: WebGPU has no renderable 5-6-5 format",
+        ),
+        (
+            Refusal::Unorm16Target,
+            "render target format A16B16G16R16: the adapter cannot render to 16-bit unorm \
+             (Rgba16Unorm) targets",
+        ),
+        (
+            Refusal::D24S8,
+            "depth-stencil format D24S8: the adapter has no readable depth-stencil format \
+             (DEPTH32FLOAT_STENCIL8)",
+        ),
+        (
+            Refusal::PassThrough {
+                usage: dxso::ir::Usage::PSize,
+                index: 1,
+            },
+            "a draw without a vertex shader passing PSIZE1: not supported on the GPU path",
+        ),
+        (
+            Refusal::ClipDistances,
+            "CLIPPLANEENABLE: the adapter has no clip distances (CLIP_DISTANCES)",
+        ),
+        (
+            Refusal::ClipPlanesWithPoints,
+            "CLIPPLANEENABLE with points larger than a pixel or sprites (D3D9 clips a point by \
+             its centre)",
+        ),
+        (
+            Refusal::Float32Blend {
+                format: dxso_draw::TargetFormat::A32B32G32R32F,
+            },
+            "ALPHABLENDENABLE into the A32B32G32R32F target: the adapter cannot blend 32-bit \
+             floats",
+        ),
+        (
+            Refusal::PositionT {
+                vertex: 2,
+                position: [1.0, f32::NAN, 0.5, 0.0],
+            },
+            "POSITIONT vertex 2 is (1.0, NaN, 0.5, rhw 0.0): the GPU path draws finite screen \
+             positions (x, y within ±2^22) with rhw > 0",
+        ),
+        (
+            Refusal::SrgbTexture(4),
+            "s4: SRGBTEXTURE (sRGB texture reads) is not drawn on the GPU path yet",
+        ),
+        (
+            Refusal::NoOc0,
+            "the alpha test or fog of a pixel shader that writes no oC0",
+        ),
+    ];
+    for (refusal, message) in cases {
+        assert_eq!(refusal.to_string(), message);
+    }
+}

@@ -4,7 +4,7 @@
 //! position with power-of-two steps and every texture read hits a texel centre (or, for the
 //! linear filter, a weight that is a multiple of 1/8), so the values are exact.
 
-use dxso_gpu::{Frame, Gpu, Image, Sampler, Varying, Winding};
+use dxso_gpu::{Error, Frame, FrameError, Gpu, Image, Sampler, Varying, Winding};
 use dxso_naga::FloatMode;
 use dxso_vm::{Format, SamplerState, Texture, TextureFilter, TextureKind};
 use std::sync::Arc;
@@ -422,15 +422,67 @@ fn a_missing_varying_or_a_vertex_shader_is_an_error() {
     let e = gpu
         .render(&checked("ps_2_0\ndcl t3\nmov oC0, t3\n"), &frame)
         .expect_err("no TEXCOORD3");
-    assert!(e.to_string().contains("TEXCOORD3"), "{e}");
+    assert!(
+        matches!(&e, Error::Frame(FrameError::MissingInput(s)) if s == "TEXCOORD3"),
+        "{e}"
+    );
     let e = gpu
         .render(&checked("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), &frame)
         .expect_err("a vertex shader");
-    assert!(matches!(e, dxso_gpu::Error::Frame(_)), "{e}");
+    assert!(
+        matches!(e, Error::Frame(FrameError::NotPixelShader(v)) if v == dxso::Version::vs(2, 0)),
+        "{e}"
+    );
     let e = gpu
         .render(&checked("ps_2_0\nmov oC0, c0\n"), &Frame::new(0, 4))
         .expect_err("0 wide");
-    assert!(matches!(e, dxso_gpu::Error::Frame(_)), "{e}");
+    assert!(
+        matches!(
+            e,
+            Error::Frame(FrameError::TargetSize {
+                width: 0,
+                height: 4,
+                ..
+            })
+        ),
+        "{e}"
+    );
+}
+
+/// What a frame cannot draw says which draw and what, typed, with the message every face
+/// prints (no GPU needed).
+#[test]
+fn frame_errors_name_the_draw_and_the_value() {
+    let e = Error::Frame(FrameError::InDraw {
+        draw: 2,
+        error: Box::new(FrameError::DrawSize {
+            vertices: 20_000_000,
+            instances: 1,
+            max: dxso_draw::MAX_DRAW_VERTICES,
+        }),
+    });
+    assert_eq!(
+        e.to_string(),
+        "render: draw 2: a draw of 20000000 vertices x 1 instances: at most 16777216 vertices \
+         at once"
+    );
+    assert_eq!(
+        FrameError::NotPixelShader(dxso::Version::vs(3, 0)).to_string(),
+        "vs_3_0 is not a pixel shader"
+    );
+    assert_eq!(
+        FrameError::FrameSize {
+            width: 9000,
+            height: 10,
+            max: 8192
+        }
+        .to_string(),
+        "a 9000x10 frame: the adapter's targets are at most 8192x8192"
+    );
+    assert_eq!(
+        FrameError::MissingInput("TEXCOORD3".into()).to_string(),
+        "the frame gives no value for the input TEXCOORD3"
+    );
 }
 
 /// Inputs by semantic whatever their location: NORMAL0 and TANGENT0 (locations from 14 on,

@@ -261,7 +261,56 @@ fn a_texture_of_the_wrong_kind_is_an_error() {
         .draw(&dev, 1, 1)
         .expect_err("a 2d texture on a cube sampler");
     assert!(
-        matches!(e, dxso_gpu::Error::Unsupported { sampler: 0, .. }),
+        matches!(
+            e,
+            dxso_gpu::Error::Unsupported {
+                sampler: 0,
+                what: dxso_gpu::SamplerUnsupported::TextureKind {
+                    texture: TextureKind::TwoD,
+                    sampler: TextureKind::Cube
+                }
+            }
+        ),
         "{e}"
+    );
+}
+
+/// What a sampler cannot do on the GPU path is typed, with the message every face prints
+/// (no GPU needed).
+#[test]
+fn unsupported_sampler_states_say_what_and_which_sampler() {
+    use dxso_gpu::{Error, SamplerUnsupported as S};
+    let said = |sampler: u32, what: S| Error::Unsupported { sampler, what }.to_string();
+    assert_eq!(
+        said(3, S::LodBias(-0.5)),
+        "s3: MIPMAPLODBIAS -0.5 is not supported on the GPU path"
+    );
+    assert_eq!(
+        said(0, S::BorderColour(0x8000_00ff)),
+        "s0: BORDERCOLOR 0x800000ff (0x00000000, 0xff000000 and 0xffffffff are) is not \
+         supported on the GPU path"
+    );
+    assert_eq!(
+        said(
+            1,
+            S::TextureKind {
+                texture: TextureKind::TwoD,
+                sampler: TextureKind::Cube
+            }
+        ),
+        "s1: a TwoD texture on a Cube sampler is not supported on the GPU path"
+    );
+    assert_eq!(
+        said(2, S::MirrorOnce),
+        "s2: MIRRORONCE addressing is not supported on the GPU path"
+    );
+    assert_eq!(
+        said(2, S::BorderAddressing),
+        "s2: BORDER addressing on this adapter is not supported on the GPU path"
+    );
+    assert_eq!(
+        said(2, S::FloatFiltering),
+        "s2: linear filtering of float textures on this adapter is not supported on the GPU \
+         path"
     );
 }

@@ -33,7 +33,14 @@ fn translate_unchecked_both(source: &str) -> Result<Option<()>, Error> {
 /// A failure's class: the opcode for unsupported ones, the message otherwise.
 fn class(e: &Error) -> String {
     match e {
-        Error::Unsupported { opcode, version } => format!("unsupported {opcode} ({version})"),
+        Error::Unsupported {
+            opcode,
+            control,
+            version,
+        } => format!(
+            "unsupported {} ({version})",
+            opcode.mnemonic(*control, *version)
+        ),
         other => other.to_string().chars().take(160).collect(),
     }
 }
@@ -99,7 +106,9 @@ fn wine_conformance_sources_translate() {
             Ok(Some(())) => unchecked += 1,
             Ok(None) => panic!("every conformance source assembles: {source}"),
             // The ps_1_x texture-addressing family is not translated yet.
-            Err(Error::Unsupported { version, .. }) if version.starts_with("ps_1") => ps1x += 1,
+            Err(Error::Unsupported { version, .. }) if version.is_pixel() && version.major == 1 => {
+                ps1x += 1
+            }
             // An unvalidated fragment may mean nothing (a call to a label it lacks).
             Err(Error::Invalid { what, .. }) if !checked => {
                 eprintln!("meaningless: {what}: {source:?}");

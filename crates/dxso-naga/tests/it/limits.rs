@@ -72,3 +72,26 @@ fn long_runs_become_nested_blocks_every_back_end_writes() {
         dxso_naga::write(&t, target).expect("writes");
     }
 }
+
+/// An instruction the translation has no code for is refused with its opcode, control and
+/// the shader's version (typed), named by its mnemonic in the message.
+#[test]
+fn an_untranslated_instruction_is_refused_by_opcode_and_version() {
+    let shader = dxso::Shader {
+        version: dxso::Version::vs(3, 0),
+        instructions: vec![dxso::Instruction::new(dxso::Opcode::Phase)],
+    };
+    let e = dxso_naga::translate_unchecked(&shader, &Options::default()).unwrap_err();
+    assert_eq!(
+        e,
+        Error::Unsupported {
+            opcode: dxso::Opcode::Phase,
+            control: 0,
+            version: dxso::Version::vs(3, 0)
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "phase is not supported in vs_3_0 by the GPU translation"
+    );
+}

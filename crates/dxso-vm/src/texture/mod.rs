@@ -29,7 +29,7 @@ mod sampling;
 mod tests;
 
 pub use format::{Format, Storage, check_vertex_texture_format, encode_level};
-pub use names::{SAMPLER_STATES, SamplerStateError, SamplerValue};
+pub use names::{FoundValue, SAMPLER_STATES, SamplerStateError, SamplerValue, ValueProblem};
 #[cfg(test)]
 pub(crate) use sampling::PANIC_BITS;
 pub(crate) use sampling::Sampling;

@@ -28,8 +28,73 @@ pub enum SamplerStateError {
         /// The state's name.
         state: &'static str,
         /// What is wrong with the value, and what the state takes.
-        problem: String,
+        problem: ValueProblem,
     },
+}
+
+/// What is wrong with a sampler state's value ([`SamplerStateError::Value`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValueProblem {
+    /// A value of another kind than the state takes: what it takes (`a number`, `a filter by
+    /// name`, ...), and the value given.
+    #[error("expected {expected}, not {found}")]
+    Expected {
+        /// What the state takes.
+        expected: &'static str,
+        /// The value given.
+        found: FoundValue,
+    },
+    /// A name none of the state's values has: what the names are of (`address mode`,
+    /// `filter`), and the name given.
+    #[error("unknown {noun} {name:?}")]
+    UnknownName {
+        /// What the state's names name.
+        noun: &'static str,
+        /// The name given.
+        name: String,
+    },
+    /// A border colour that is not hex (the text given).
+    #[error("bad hex colour {0:?}")]
+    BadHexColour(String),
+}
+
+/// A [`SamplerValue`] as an error keeps it: a name (printed quoted), a number or a flag.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FoundValue {
+    /// A name.
+    Name(String),
+    /// A number.
+    Number(f64),
+    /// A flag.
+    Flag(bool),
+}
+
+impl From<SamplerValue<'_>> for FoundValue {
+    fn from(v: SamplerValue<'_>) -> FoundValue {
+        match v {
+            SamplerValue::Name(s) => FoundValue::Name(s.to_string()),
+            SamplerValue::Number(x) => FoundValue::Number(x),
+            SamplerValue::Flag(b) => FoundValue::Flag(b),
+        }
+    }
+}
+
+impl std::fmt::Display for FoundValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FoundValue::Name(s) => write!(f, "{s:?}"),
+            FoundValue::Number(x) => write!(f, "{x}"),
+            FoundValue::Flag(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// [`ValueProblem::Expected`]: `expected` was wanted, `found` given.
+fn expected(expected: &'static str, found: SamplerValue) -> ValueProblem {
+    ValueProblem::Expected {
+        expected,
+        found: found.into(),
+    }
 }
 
 impl TextureKind {
@@ -72,11 +137,15 @@ impl SamplerState {
             .copied()
             .find(|s| *s == name)
             .ok_or_else(|| SamplerStateError::Unknown(name.to_string()))?;
-        let fail = |problem: String| SamplerStateError::Value { state, problem };
+        let fail = |problem: ValueProblem| SamplerStateError::Value { state, problem };
         match state {
             "address_u" | "address_v" | "address_w" => {
-                let mode =
-                    by_name(value, "an address mode", TextureAddress::from_name).map_err(fail)?;
+                let mode = by_name(
+                    value,
+                    ("an address mode by name", "address mode"),
+                    TextureAddress::from_name,
+                )
+                .map_err(fail)?;
                 match state {
                     "address_u" => self.address_u = mode,
                     "address_v" => self.address_v = mode,
@@ -84,7 +153,12 @@ impl SamplerState {
                 }
             }
             "mag_filter" | "min_filter" | "mip_filter" => {
-                let filter = by_name(value, "a filter", TextureFilter::from_name).map_err(fail)?;
+                let filter = by_name(
+                    value,
+                    ("a filter by name", "filter"),
+                    TextureFilter::from_name,
+                )
+                .map_err(fail)?;
                 match state {
                     "mag_filter" => self.mag_filter = filter,
                     "min_filter" => self.min_filter = filter,
@@ -94,16 +168,11 @@ impl SamplerState {
             "border_color" => self.border_color = colour(value).map_err(fail)?,
             "mip_lod_bias" => match value {
                 SamplerValue::Number(x) => self.mip_lod_bias = x as f32,
-                other => return Err(fail(format!("expected a number, not {}", shown(other)))),
+                other => return Err(fail(expected("a number", other))),
             },
             "srgb_texture" => match value {
                 SamplerValue::Flag(b) => self.srgb_texture = b,
-                other => {
-                    return Err(fail(format!(
-                        "expected true or false, not {}",
-                        shown(other)
-                    )));
-                }
+                other => return Err(fail(expected("true or false", other))),
             },
             "max_mip_level" => self.max_mip_level = whole(value).map_err(fail)?,
             "max_anisotropy" => self.max_anisotropy = whole(value).map_err(fail)?,
@@ -114,44 +183,38 @@ impl SamplerState {
     }
 }
 
-fn shown(v: SamplerValue) -> String {
+/// A value by name: `what` is what the state takes and what its names are of (`("a filter
+/// by name", "filter")`).
+fn by_name<T>(
+    v: SamplerValue,
+    (takes, noun): (&'static str, &'static str),
+    find: fn(&str) -> Option<T>,
+) -> Result<T, ValueProblem> {
     match v {
-        SamplerValue::Name(s) => format!("{s:?}"),
-        SamplerValue::Number(x) => x.to_string(),
-        SamplerValue::Flag(b) => b.to_string(),
-    }
-}
-
-fn by_name<T>(v: SamplerValue, what: &str, find: fn(&str) -> Option<T>) -> Result<T, String> {
-    match v {
-        SamplerValue::Name(s) => {
-            // "an address mode" -> "unknown address mode"
-            let noun = what.split_once(' ').map_or(what, |(_, n)| n);
-            find(s).ok_or_else(|| format!("unknown {noun} {s:?}"))
-        }
-        other => Err(format!("expected {what} by name, not {}", shown(other))),
+        SamplerValue::Name(s) => find(s).ok_or_else(|| ValueProblem::UnknownName {
+            noun,
+            name: s.to_string(),
+        }),
+        other => Err(expected(takes, other)),
     }
 }
 
 /// A whole number from 0 to 2^32 - 1.
-fn whole(v: SamplerValue) -> Result<u32, String> {
+fn whole(v: SamplerValue) -> Result<u32, ValueProblem> {
     match v {
         SamplerValue::Number(x) if x.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&x) => {
             Ok(x as u32)
         }
-        other => Err(format!(
-            "expected a whole number from 0 to 4294967295, not {}",
-            shown(other)
-        )),
+        other => Err(expected("a whole number from 0 to 4294967295", other)),
     }
 }
 
 /// A D3DCOLOR: a whole number, or hex (`"0xff000000"`, `"ff000000"`).
-fn colour(v: SamplerValue) -> Result<u32, String> {
+fn colour(v: SamplerValue) -> Result<u32, ValueProblem> {
     match v {
         SamplerValue::Name(s) => {
             let digits = s.trim_start_matches("0x").trim_start_matches("0X");
-            u32::from_str_radix(digits, 16).map_err(|_| format!("bad hex colour {s:?}"))
+            u32::from_str_radix(digits, 16).map_err(|_| ValueProblem::BadHexColour(s.to_string()))
         }
         other => whole(other),
     }
@@ -211,6 +274,34 @@ mod tests {
             "srgb_texture: expected true or false, not 1"
         );
         assert_eq!(st, SamplerState::default());
+        assert_eq!(
+            st.set("address_u", Name("clmp")),
+            Err(SamplerStateError::Value {
+                state: "address_u",
+                problem: ValueProblem::UnknownName {
+                    noun: "address mode",
+                    name: "clmp".into()
+                }
+            })
+        );
+        assert_eq!(
+            st.set("max_mip_level", Number(1.5)),
+            Err(SamplerStateError::Value {
+                state: "max_mip_level",
+                problem: ValueProblem::Expected {
+                    expected: "a whole number from 0 to 4294967295",
+                    found: FoundValue::Number(1.5)
+                }
+            })
+        );
+        assert_eq!(
+            e(st.set("mip_lod_bias", Name("x"))),
+            "mip_lod_bias: expected a number, not \"x\""
+        );
+        assert_eq!(
+            e(st.set("min_filter", Flag(true))),
+            "min_filter: expected a filter by name, not true"
+        );
     }
 
     #[test]

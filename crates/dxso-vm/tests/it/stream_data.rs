@@ -147,3 +147,68 @@ fn a_streams_frequency_is_set_apart_and_kept_across_rebinding() {
     dev.set_stream_source(1, None, 0, 0).unwrap();
     assert!(dev.stream(1).is_none());
 }
+
+/// A declaration the device refuses says which element and what: typed, with the message
+/// every face prints.
+#[test]
+fn a_bad_declaration_names_the_element_and_the_value() {
+    use dxso_vm::{DeclarationError, VmError};
+    let element = |stream: u16, usage_index: u8| VertexElement {
+        stream,
+        offset: 0,
+        ty: DeclType::Float4,
+        method: 0,
+        usage: Usage::TexCoord,
+        usage_index,
+    };
+    let mut device = Device::new();
+    let refused = |device: &mut Device, elements: Vec<VertexElement>| {
+        let e = device.set_declaration(elements).unwrap_err();
+        let VmError::Declaration(d) = &e else {
+            panic!("{e:?}")
+        };
+        (d.clone(), e.to_string())
+    };
+    assert_eq!(
+        refused(&mut device, vec![element(0, 0), element(16, 1)]),
+        (
+            DeclarationError::Stream {
+                element: 1,
+                stream: 16
+            },
+            "bad vertex declaration: element 1: stream 16 (0..15)".to_string()
+        )
+    );
+    assert_eq!(
+        refused(&mut device, vec![element(0, 16)]),
+        (
+            DeclarationError::UsageIndex {
+                element: 0,
+                usage_index: 16
+            },
+            "bad vertex declaration: element 0: usage index 16 (0..15)".to_string()
+        )
+    );
+    assert_eq!(
+        refused(&mut device, vec![element(0, 3), element(1, 3)]),
+        (
+            DeclarationError::Twice {
+                element: 1,
+                usage: Usage::TexCoord,
+                usage_index: 3
+            },
+            "bad vertex declaration: element 1: TEXCOORD3 is declared twice".to_string()
+        )
+    );
+    assert_eq!(
+        refused(&mut device, vec![element(0, 0); 65]).0,
+        DeclarationError::TooManyElements(65)
+    );
+    assert_eq!(
+        DeclarationError::TooManyElements(65).to_string(),
+        "more than 64 elements"
+    );
+    device
+        .set_declaration(vec![element(0, 0), element(1, 1)])
+        .unwrap();
+}

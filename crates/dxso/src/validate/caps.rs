@@ -130,11 +130,16 @@ impl Caps {
     }
 
     /// Values outside what D3D9 defines for these fields.
-    pub fn problems(&self) -> Vec<String> {
+    pub fn problems(&self) -> Vec<CapsProblem> {
         let mut out = Vec::new();
-        let mut check = |name: &str, v: u32, lo: u32, hi: u32| {
-            if !(lo..=hi).contains(&v) {
-                out.push(format!("{name} = {v} is outside {lo}..{hi}"));
+        let mut check = |field: &'static str, value: u32, min: u32, max: u32| {
+            if !(min..=max).contains(&value) {
+                out.push(CapsProblem {
+                    field,
+                    value,
+                    min,
+                    max,
+                });
             }
         };
         check(
@@ -231,8 +236,23 @@ impl Caps {
     }
 }
 
-/// Why a caps spec was refused ([`Caps::from_spec`], [`Caps::from_json`]); the faces print
-/// it after `caps` and what named the caps (a file, a string, a dict).
+/// A caps field outside what D3D9 defines for it ([`Caps::problems`]): `FIELD = VALUE is
+/// outside MIN..MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field} = {value} is outside {min}..{max}")]
+pub struct CapsProblem {
+    /// The D3DCAPS9 field, as the JSON names it (`VS20Caps.NumTemps`).
+    pub field: &'static str,
+    /// Its value.
+    pub value: u32,
+    /// The least value D3D9 allows.
+    pub min: u32,
+    /// The greatest.
+    pub max: u32,
+}
+
+/// Why a caps spec was refused (`Caps::from_spec`, `Caps::from_json`: the `serde` feature's);
+/// the faces print it after `caps` and what named the caps (a file, a string, a dict).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CapsError {
     /// Neither `max`, `min` nor a JSON object.
@@ -242,8 +262,8 @@ pub enum CapsError {
     #[error("{0}")]
     Json(String),
     /// Fields outside what D3D9 defines for them ([`Caps::problems`]).
-    #[error("{}", .0.join("; "))]
-    OutOfRange(Vec<String>),
+    #[error("{}", .0.iter().map(CapsProblem::to_string).collect::<Vec<_>>().join("; "))]
+    OutOfRange(Vec<CapsProblem>),
 }
 
 #[cfg(all(test, feature = "serde"))]
@@ -267,6 +287,34 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "MaxVertexShaderConst = 5 is outside 256..8192"
+        );
+        assert_eq!(
+            Caps::from_json(
+                r#"{"MaxVertexShaderConst": 5, "MaxPixelShader30InstructionSlots": 100}"#
+            ),
+            Err(CapsError::OutOfRange(vec![
+                CapsProblem {
+                    field: "MaxVertexShaderConst",
+                    value: 5,
+                    min: 256,
+                    max: 8192
+                },
+                CapsProblem {
+                    field: "MaxPixelShader30InstructionSlots",
+                    value: 100,
+                    min: 512,
+                    max: 32768
+                },
+            ]))
+        );
+        assert_eq!(
+            Caps::from_json(
+                r#"{"MaxVertexShaderConst": 5, "MaxPixelShader30InstructionSlots": 100}"#
+            )
+            .unwrap_err()
+            .to_string(),
+            "MaxVertexShaderConst = 5 is outside 256..8192; \
+             MaxPixelShader30InstructionSlots = 100 is outside 512..32768"
         );
         let unknown = Caps::from_json(r#"{"MaxVertexShaderConsts": 256}"#).unwrap_err();
         assert!(matches!(&unknown, CapsError::Json(m) if m.contains("MaxVertexShaderConsts")));

@@ -271,7 +271,15 @@ fn caps_presets_are_within_d3d9_ranges() {
     );
     let mut bad = Caps::max();
     bad.vs20.num_temps = 40;
-    assert_eq!(bad.problems().len(), 1);
+    assert_eq!(
+        bad.problems(),
+        [CapsProblem {
+            field: "VS20Caps.NumTemps",
+            value: 40,
+            min: 12,
+            max: 32
+        }]
+    );
 }
 
 /// Pixel-shader read ports, version by version, with the numbers of each version's register

@@ -128,8 +128,7 @@ pub(in crate::draw) fn finish_pixel(
         .iter_mut()
         .find(|e| e.name == entry)
         .ok_or_else(|| bad("not found"))?;
-    let no_oc0 =
-        || Error::Refused("the alpha test or fog of a pixel shader that writes no oC0".into());
+    let no_oc0 = || Error::Refused(crate::Refusal::NoOc0);
     let result_ty = ep.function.result.as_ref().ok_or_else(no_oc0)?.ty;
     let TypeInner::Struct { members, .. } = &m.types[result_ty].inner else {
         return Err(bad("does not return a struct"));
