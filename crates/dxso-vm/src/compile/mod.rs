@@ -115,6 +115,9 @@ use crate::Options;
 use crate::exec::{CONST_PAD, Isa, Uniforms};
 use crate::fetch::DeclType;
 use crate::math::Row;
+use crate::pixel::exec::sample_rows;
+use crate::pixel::lower::SampleMode;
+use crate::pixel::{PixelOp, Stages};
 use crate::program::*;
 use crate::texture::Sampling;
 
@@ -217,6 +220,38 @@ code_abi! {
                 let x = io[l];
                 io[l] = x.cos();
                 io[N + l] = x.sin();
+            }
+        });
+    }
+}
+
+code_abi! {
+    /// A pixel program's texture sample (`PixelOp::Sample`) on `N` lanes of whole quads (16
+    /// or 8, the x86 code's widths): `stages` is the draw's [`Stages`] (pixel code's entry
+    /// takes it in place of the [`Sampling`]), `what` is the sampler | the [`SampleMode`]'s
+    /// number << 8, and `io` holds twelve rows of `N` floats: the coordinates' four
+    /// component rows, then (texldd) the x and the y gradients' on entry; the texel's four
+    /// component rows on return. The interpreter's own sampling, so the same bits.
+    pub(crate) fn pixel_sample<const N: usize>(
+        stages: *const Stages<'_>,
+        what: u32,
+        io: *mut f32,
+    ) {
+        // SAFETY: the compiled pixel code passes the draw's stages (alive for the call that
+        // runs the code) and its 12 * N float slot.
+        let (stages, io) = unsafe { (&*stages, std::slice::from_raw_parts_mut(io, 12 * N)) };
+        callback("texture sampling", io, |io| {
+            let rows = |k: usize| -> [[f32; N]; 4] {
+                std::array::from_fn(|c| std::array::from_fn(|l| io[(4 * k + c) * N + l]))
+            };
+            let mode = SampleMode::ALL
+                .get((what >> 8) as usize)
+                .copied()
+                .unwrap_or(SampleMode::Implicit);
+            let (c, gx, gy) = (rows(0), rows(1), rows(2));
+            let texel = sample_rows(Some(stages), what as u8, mode, &c, &gx, &gy);
+            for (k, t) in texel.iter().enumerate() {
+                io[k * N..(k + 1) * N].copy_from_slice(t);
             }
         });
     }
@@ -379,6 +414,38 @@ impl Jit {
         });
         status == 0
     }
+
+    /// Run a pixel program over the batch in `rows` (set up as the interpreter's run finds
+    /// it: inputs, vPos, vFace, the kill and constant rows, the depth, temporaries and
+    /// outputs cleared), sampling from `stages`. `false` when the instruction limit was
+    /// passed.
+    pub(crate) fn run_pixel(
+        &self,
+        rows: &mut [Row],
+        program: &Program,
+        u: &Uniforms,
+        stages: &Stages,
+    ) -> bool {
+        let a = Args::new(rows, program, u);
+        // Pixel code reads its seventh argument as the draw's stages (`pixel_sample`).
+        let stages: *const Stages = stages;
+        let status = run_batch(self.entry, self.exact, &self.odds, |entry| {
+            // SAFETY: as for `Jit::run` (see `Args::new`); pixel code hands its seventh
+            // argument to `pixel_sample` only, which reads it as the `Stages` it is.
+            unsafe {
+                entry(
+                    a.arena,
+                    a.consts,
+                    a.nconsts,
+                    a.ints,
+                    a.bools,
+                    a.max,
+                    stages.cast(),
+                )
+            }
+        });
+        status == 0
+    }
 }
 
 /// The arguments compiled code takes for a batch.
@@ -505,20 +572,42 @@ unsafe impl Send for Fused {}
 unsafe impl Sync for Fused {}
 
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
-/// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
-/// see `cranelift::generate`), with source modifiers no other than negation and `_abs`.
+/// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls, `o[aL]` and
+/// pixel programs, see `cranelift::generate`), with source modifiers no other than negation
+/// and `_abs`. Pixel programs: their arithmetic (`cmp`, `cnd`, `dp2add`, `dsx`/`dsy`, the
+/// ps_1_x modifiers and shifts, `texkill`) and texture sampling; not yet the ps_1_x
+/// texture-addressing steps other than sampling (`texbem`'s bump, `texbeml`'s luminance,
+/// `texm3x3spec`'s reflection, `texdepth`, `texcrd`'s division), whose programs run on
+/// the interpreter.
 pub(crate) fn supported(p: &Program) -> Result<(), String> {
-    // Pixel programs run on the interpreter only.
-    if p.pixel.is_some() || p.ops.iter().any(Op::pixel_only) {
-        return Err("pixel shader".into());
-    }
+    let pixel = p.pixel.is_some();
     for op in &p.ops {
-        if let Op::Alu { src, .. } = op {
-            for s in src {
-                if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
-                    return Err("source modifier".into());
+        match op {
+            Op::Pixel(PixelOp::Sample { .. }) if pixel => {}
+            Op::Pixel(other) => {
+                let what = match other {
+                    PixelOp::Bump { .. } => "texbem/bem",
+                    PixelOp::Luminance { .. } => "texbeml",
+                    PixelOp::Reflect { .. } => "texm3x3spec/vspec",
+                    PixelOp::DepthRatio { .. } => "texdepth/texm3x2depth",
+                    PixelOp::Divide { .. } => "texcrd _dz/_dw",
+                    PixelOp::Sample { .. } => "texture sampling",
+                };
+                return Err(format!("pixel shader: {what}"));
+            }
+            Op::Alu {
+                kind: Alu::TexLdl { .. },
+                ..
+            } if pixel => return Err("texldl in a pixel program".into()),
+            _ if !pixel && op.pixel_only() => return Err("a pixel op in a vertex program".into()),
+            Op::Alu { src, .. } => {
+                for s in src {
+                    if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
+                        return Err("source modifier".into());
+                    }
                 }
             }
+            _ => {}
         }
     }
     Ok(())

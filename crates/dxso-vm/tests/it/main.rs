@@ -10,6 +10,7 @@ mod flow;
 mod guard;
 mod hostile;
 mod instructions;
+mod pixel_compiled;
 mod random;
 mod stream_data;
 mod texture;

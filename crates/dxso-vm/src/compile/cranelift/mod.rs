@@ -44,6 +44,12 @@ impl Drop for Code {
 
 /// Compile `p`; `dump` prints its machine code to stderr.
 pub(super) fn generate(p: &Program, dump: bool) -> Result<Code, String> {
+    // Pixel programs keep their temporaries (ps_1_x's colour r0, the ps_1_1 .. ps_1_3
+    // `t#` results that start as coordinates) in the arena, and sample through the quad:
+    // the x86 code generator's only, for now.
+    if p.pixel.is_some() {
+        return Err("a pixel program (the x86 code generator's only)".into());
+    }
     // What only the x86 code generator compiles.
     let x86_only = |op: &Op| match op {
         Op::IfDyn { .. }

@@ -54,6 +54,7 @@ mod finite;
 mod flow;
 mod gather;
 mod ops;
+mod pixel;
 mod regs;
 #[cfg(test)]
 mod tests;
@@ -114,7 +115,10 @@ fn assemble_both<E>(
 ) -> Result<Assembled<E>, String> {
     let mut maps = vec![];
     let mut entries = vec![];
-    for fast in [options.fast_products, false] {
+    // Pixel programs: the exact code alone (the checks' analysis, `finite`, does not know
+    // the pixel ops: texkill, the quad differences, sampling).
+    let fast_products = options.fast_products && p.pixel.is_none();
+    for fast in [fast_products, false] {
         let (map, entry, checked) = assemble(p, layout.clone(), w, fast, options)?;
         maps.push(map);
         entries.push(to_entry(entry));
@@ -182,7 +186,7 @@ fn assemble(
     if let Some(path) = &options.jit_dump {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
         // place a profiler's samples in it.
-        let ext = if !fast && options.fast_products {
+        let ext = if !fast && options.fast_products && p.pixel.is_none() {
             "exact.bin"
         } else {
             "bin"
@@ -319,8 +323,11 @@ const EXEC_ROW: u16 = 0xFFF8;
 
 // Frame layout (offsets from the 64-byte aligned rsp): a0, p0 and the execution mask of
 // each group, then the scalars.
+// The callbacks' io slot: 4 rows of one group's lanes (texldl, sincos), 12 for a pixel
+// program's sampling (coordinates and texldd's two gradients).
 const IO: i32 = 0;
-const A0_HOME: i32 = 256;
+const IO_BYTES: i32 = 12 * 64;
+const A0_HOME: i32 = IO + IO_BYTES;
 const P0_HOME: i32 = A0_HOME + 256 * G_MAX as i32;
 const EXEC_HOME: i32 = P0_HOME + 256 * G_MAX as i32;
 const SAVED_RSP: i32 = EXEC_HOME + 64 * G_MAX as i32;
@@ -604,7 +611,12 @@ impl Gen<'_> {
             .iter()
             .copied()
             .filter(|&r| {
-                !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r) && r != EXEC_ROW
+                !(INPUT_BASE..OUTPUT_BASE).contains(&r)
+                    && !self.p.is_const_row(r)
+                    && r != EXEC_ROW
+                    // A pixel program's rows are set up by its runner as the interpreter
+                    // finds them (`Jit::run_pixel`); a0 and p0 (in the frame) start at 0.
+                    && (self.p.pixel.is_none() || r >= A0_ROW)
             })
             .collect();
         zeroed.sort_unstable();
@@ -969,11 +981,13 @@ fn lab(labels: &[Option<CodeLabel>], pc: usize) -> CodeLabel {
     labels[pc.min(labels.len() - 1)].expect("a leader")
 }
 
-/// Whether `op` is computed in the lanes (arithmetic and gathers) rather than flow control.
+/// Whether `op` is computed in the lanes (arithmetic, gathers, a pixel program's sampling)
+/// rather than flow control.
 fn is_lane_op(op: &Op) -> bool {
     matches!(
         op,
         Op::Alu { .. }
+            | Op::Pixel(_)
             | Op::GatherConstA0 { .. }
             | Op::GatherConstAl { .. }
             | Op::GatherInputAl { .. }
