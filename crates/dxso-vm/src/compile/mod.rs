@@ -7,7 +7,8 @@
 //! four lanes per instruction, any processor Cranelift targets) elsewhere or where the
 //! first fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
 //! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
-//! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
+//! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`,
+//! `pixel_sample`).
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
 //! the program) and, in the x86 generator's code, every other kind: dynamic `if`/`else`
@@ -15,7 +16,18 @@
 //! see `x86/flow.rs`), `o[aL]` destinations, and subroutines (inlined first:
 //! `Program::inline_calls`, up to a bound on the inlined size). What a generator does not
 //! compile runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
-//! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
+//! interpreter's own sampler and `f32::sin`/`cos`).
+//!
+//! Pixel programs ([`crate::PixelRunner`]) compile on the x86 generator (both widths; not
+//! yet Cranelift, nor the ps_1_x texture-addressing steps other than sampling: see
+//! [`supported`]): their arena is the runner's, set up as the interpreter finds it (inputs,
+//! vPos, vFace, the kill, zero and one rows, the depth; temporaries and outputs cleared), so
+//! the code zeroes no row of it; `texkill` sets the kill row where a component is below 0,
+//! `dsx`/`dsy` are shuffles within each quad (a group's lanes are whole quads), and every
+//! sample (`texld`, `texldp`, `texldb`, `texldl`, `texldd`, the ps_1_x `tex` forms) calls
+//! back into the interpreter's own sampler (`pixel_sample`) with the group's coordinates,
+//! so the implicit level of detail sees each lane's quad. Pixel code is the exact code
+//! alone (no fast products: `x86/finite.rs` does not know the pixel ops). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
 //! outputs; tests compare them on random programs and on every corpus shader. (The x86
@@ -32,9 +44,12 @@
 //! `guard` (arenas) at the bottom; `program` (lowering) and `inline` (calls inlined, over
 //! `program`); `texture` (sampling) and `fetch`
 //! (streams, declaration types) over them; `exec` (the interpreter and the draw's
-//! [`Uniforms`]) over those; `compile` (this module) over `exec`, `fetch` and `texture`,
+//! [`Uniforms`]) over those, with the pixel ops' parts beside it (`pixel::lower`,
+//! `pixel::quad`, `pixel::exec`, and the plain struct `pixel::Stages`); `compile` (this
+//! module) over `exec`, `fetch`, `texture` and those pixel parts,
 //! with `cranelift` and `x86` beneath it importing only `compile`'s ABI and the modules
-//! below; `trace` over `exec`; `draw` (a draw's batches) over `compile` and `exec`; `device`
+//! below; `trace` over `exec`; `draw` (a draw's batches) and `pixel`'s runner
+//! (`PixelState`, `PixelRunner`) over `compile` and `exec`; `device`
 //! (the D3D9 state) over `draw`; `by_name` over `device`. Nothing outside `compile/` knows
 //! machine code.
 //!
@@ -69,8 +84,14 @@
 //!   (which do not fault).
 //! - **The output buffer** (fused code only): 64 records of `outputs * 16` bytes from the
 //!   batch's first record, the draw's output slice for exactly that batch.
-//! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`) with
-//!   a frame slot of `4 * N` floats they read and write.
+//! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`,
+//!   `pixel_sample`) with a frame slot of `4 * N` floats (`pixel_sample`: `12 * N`) they read
+//!   and write; the slot holds 12 rows of the widest group (`x86::IO_BYTES`).
+//! - **Pixel code's seventh argument** is the draw's `pixel::Stages` (in place of the
+//!   vertex [`Sampling`]): the code never reads through it, it only hands it to
+//!   `pixel_sample`, which reads it as the `Stages` it is, for the length of the call
+//!   ([`Jit::run_pixel`] borrows it). Pixel code's arena is the runner's `Machine` arena,
+//!   of `program.rows` rows ([`Args::new`] asserts it, as for vertices).
 //!
 //! W^X: code is never writable and executable at once. The x86 generator assembles into
 //! a buffer, copies it into an anonymous read-write mapping, and turns that mapping
@@ -79,11 +100,16 @@
 //! Cranelift's `JITModule` does the same at `finalize_definitions` (its pages become
 //! read-execute), and the module is only read afterwards.
 //!
-//! The stack: compiled code runs only on threads dxso built, with [`STACK_BYTES`] (8 MiB) of
+//! The stack: compiled vertex code runs only on threads dxso built, with [`STACK_BYTES`] (8 MiB) of
 //! stack each — the pool a device's `set_threads` makes, or [`default_pool`] — whoever calls
 //! the draw (a caller's thread, or a pool with small stacks, as a test holds); the x86
 //! generator refuses a program whose frame would pass [`x86::MAX_FRAME`] (256 KiB), checked
-//! against the stack at compile time. The calling convention is declared, not assumed: every
+//! against the stack at compile time. Compiled pixel code runs on the thread that calls
+//! [`crate::PixelRunner::run`] (the rasterizer's): its frame is held to
+//! [`x86::MAX_PIXEL_FRAME`] (64 KiB; more: the interpreter runs the program), which with
+//! the sampling callback's frame fits many times in the smallest stack Rust gives a thread
+//! (2 MiB, `std::thread` and rayon's default); a caller that runs pixel batches on a thread
+//! of less stack than that is outside this argument. The calling convention is declared, not assumed: every
 //! entry and callback type is `extern "sysv64"` on x86-64 (`code_abi!`), the convention the
 //! generated code uses on every OS, and Cranelift's signatures are made with `SystemV`.
 //!
@@ -100,7 +126,7 @@
 //! deliberately broken `c[a0.x]` gather (one register past the padded file); the
 //! `guard_tests` show the mode turning it into SIGSEGV for every generator and width, and the
 //! `tests/it/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
-//! covered: the stack frame and the callbacks' slot, the integer and boolean files, and an
+//! covered: pixel code (a `PixelState` has no guarded mode), the stack frame and the callbacks' slot, the integer and boolean files, and an
 //! access that lands inside another buffer of the same draw (a record of another batch in
 //! the output slice, before the start of a buffer by less than its slack to the page).
 //!
@@ -627,6 +653,7 @@ pub(crate) fn compile(p: &Program, options: &Options) -> Result<Jit, String> {
         Isa::Avx2 => Some((x86::Width::Ymm, "AVX2")),
         Isa::Base => None,
     };
+    let mut failed = None;
     if let Some((w, name)) = width {
         match guarded(|| x86::compile(p, w, options)) {
             Ok(code) => {
@@ -637,11 +664,20 @@ pub(crate) fn compile(p: &Program, options: &Options) -> Result<Jit, String> {
                     code: Generated::X86(code, w),
                 });
             }
-            Err(e) => why(name, &e),
+            Err(e) => {
+                why(name, &e);
+                failed = Some(format!("{name}: {e}"));
+            }
         }
     }
     let dump = options.jit_dump.is_some();
-    let code = guarded(|| cranelift::generate(p, dump)).inspect_err(|e| why("Cranelift", e))?;
+    let code = guarded(|| cranelift::generate(p, dump))
+        .inspect_err(|e| why("Cranelift", e))
+        // Both failed: the x86 generator's reason first.
+        .map_err(|e| match &failed {
+            Some(x86) => format!("{x86}; Cranelift: {e}"),
+            None => e,
+        })?;
     Ok(Jit {
         entry: code.entry,
         exact: None,

@@ -11,6 +11,7 @@ mod guard;
 mod hostile;
 mod instructions;
 mod pixel_compiled;
+mod pixel_random;
 mod random;
 mod stream_data;
 mod texture;

@@ -14,17 +14,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
     /// A float in [lo, hi).
-    fn f(&mut self, lo: f32, hi: f32) -> f32 {
+    pub fn f(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * (self.next() >> 40) as f32 / (1u64 << 24) as f32
     }
 }
@@ -58,7 +58,7 @@ fn texture(kind: TextureKind, format: Format) -> Arc<Texture> {
 /// The textures and sampler states a test binds: per texture kind, a float texture filtered
 /// linearly (mip-mapped, wrapping) and an 8-bit one sampled by its nearest texel (clamped,
 /// a bias on the level of detail).
-struct Bound {
+pub struct Bound {
     float: [Arc<Texture>; 3],
     unorm: [Arc<Texture>; 3],
     linear: SamplerState,
@@ -66,7 +66,7 @@ struct Bound {
 }
 
 impl Bound {
-    fn new() -> Bound {
+    pub fn new() -> Bound {
         let kinds = [TextureKind::TwoD, TextureKind::Cube, TextureKind::Volume];
         Bound {
             float: kinds.map(|k| texture(k, Format::A32B32G32R32F)),
@@ -90,8 +90,8 @@ impl Bound {
     }
 
     /// Sampler `n` with a texture of `kind` (index into the kinds).
-    fn bind(&self, st: &mut PixelState, n: usize, kind: usize) {
-        let (tex, state) = if n % 2 == 0 {
+    pub fn bind(&self, st: &mut PixelState, n: usize, kind: usize) {
+        let (tex, state) = if n.is_multiple_of(2) {
             (&self.float[kind], self.linear)
         } else {
             (&self.unorm[kind], self.point)
@@ -131,7 +131,7 @@ fn batch(st: &PixelState, seed: u64) -> PixelBatch {
             1.0
         };
         b.depth[l] = rng.f(0.0, 1.0);
-        b.live[l] = rng.next() % 5 != 0;
+        b.live[l] = !rng.next().is_multiple_of(5);
     }
     b
 }
@@ -179,15 +179,15 @@ fn difference(want: &Outcome, got: &Outcome) -> String {
 
 /// Per width: shaders compiled, and shaders that fell back by reason.
 #[derive(Default)]
-struct Coverage {
-    compiled: usize,
-    fell_back: BTreeMap<String, usize>,
+pub struct Coverage {
+    pub compiled: usize,
+    pub fell_back: BTreeMap<String, usize>,
 }
 
 /// Shade two batches (one runner, so the second finds the first's arena) on the
 /// interpreter and on each x86 width the processor has; every width's bits must be the
 /// interpreter's.
-fn compare(name: &str, st: &mut PixelState, coverage: &mut [Coverage; 2]) {
+pub fn compare(name: &str, st: &mut PixelState, coverage: &mut [Coverage; 2]) {
     let seeds = [0x1234_5678_u64, 0xDEAD_BEEF];
     st.set_options(Options {
         tier: Tier::Interpreted,
@@ -223,8 +223,11 @@ fn compare(name: &str, st: &mut PixelState, coverage: &mut [Coverage; 2]) {
             }
             None => {
                 let why = st.why_interpreted().unwrap_or_default();
+                if !why.starts_with("pixel shader") {
+                    println!("{name}\n: on the interpreter: {why}");
+                }
                 // The reason without its op's details.
-                let why = why.split(" (").next().unwrap_or_default().to_string();
+                let why = why.split([' ', '(']).take(6).collect::<Vec<_>>().join(" ");
                 *coverage[w].fell_back.entry(why).or_default() += 1;
             }
         }

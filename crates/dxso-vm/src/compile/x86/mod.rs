@@ -31,7 +31,14 @@
 //! finite factors) and which checks, where `finite` says, that no inf or NaN went through
 //! one unseen, and the exact code (the rule as compares and masked products), which runs a
 //! batch again when a check fails.
-//! `texldl` and `sincos` call back into Rust, 16 lanes at a time. Why the code touches only
+//! `texldl` and `sincos` call back into Rust, 16 lanes at a time (8 at AVX2 width).
+//!
+//! Pixel programs (`pixel.rs`: `cmp`, `cnd`, `dp2add`, `texkill`, `dsx`/`dsy`, the ps_1_x
+//! modifiers and shifts, and sampling through `compile::pixel_sample`) run on the runner's
+//! arena as the interpreter finds it: no row is zeroed, the rows the runner reads back
+//! (colours, depth, ps_1_x's r0, the kill row) are live at the end (`regs::exit_rows`),
+//! and the exact code alone is made (no fast products). A group's lanes are whole quads, so
+//! the quad differences and the sampler's implicit level of detail stay in the group. Why the code touches only
 //! memory the draw owns, how W^X holds and what happens to a panic in a callback: the
 //! `compile` module's docs.
 //!
@@ -174,8 +181,14 @@ fn assemble(
     let p = inlined.as_ref().unwrap_or(p);
     let checks = if fast { finite::checks(p) } else { None };
     let mut g = Gen::new(p, layout, w, checks).map_err(|e| e.to_string())?;
-    g.program()
-        .map_err(|e| format!("{e} (op {} of {})", g.pc, g.p.ops.len()))?;
+    g.program().map_err(|e| {
+        format!(
+            "{e} (op {} of {}: {:?})",
+            g.pc,
+            g.p.ops.len(),
+            g.p.ops.get(g.pc)
+        )
+    })?;
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
     map.copy_from_slice(&code);
@@ -199,6 +212,10 @@ fn assemble(
 
 /// The largest stack frame compiled code may have (bytes).
 pub(crate) const MAX_FRAME: i32 = 256 * 1024;
+
+/// The largest stack frame compiled pixel code may have (bytes): it runs on its caller's
+/// thread (see the `compile` module's docs).
+pub(crate) const MAX_PIXEL_FRAME: i32 = 64 * 1024;
 
 /// The most ops a program may have once its subroutine calls are inlined (more: not
 /// compiled).
@@ -326,7 +343,8 @@ const EXEC_ROW: u16 = 0xFFF8;
 // The callbacks' io slot: 4 rows of one group's lanes (texldl, sincos), 12 for a pixel
 // program's sampling (coordinates and texldd's two gradients).
 const IO: i32 = 0;
-const IO_BYTES: i32 = 12 * 64;
+/// Bytes of the callbacks' io slot: 12 rows of the widest group (16 lanes).
+pub(crate) const IO_BYTES: i32 = 12 * 64;
 const A0_HOME: i32 = IO + IO_BYTES;
 const P0_HOME: i32 = A0_HOME + 256 * G_MAX as i32;
 const EXEC_HOME: i32 = P0_HOME + 256 * G_MAX as i32;
@@ -439,7 +457,12 @@ impl<'a> Gen<'a> {
         let frame = acc_home + 64;
         // Worker threads have stacks of 2 MiB: a program needing a large frame (many
         // palette reads, deep flow control) runs on the interpreter.
-        if frame > MAX_FRAME {
+        let max = if p.pixel.is_some() {
+            MAX_PIXEL_FRAME
+        } else {
+            MAX_FRAME
+        };
+        if frame > max {
             return Err(Error(format!("a stack frame of {frame} bytes")));
         }
         let mut a = CodeAssembler::new(64)?;

@@ -886,6 +886,10 @@ impl Gen<'_> {
                             t
                         }
                     };
+                    // At AVX2 width the sources' temporaries (`_abs`, negation) go now: with
+                    // four components held for a masked write, 16 registers ran out.
+                    self.release(a);
+                    self.release(b);
                     let t = self.component_done(t)?;
                     res[c] = Some(t);
                 }
