@@ -18,16 +18,18 @@
 //! compile runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
 //! interpreter's own sampler and `f32::sin`/`cos`).
 //!
-//! Pixel programs ([`crate::PixelRunner`]) compile on the x86 generator (both widths; not
-//! yet Cranelift, nor the ps_1_x texture-addressing steps other than sampling: see
-//! [`supported`]): their arena is the runner's, set up as the interpreter finds it (inputs,
-//! vPos, vFace, the kill, zero and one rows, the depth; temporaries and outputs cleared), so
-//! the code zeroes no row of it; `texkill` sets the kill row where a component is below 0,
-//! `dsx`/`dsy` are shuffles within each quad (a group's lanes are whole quads), and every
-//! sample (`texld`, `texldp`, `texldb`, `texldl`, `texldd`, the ps_1_x `tex` forms) calls
-//! back into the interpreter's own sampler (`pixel_sample`) with the group's coordinates,
-//! so the implicit level of detail sees each lane's quad. Pixel code is the exact code
-//! alone (no fast products: `x86/finite.rs` does not know the pixel ops). Every operation is the interpreter's
+//! Pixel programs ([`crate::PixelRunner`]) compile on both generators (the x86 one at both
+//! widths; Cranelift's without dynamic flow, as for vertices; not yet the ps_1_x
+//! texture-addressing steps other than sampling: see [`supported`]): their arena is the
+//! runner's, set up as the interpreter finds it (inputs, vPos, vFace, the kill, zero and
+//! one rows, the depth; temporaries and outputs cleared), so the code zeroes no row of it
+//! (Cranelift's keeps every pixel row in the arena); `texkill` sets the kill row where a
+//! component is below 0, `dsx`/`dsy` are differences within each quad (a group's lanes are
+//! whole quads: 16 or 8 lanes, Cranelift's 4 one quad), and every sample (`texld`,
+//! `texldp`, `texldb`, `texldl`, `texldd`, the ps_1_x `tex` forms) calls back into the
+//! interpreter's own sampler (`pixel_sample`) with the group's coordinates, so the implicit
+//! level of detail sees each lane's quad. The x86 pixel code is the exact code alone (no
+//! fast products: `x86/finite.rs` does not know the pixel ops). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
 //! outputs; tests compare them on random programs and on every corpus shader. (The x86
@@ -253,7 +255,7 @@ code_abi! {
 
 code_abi! {
     /// A pixel program's texture sample (`PixelOp::Sample`) on `N` lanes of whole quads (16
-    /// or 8, the x86 code's widths): `stages` is the draw's [`Stages`] (pixel code's entry
+    /// or 8, the x86 code's widths; 4, Cranelift's): `stages` is the draw's [`Stages`] (pixel code's entry
     /// takes it in place of the [`Sampling`]), `what` is the sampler | the [`SampleMode`]'s
     /// number << 8, and `io` holds twelve rows of `N` floats: the coordinates' four
     /// component rows, then (texldd) the x and the y gradients' on entry; the texel's four
@@ -598,8 +600,8 @@ unsafe impl Send for Fused {}
 unsafe impl Sync for Fused {}
 
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
-/// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls, `o[aL]` and
-/// pixel programs, see `cranelift::generate`), with source modifiers no other than negation
+/// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
+/// see `cranelift::generate`), with source modifiers no other than negation
 /// and `_abs`. Pixel programs: their arithmetic (`cmp`, `cnd`, `dp2add`, `dsx`/`dsy`, the
 /// ps_1_x modifiers and shifts, `texkill`) and texture sampling; not yet the ps_1_x
 /// texture-addressing steps other than sampling (`texbem`'s bump, `texbeml`'s luminance,

@@ -6,10 +6,11 @@
 //! interpolated depth; [`PixelRunner::run`] shades it on the vertex engine's interpreter
 //! (the same lowered ops, execution masks and arithmetic, C1-C16 of
 //! `../shared/spec/instructions.md`) and writes the colours, depth and discards back — or
-//! on compiled code (the x86 code generator, both widths; [`PixelState::set_options`] and
-//! [`PixelState::code_generator`]) where the compiled tier covers the program, with the
-//! same bits: the `compile` module says what it covers (not yet Cranelift, nor ps_1_x's
-//! texture-addressing steps other than sampling: those run on the interpreter).
+//! on compiled code (the x86 code generator at the path's width, Cranelift's on the base
+//! path; [`PixelState::set_options`] and [`PixelState::code_generator`]) where the compiled
+//! tier covers the program, with the same bits: the `compile` module says what it covers
+//! (not yet ps_1_x's texture-addressing steps other than sampling, nor dynamic flow on
+//! Cranelift's code: those run on the interpreter).
 //!
 //! ## Rules, with their sources (Microsoft's Direct3D 9 asm reference pages unless noted)
 //!

@@ -481,18 +481,23 @@ fn shader_kinds_are_kept_apart() {
         Device::new().set_vertex_shader(&ps),
         Err(VmError::Lower(crate::LowerError::PixelShader))
     );
-    // Pixel programs run compiled on the x86 code generator only (Cranelift refuses them);
-    // the interpreted tier and the base path run them on the interpreter.
+    // Pixel programs run compiled: on the x86 code generator at the path's width, on
+    // Cranelift's code on the base path; the interpreted tier runs them on the interpreter.
     let mut st = PixelState::new(&ps).unwrap();
     assert!(crate::compile::supported(&st.program).is_ok());
     let expect = match crate::Isa::detect() {
-        crate::Isa::Avx512 => Some(crate::CodeGenerator::Avx512),
-        crate::Isa::Avx2 => Some(crate::CodeGenerator::Avx2),
-        crate::Isa::Base => None,
+        crate::Isa::Avx512 => crate::CodeGenerator::Avx512,
+        crate::Isa::Avx2 => crate::CodeGenerator::Avx2,
+        crate::Isa::Base => crate::CodeGenerator::Cranelift,
     };
-    assert_eq!(st.code_generator(), expect);
+    assert_eq!(st.code_generator(), Some(expect));
     st.set_options(crate::Options {
         isa: crate::Isa::Base,
+        ..Default::default()
+    });
+    assert_eq!(st.code_generator(), Some(crate::CodeGenerator::Cranelift));
+    st.set_options(crate::Options {
+        tier: crate::Tier::Interpreted,
         ..Default::default()
     });
     assert_eq!(st.code_generator(), None);

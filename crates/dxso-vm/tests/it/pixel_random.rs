@@ -158,7 +158,7 @@ fn program(rng: &mut Rng) -> String {
 #[test]
 fn random_pixel_programs_compiled_match_the_interpreter() {
     let bound = Bound::new();
-    let mut coverage: [Coverage; 2] = Default::default();
+    let mut coverage: [Coverage; 3] = Default::default();
     let (mut total, mut invalid) = (0, 0);
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
     for _ in 0..400 {
@@ -183,6 +183,20 @@ fn random_pixel_programs_compiled_match_the_interpreter() {
         total += 1;
     }
     println!("random pixel programs: {total} ran ({invalid} did not validate)");
+    let c = &coverage[2];
+    println!(
+        "random pixel programs: Cranelift: {} of {total} compiled, on the interpreter: {:?}",
+        c.compiled, c.fell_back
+    );
+    // Cranelift's code has uniform flow only: the programs with dynamic ifs or breaks run
+    // on the interpreter there.
+    assert!(
+        c.fell_back
+            .keys()
+            .all(|why| why.starts_with("IfDyn") || why.starts_with("Break")),
+        "{:?}",
+        c.fell_back
+    );
     for (w, isa) in [Isa::Avx512, Isa::Avx2].into_iter().enumerate() {
         if Isa::detect() >= isa {
             let c = &coverage[w];
