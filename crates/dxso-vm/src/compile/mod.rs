@@ -27,7 +27,8 @@
 //! component is below 0, `dsx`/`dsy` are differences within each quad (a group's lanes are
 //! whole quads: 16 or 8 lanes, Cranelift's 4 one quad), and every sample (`texld`,
 //! `texldp`, `texldb`, `texldl`, `texldd`, the ps_1_x `tex` forms) calls back into the
-//! interpreter's own sampler (`pixel_sample`) with the group's coordinates, so the implicit
+//! interpreter's own sampler (`pixel_sample`) with the coordinates of whole quads (the x86
+//! code's pass of groups, 16 to 64 lanes, in one call; Cranelift's quad), so the implicit
 //! level of detail sees each lane's quad. The x86 pixel code is the exact code alone (no
 //! fast products: `x86/finite.rs` does not know the pixel ops). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
@@ -87,8 +88,9 @@
 //! - **The output buffer** (fused code only): 64 records of `outputs * 16` bytes from the
 //!   batch's first record, the draw's output slice for exactly that batch.
 //! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`,
-//!   `pixel_sample`) with a frame slot of `4 * N` floats (`pixel_sample`: `12 * N`) they read
-//!   and write; the slot holds 12 rows of the widest group (`x86::IO_BYTES`).
+//!   `pixel_sample`) with a frame slot of `4 * N` floats (`pixel_sample`: `12 * N`, `N` the
+//!   lanes of the x86 code's pass, at most 64) they read and write; the x86 slot holds 12
+//!   rows of 64 lanes (`x86::IO_BYTES`), Cranelift's 12 vectors of 4.
 //! - **Pixel code's seventh argument** is the draw's `pixel::Stages` (in place of the
 //!   vertex [`Sampling`]): the code never reads through it, it only hands it to
 //!   `pixel_sample`, which reads it as the `Stages` it is, for the length of the call
@@ -254,8 +256,8 @@ code_abi! {
 }
 
 code_abi! {
-    /// A pixel program's texture sample (`PixelOp::Sample`) on `N` lanes of whole quads (16
-    /// or 8, the x86 code's widths; 4, Cranelift's): `stages` is the draw's [`Stages`] (pixel code's entry
+    /// A pixel program's texture sample (`PixelOp::Sample`) on `N` lanes of whole quads (16,
+    /// 32 or 64, the x86 code's pass of groups; 4, Cranelift's): `stages` is the draw's [`Stages`] (pixel code's entry
     /// takes it in place of the [`Sampling`]), `what` is the sampler | the [`SampleMode`]'s
     /// number << 8, and `io` holds twelve rows of `N` floats: the coordinates' four
     /// component rows, then (texldd) the x and the y gradients' on entry; the texel's four

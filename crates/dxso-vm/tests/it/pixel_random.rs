@@ -39,7 +39,7 @@ fn dst(rng: &mut Rng) -> String {
 /// One arithmetic, derivative, kill or sampling line.
 fn line(rng: &mut Rng) -> String {
     let r = |rng: &mut Rng| format!("r{}", rng.next() % 6);
-    match rng.next() % 16 {
+    match rng.next() % 17 {
         0 => format!(
             "add {}, {}, {}",
             dst(rng),
@@ -88,7 +88,8 @@ fn line(rng: &mut Rng) -> String {
             operand(rng, false)
         ),
         14 => format!("rsq {}, {}", dst(rng), operand(rng, true)),
-        _ => format!("(p0.x) mov {}, {}", dst(rng), operand(rng, true)),
+        15 => format!("(p0.x) mov {}, {}", dst(rng), operand(rng, true)),
+        _ => format!("(!p0.z) texld {}, {}, s0", dst(rng), r(rng)),
     }
 }
 

@@ -320,15 +320,6 @@ impl Gen<'_> {
     pub(super) fn lanes(&mut self, op: &Op) -> R {
         match *op {
             Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src),
-            Op::Pixel(crate::pixel::PixelOp::Sample {
-                dst,
-                coord,
-                dx: gx,
-                dy: gy,
-                sampler,
-                swizzle,
-                mode,
-            }) => self.sample(&dst, [coord, gx, gy], sampler, swizzle, mode),
             Op::GatherConstA0 { dst, base, comp } => {
                 if let Some(&at) = self.stash.get(&self.pc) {
                     // Read with an earlier c[a0.n + k]: waiting in the frame.

@@ -38,7 +38,8 @@
 //! arena as the interpreter finds it: no row is zeroed, the rows the runner reads back
 //! (colours, depth, ps_1_x's r0, the kill row) are live at the end (`regs::exit_rows`),
 //! and the exact code alone is made (no fast products). A group's lanes are whole quads, so
-//! the quad differences and the sampler's implicit level of detail stay in the group. Why the code touches only
+//! the quad differences stay in a register; a sample calls the sampler once for the pass's
+//! groups (`Gen::sample_pass`). Why the code touches only
 //! memory the draw owns, how W^X holds and what happens to a panic in a callback: the
 //! `compile` module's docs.
 //!
@@ -340,11 +341,12 @@ const EXEC_ROW: u16 = 0xFFF8;
 
 // Frame layout (offsets from the 64-byte aligned rsp): a0, p0 and the execution mask of
 // each group, then the scalars.
-// The callbacks' io slot: 4 rows of one group's lanes (texldl, sincos), 12 for a pixel
-// program's sampling (coordinates and texldd's two gradients).
+// The callbacks' io slot: 4 rows of one group's lanes (texldl, sincos), 12 rows of a
+// pass's lanes for a pixel program's sampling (coordinates and texldd's two gradients).
 const IO: i32 = 0;
-/// Bytes of the callbacks' io slot: 12 rows of the widest group (16 lanes).
-pub(crate) const IO_BYTES: i32 = 12 * 64;
+/// Bytes of the callbacks' io slot: 12 rows of the widest pass (64 lanes: a pixel
+/// program's sampling calls once for the pass's groups).
+pub(crate) const IO_BYTES: i32 = 12 * ROW;
 const A0_HOME: i32 = IO + IO_BYTES;
 const P0_HOME: i32 = A0_HOME + 256 * G_MAX as i32;
 const EXEC_HOME: i32 = P0_HOME + 256 * G_MAX as i32;
@@ -782,12 +784,26 @@ impl Gen<'_> {
         if depths[pc] == 0 && !self.masked[pc] && !self.prefetch.is_empty() {
             self.emit_prefetches(self.prefetch_per_op)?;
         }
+        if let Op::Pixel(crate::pixel::PixelOp::Sample {
+            dst,
+            coord,
+            dx: gx,
+            dy: gy,
+            sampler,
+            swizzle,
+            mode,
+        }) = op
+        {
+            // One call samples the pass's groups.
+            self.sample_pass(&dst, [coord, gx, gy], sampler, swizzle, mode, &after[pc])?;
+        }
         for g in 0..self.groups {
             self.g = g;
             match op {
                 // c[aL + n] is the same in every lane: loaded once into rows
                 // the groups share.
                 Op::GatherConstAl { .. } if g > 0 => {}
+                Op::Pixel(_) => {}
                 _ => self.lanes(&op)?,
             }
             self.end_op();

@@ -132,45 +132,65 @@ impl Gen<'_> {
         self.store(dst, res)
     }
 
-    /// A texture sample: the coordinates (and texldd's gradients) into the io slot, the
-    /// interpreter's sampler on this group's quads (`compile::pixel_sample`), the texel
-    /// swizzled into `dst`.
-    pub(super) fn sample(
+    /// A texture sample, for all the pass's groups at once: each group's coordinates (and
+    /// texldd's gradients) into the io slot (rows of the pass's lanes), one call of the
+    /// interpreter's sampler on the pass's quads (`compile::pixel_sample`), then each
+    /// group's texel swizzled into `dst`. (One call instead of one a group: the sampler's
+    /// setup is paid once a pass.)
+    pub(super) fn sample_pass(
         &mut self,
         dst: &DstRef,
         src: [SrcRef; 3],
         sampler: u8,
         swizzle: u8,
         mode: SampleMode,
+        after: &HashSet<u16>,
     ) -> R {
         if !(0..4).any(|c| self.writes(dst, c)) {
             return Ok(());
         }
-        let row = self.w.bytes();
+        let (row, pass) = (self.w.bytes(), self.w.bytes() * self.groups as i32);
         let operands = if mode == SampleMode::Grad { 3 } else { 1 };
-        for (k, s) in src[..operands].iter().enumerate() {
-            for c in 0..4 {
-                let v = self.src(s, c)?;
-                let m = self.vmem(rsp + IO + (4 * k + c) as i32 * row);
-                vx!(self, vmovups(m, Vr(v)))?;
-                self.free(v);
-                // Stored: its register may go (16 registers hold fewer than 12 rows and
-                // their temporaries).
-                self.epoch += 1;
+        for g in 0..self.groups {
+            self.g = g;
+            for (k, s) in src[..operands].iter().enumerate() {
+                for c in 0..4 {
+                    let v = self.src(s, c)?;
+                    let at = IO + (4 * k + c) as i32 * pass + g as i32 * row;
+                    let m = self.vmem(rsp + at);
+                    vx!(self, vmovups(m, Vr(v)))?;
+                    self.free(v);
+                    // Stored: its register may go (16 registers hold fewer than 12 rows
+                    // and their temporaries).
+                    self.epoch += 1;
+                }
             }
+            // (No rows dropped yet: the store below may read the predicate, the old values
+            // and the execution mask, live or not after the op.)
+            self.end_op();
         }
-        let f = match self.w {
-            Width::Zmm => crate::compile::pixel_sample::<16> as *const u8,
-            Width::Ymm => crate::compile::pixel_sample::<8> as *const u8,
+        self.g = 0;
+        let f = match self.w.lanes() * self.groups {
+            16 => crate::compile::pixel_sample::<16> as *const u8,
+            32 => crate::compile::pixel_sample::<32> as *const u8,
+            64 => crate::compile::pixel_sample::<64> as *const u8,
+            n => return Err(Error(format!("a pass of {n} lanes"))),
         };
         self.call(f, Some(sampler as u32 | (mode as u32) << 8))?;
-        let mut texel = [0; 4];
-        for (c, t) in texel.iter_mut().enumerate() {
-            *t = self.alloc()?;
-            let m = self.vmem(rsp + IO + c as i32 * row);
-            vx!(self, vmovups(Vr(*t), m))?;
+        for g in 0..self.groups {
+            self.g = g;
+            let mut texel = [0; 4];
+            for (c, t) in texel.iter_mut().enumerate() {
+                *t = self.alloc()?;
+                let m = self.vmem(rsp + IO + c as i32 * pass + g as i32 * row);
+                vx!(self, vmovups(Vr(*t), m))?;
+            }
+            let res = std::array::from_fn(|c| Some(texel[(swizzle >> (2 * c) & 3) as usize]));
+            self.store(dst, res)?;
+            self.end_op();
+            self.drop_dead(after);
         }
-        let res = std::array::from_fn(|c| Some(texel[(swizzle >> (2 * c) & 3) as usize]));
-        self.store(dst, res)
+        self.g = 0;
+        Ok(())
     }
 }
