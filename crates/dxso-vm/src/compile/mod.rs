@@ -271,14 +271,24 @@ code_abi! {
         // runs the code) and its 12 * N float slot.
         let (stages, io) = unsafe { (&*stages, std::slice::from_raw_parts_mut(io, 12 * N)) };
         callback("texture sampling", io, |io| {
-            let rows = |k: usize| -> [[f32; N]; 4] {
-                std::array::from_fn(|c| std::array::from_fn(|l| io[(4 * k + c) * N + l]))
+            let rows = |k: usize| {
+                let mut r = [[0.0f32; N]; 4];
+                for (c, row) in r.iter_mut().enumerate() {
+                    row.copy_from_slice(&io[(4 * k + c) * N..(4 * k + c + 1) * N]);
+                }
+                r
             };
             let mode = SampleMode::ALL
                 .get((what >> 8) as usize)
                 .copied()
                 .unwrap_or(SampleMode::Implicit);
-            let (c, gx, gy) = (rows(0), rows(1), rows(2));
+            let c = rows(0);
+            // The gradients are only texldd's (the slot's other rows hold nothing then).
+            let (gx, gy) = if mode == SampleMode::Grad {
+                (rows(1), rows(2))
+            } else {
+                ([[0.0; N]; 4], [[0.0; N]; 4])
+            };
             let texel = sample_rows(Some(stages), what as u8, mode, &c, &gx, &gy);
             for (k, t) in texel.iter().enumerate() {
                 io[k * N..(k + 1) * N].copy_from_slice(t);
