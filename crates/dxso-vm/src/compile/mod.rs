@@ -19,8 +19,8 @@
 //! interpreter's own sampler and `f32::sin`/`cos`).
 //!
 //! Pixel programs ([`crate::PixelRunner`]) compile on both generators (the x86 one at both
-//! widths; Cranelift's without dynamic flow, as for vertices; not yet the ps_1_x
-//! texture-addressing steps other than sampling: see [`supported`]): their arena is the
+//! widths; Cranelift's without dynamic flow, as for vertices; not yet `texbem`, `bem`,
+//! `texbeml` and `texm3x3spec`/`vspec`: see [`supported`]): their arena is the
 //! runner's, set up as the interpreter finds it (inputs, vPos, vFace, the kill, zero and
 //! one rows, the depth; temporaries and outputs cleared), so the code zeroes no row of it
 //! (Cranelift's keeps every pixel row in the arena); `texkill` sets the kill row where a
@@ -615,23 +615,26 @@ unsafe impl Sync for Fused {}
 /// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
 /// see `cranelift::generate`), with source modifiers no other than negation
 /// and `_abs`. Pixel programs: their arithmetic (`cmp`, `cnd`, `dp2add`, `dsx`/`dsy`, the
-/// ps_1_x modifiers and shifts, `texkill`) and texture sampling; not yet the ps_1_x
-/// texture-addressing steps other than sampling (`texbem`'s bump, `texbeml`'s luminance,
-/// `texm3x3spec`'s reflection, `texdepth`, `texcrd`'s division), whose programs run on
-/// the interpreter.
+/// ps_1_x modifiers and shifts, `texkill`), texture sampling, `texdepth`/`texm3x2depth`'s
+/// depth ratio and `texcrd`'s `_dz`/`_dw` division; not yet the ps_1_x texture-addressing
+/// steps that read the stage states or write rows unmasked (`texbem`/`bem`'s bump,
+/// `texbeml`'s luminance, `texm3x3spec`/`vspec`'s reflection), whose programs run on the
+/// interpreter.
 pub(crate) fn supported(p: &Program) -> Result<(), String> {
     let pixel = p.pixel.is_some();
     for op in &p.ops {
         match op {
-            Op::Pixel(PixelOp::Sample { .. }) if pixel => {}
+            Op::Pixel(
+                PixelOp::Sample { .. } | PixelOp::DepthRatio { .. } | PixelOp::Divide { .. },
+            ) if pixel => {}
             Op::Pixel(other) => {
                 let what = match other {
                     PixelOp::Bump { .. } => "texbem/bem",
                     PixelOp::Luminance { .. } => "texbeml",
                     PixelOp::Reflect { .. } => "texm3x3spec/vspec",
-                    PixelOp::DepthRatio { .. } => "texdepth/texm3x2depth",
-                    PixelOp::Divide { .. } => "texcrd _dz/_dw",
-                    PixelOp::Sample { .. } => "texture sampling",
+                    PixelOp::Sample { .. }
+                    | PixelOp::DepthRatio { .. }
+                    | PixelOp::Divide { .. } => "a pixel op in a vertex program",
                 };
                 return Err(format!("pixel shader: {what}"));
             }

@@ -183,7 +183,8 @@ impl PixelLowering {
     }
 }
 
-fn identity(base: u16) -> SrcRef {
+/// Rows `base .. base + 4` as a plain source.
+pub(crate) fn identity(base: u16) -> SrcRef {
     SrcRef {
         rows: [base, base + 1, base + 2, base + 3],
         and: u32::MAX,

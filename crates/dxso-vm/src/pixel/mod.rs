@@ -9,7 +9,7 @@
 //! on compiled code (the x86 code generator at the path's width, Cranelift's on the base
 //! path; [`PixelState::set_options`] and [`PixelState::code_generator`]) where the compiled
 //! tier covers the program, with the same bits: the `compile` module says what it covers
-//! (not yet ps_1_x's texture-addressing steps other than sampling, nor dynamic flow on
+//! (not yet `texbem`, `bem`, `texbeml`, `texm3x3spec`/`vspec`, nor dynamic flow on
 //! Cranelift's code: those run on the interpreter).
 //!
 //! ## Rules, with their sources (Microsoft's Direct3D 9 asm reference pages unless noted)

@@ -395,3 +395,60 @@ fn wine_ps_1_x_sources_compiled_match_the_interpreter() {
     report("Wine ps_1_x sources", total, &coverage);
     assert!(total >= 20, "only {total} ran");
 }
+
+/// ps_1_4's `texcrd _dz/_dw` division and `texdepth`'s ratio (zero divisors included: the
+/// batches' coordinates have zeros where `texcrd` reads them here, and `texdepth`'s divisor
+/// is 0 in some lanes): compiled, bit-identical to the interpreter.
+#[test]
+fn ps_1_4_division_and_depth_ratio_compiled_match_the_interpreter() {
+    let sources = [
+        "ps_1_4\ntexcrd r0.rgb, t1_dz\ntexcrd r1.rgb, t2_dw\nphase\nmul r0, r0, r1\n",
+        "ps_1_4\ndef c0, 0.3, 0.6, 0, 1\ntexcrd r5.rgb, t0\ntexdepth r5\nmov r0, c0\n",
+        "ps_1_4\ntexcrd r4.rgb, t3_dw\ntexcrd r5.rgb, t0\ntexdepth r5\nmov r0, r4\n",
+    ];
+    let mut coverage: [Coverage; 3] = Default::default();
+    for source in sources {
+        let shader = dxso::text::parse(source).unwrap();
+        let checked = validate(&shader, &Caps::max()).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut st = PixelState::new(&checked).unwrap();
+        compare(source, &mut st, &mut coverage);
+        // Zero divisors: the batch's coordinates with zeros in every other quad.
+        st.set_options(Options {
+            tier: Tier::Interpreted,
+            ..Options::default()
+        });
+        let zeroed = |st: &PixelState| {
+            let mut b = batch(st, 99);
+            for input in &mut b.inputs {
+                for row in input.iter_mut() {
+                    for (l, x) in row.iter_mut().enumerate() {
+                        if l / 4 % 2 == 0 && l % 3 == 0 {
+                            *x = if l % 2 == 0 { 0.0 } else { -0.0 };
+                        }
+                    }
+                }
+            }
+            b
+        };
+        let mut want = zeroed(&st);
+        st.runner().run(&mut want).unwrap();
+        for isa in [Isa::Avx512, Isa::Avx2, Isa::Base] {
+            if Isa::detect() < isa {
+                continue;
+            }
+            st.set_options(Options {
+                isa,
+                ..Options::default()
+            });
+            assert!(st.code_generator().is_some(), "{source}: {isa:?}");
+            let mut got = zeroed(&st);
+            st.runner().run(&mut got).unwrap();
+            assert!(bits(&got) == bits(&want), "{source}: {isa:?} differs");
+        }
+    }
+    for (w, c) in coverage.iter().enumerate() {
+        if Isa::detect() >= [Isa::Avx512, Isa::Avx2, Isa::Base][w] {
+            assert_eq!(c.compiled, sources.len(), "{:?}", c.fell_back);
+        }
+    }
+}

@@ -563,6 +563,8 @@ impl<'a> Emitter<'a> {
                 swizzle,
                 mode,
             }) => self.sample(&dst, [coord, gx, gy], sampler, swizzle, mode),
+            Op::Pixel(crate::pixel::PixelOp::DepthRatio { num, den }) => self.depth_ratio(num, den),
+            Op::Pixel(crate::pixel::PixelOp::Divide { dst, src, q }) => self.divide(&dst, &src, q),
             Op::GatherConstA0 { dst, base, comp } => self.gather_const_a0(dst, base, comp),
             Op::GatherConstAl { dst, base } => self.gather_const_al(dst, base),
             Op::GatherInputAl { dst, base } => self.gather_input_al(dst, base),

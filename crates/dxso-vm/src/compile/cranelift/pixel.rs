@@ -79,6 +79,30 @@ impl Emitter<'_> {
         self.store(dst, [Some(r), None, None, None]);
     }
 
+    /// texdepth / texm3x2depth: oDepth.x = row `num` / row `den`, 1.0 where `den` is 0.
+    pub(super) fn depth_ratio(&mut self, num: u16, den: u16) {
+        let (a, b) = (self.read_row(num), self.read_row(den));
+        let t = self.b.ins().fdiv(a, b);
+        let r = self.when_eq(b, 0.0, 1.0, t);
+        let dst = crate::pixel::lower::mask_dst(crate::pixel::lower::DEPTH_ROW, 1);
+        self.store(&dst, [Some(r), None, None, None]);
+    }
+
+    /// texcrd `_dz`/`_dw`: `dst` = `src` times the reciprocal of its component `q` (1/0 is
+    /// the largest float, C5), the products with the zero rule.
+    pub(super) fn divide(&mut self, dst: &DstRef, src: &SrcRef, q: u8) {
+        let d = self.src(src, q as usize & 3);
+        let one = self.f(1.0);
+        let r = self.b.ins().fdiv(one, d);
+        let r = self.when_eq(d, 0.0, f32::MAX, r);
+        let mut res = [None; 4];
+        for c in (0..4).filter(|&c| dst.mask >> c & 1 != 0) {
+            let v = self.src(src, c);
+            res[c] = Some(self.mul(v, r));
+        }
+        self.store(dst, res);
+    }
+
     /// dsx (`x`) or dsy: per component, the differences within the quad: dsx lanes 1 - 0
     /// and 3 - 2, dsy lanes 2 - 0 and 3 - 1 (`pixel::quad`).
     pub(super) fn quad_difference(&mut self, x: bool, dst: &DstRef, s: &SrcRef) {

@@ -34,7 +34,8 @@
 //! `texldl` and `sincos` call back into Rust, 16 lanes at a time (8 at AVX2 width).
 //!
 //! Pixel programs (`pixel.rs`: `cmp`, `cnd`, `dp2add`, `texkill`, `dsx`/`dsy`, the ps_1_x
-//! modifiers and shifts, and sampling through `compile::pixel_sample`) run on the runner's
+//! modifiers and shifts, `texdepth`'s ratio, `texcrd`'s division, and sampling through
+//! `compile::pixel_sample`) run on the runner's
 //! arena as the interpreter finds it: no row is zeroed, the rows the runner reads back
 //! (colours, depth, ps_1_x's r0, the kill row) are live at the end (`regs::exit_rows`),
 //! and the exact code alone is made (no fast products). A group's lanes are whole quads, so
@@ -803,7 +804,7 @@ impl Gen<'_> {
                 // c[aL + n] is the same in every lane: loaded once into rows
                 // the groups share.
                 Op::GatherConstAl { .. } if g > 0 => {}
-                Op::Pixel(_) => {}
+                Op::Pixel(crate::pixel::PixelOp::Sample { .. }) => {}
                 _ => self.lanes(&op)?,
             }
             self.end_op();

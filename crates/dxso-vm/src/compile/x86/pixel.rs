@@ -113,6 +113,44 @@ impl Gen<'_> {
         self.store(dst, [Some(t), None, None, None])
     }
 
+    /// texdepth / texm3x2depth: oDepth.x = row `num` / row `den`, 1.0 where `den` is 0.
+    pub(super) fn depth_ratio(&mut self, num: u16, den: u16) -> R {
+        let dst = crate::pixel::lower::mask_dst(crate::pixel::lower::DEPTH_ROW, 1);
+        if !self.writes(&dst, 0) {
+            return Ok(());
+        }
+        let a = self.row(num)?;
+        let b = self.row(den)?;
+        let t = self.fdiv(a, b)?;
+        // An ordered compare: a NaN divisor keeps the quotient (NaN).
+        let m = self.cmpk(1, b, EQ, 0.0)?;
+        self.set_where(t, m, 1.0)?;
+        self.free_mask(m);
+        self.store(&dst, [Some(t), None, None, None])
+    }
+
+    /// texcrd `_dz`/`_dw`: `dst` = `src` times the reciprocal of its component `q` (1/0 is
+    /// the largest float, C5), the products with the zero rule.
+    pub(super) fn divide(&mut self, dst: &DstRef, src: &SrcRef, q: u8) -> R {
+        let written: Vec<usize> = (0..4).filter(|&c| self.writes(dst, c)).collect();
+        if written.is_empty() {
+            return Ok(());
+        }
+        let d = self.src(src, q as usize & 3)?;
+        let one = self.kreg(1.0)?;
+        let r = self.fdiv(one, d)?;
+        self.fixup(r, d, Fix::Zero(FIX_MAX))?;
+        self.free(d);
+        let mut res = [None; 4];
+        for c in written {
+            let v = self.src(src, c)?;
+            let p = self.mul(v, r)?;
+            self.free(v);
+            res[c] = Some(self.component_done(p)?);
+        }
+        self.store(dst, res)
+    }
+
     /// dsx (`x`) or dsy: per component, the differences within each quad.
     pub(super) fn quad_difference(&mut self, x: bool, dst: &DstRef, s: &SrcRef) -> R {
         let (hi, lo) = if x { DSX } else { DSY };

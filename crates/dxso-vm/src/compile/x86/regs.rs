@@ -49,6 +49,31 @@ pub(super) fn uses_defs(op: &Op, masked: bool) -> (Vec<u16>, Vec<u16>) {
             },
             masked,
         ),
+        // texdepth: as an op of the two rows into oDepth.x.
+        Op::Pixel(crate::pixel::PixelOp::DepthRatio { num, den }) => {
+            let (a, b) = (
+                crate::pixel::lower::identity(num),
+                crate::pixel::lower::identity(den),
+            );
+            uses_defs(
+                &Op::Alu {
+                    kind: Alu::Mov,
+                    dst: crate::pixel::lower::mask_dst(crate::pixel::lower::DEPTH_ROW, 1),
+                    src: [a, b, b],
+                },
+                masked,
+            )
+        }
+        // texcrd _dz/_dw: as an op of its source (every component of it: the divisor's
+        // too) into its destination.
+        Op::Pixel(crate::pixel::PixelOp::Divide { dst, src, .. }) => uses_defs(
+            &Op::Alu {
+                kind: Alu::Mov,
+                dst,
+                src: [src, src, src],
+            },
+            masked,
+        ),
         Op::Alu { kind, dst, src } => {
             let mut uses: Vec<u16> = src.iter().flat_map(|s| s.rows).collect();
             if let (Alu::Kill(_), DstKind::Rows(r)) = (kind, dst.kind) {
