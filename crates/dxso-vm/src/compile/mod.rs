@@ -7,7 +7,8 @@
 //! four lanes per instruction, any processor Cranelift targets) elsewhere or where the
 //! first fails. This module is the tier choice ([`Tier`], [`CodeGenerator`], [`compile`]) and the
 //! code ABI: what generated code receives ([`Entry`], [`Args`], and for fused code
-//! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`).
+//! [`Layout`] and [`BatchIo`]) and the callbacks it may call (`texldl`, `sincos`,
+//! `pixel_sample`).
 //!
 //! It covers programs whose flow control is uniform (`if b#`, `loop`/`rep`, `ret` ending
 //! the program) and, in the x86 generator's code, every other kind: dynamic `if`/`else`
@@ -15,7 +16,21 @@
 //! see `x86/flow.rs`), `o[aL]` destinations, and subroutines (inlined first:
 //! `Program::inline_calls`, up to a bound on the inlined size). What a generator does not
 //! compile runs on the interpreter, which stays the reference. `texldl` and `sincos` call back into Rust (the
-//! interpreter's own sampler and `f32::sin`/`cos`). Every operation is the interpreter's
+//! interpreter's own sampler and `f32::sin`/`cos`).
+//!
+//! Pixel programs ([`crate::PixelRunner`]) compile on both generators (the x86 one at both
+//! widths; Cranelift's without dynamic flow, as for vertices; not yet `texbem`, `bem`,
+//! `texbeml` and `texm3x3spec`/`vspec`: see [`supported`]): their arena is the
+//! runner's, set up as the interpreter finds it (inputs, vPos, vFace, the kill, zero and
+//! one rows, the depth; temporaries and outputs cleared), so the code zeroes no row of it
+//! (Cranelift's keeps every pixel row in the arena); `texkill` sets the kill row where a
+//! component is below 0, `dsx`/`dsy` are differences within each quad (a group's lanes are
+//! whole quads: 16 or 8 lanes, Cranelift's 4 one quad), and every sample (`texld`,
+//! `texldp`, `texldb`, `texldl`, `texldd`, the ps_1_x `tex` forms) calls back into the
+//! interpreter's own sampler (`pixel_sample`) with the coordinates of whole quads (the x86
+//! code's pass of groups, 16 to 64 lanes, in one call; Cranelift's quad), so the implicit
+//! level of detail sees each lane's quad. The x86 pixel code is the exact code alone (no
+//! fast products: `x86/finite.rs` does not know the pixel ops). Every operation is the interpreter's
 //! formula written again, in the same order of rounding (products with the zero rule C8, no
 //! fused multiply-add, the same polynomial exp2/log2), so all tiers give bit-identical
 //! outputs; tests compare them on random programs and on every corpus shader. (The x86
@@ -32,9 +47,12 @@
 //! `guard` (arenas) at the bottom; `program` (lowering) and `inline` (calls inlined, over
 //! `program`); `texture` (sampling) and `fetch`
 //! (streams, declaration types) over them; `exec` (the interpreter and the draw's
-//! [`Uniforms`]) over those; `compile` (this module) over `exec`, `fetch` and `texture`,
+//! [`Uniforms`]) over those, with the pixel ops' parts beside it (`pixel::lower`,
+//! `pixel::quad`, `pixel::exec`, and the plain struct `pixel::Stages`); `compile` (this
+//! module) over `exec`, `fetch`, `texture` and those pixel parts,
 //! with `cranelift` and `x86` beneath it importing only `compile`'s ABI and the modules
-//! below; `trace` over `exec`; `draw` (a draw's batches) over `compile` and `exec`; `device`
+//! below; `trace` over `exec`; `draw` (a draw's batches) and `pixel`'s runner
+//! (`PixelState`, `PixelRunner`) over `compile` and `exec`; `device`
 //! (the D3D9 state) over `draw`; `by_name` over `device`. Nothing outside `compile/` knows
 //! machine code.
 //!
@@ -69,8 +87,15 @@
 //!   (which do not fault).
 //! - **The output buffer** (fused code only): 64 records of `outputs * 16` bytes from the
 //!   batch's first record, the draw's output slice for exactly that batch.
-//! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`) with
-//!   a frame slot of `4 * N` floats they read and write.
+//! - **The stack frame** of the function itself, and the callbacks (`texldl`, `sincos`,
+//!   `pixel_sample`) with a frame slot of `4 * N` floats (`pixel_sample`: `12 * N`, `N` the
+//!   lanes of the x86 code's pass, at most 64) they read and write; the x86 slot holds 12
+//!   rows of 64 lanes (`x86::IO_BYTES`), Cranelift's 12 vectors of 4.
+//! - **Pixel code's seventh argument** is the draw's `pixel::Stages` (in place of the
+//!   vertex [`Sampling`]): the code never reads through it, it only hands it to
+//!   `pixel_sample`, which reads it as the `Stages` it is, for the length of the call
+//!   ([`Jit::run_pixel`] borrows it). Pixel code's arena is the runner's `Machine` arena,
+//!   of `program.rows` rows ([`Args::new`] asserts it, as for vertices).
 //!
 //! W^X: code is never writable and executable at once. The x86 generator assembles into
 //! a buffer, copies it into an anonymous read-write mapping, and turns that mapping
@@ -79,11 +104,16 @@
 //! Cranelift's `JITModule` does the same at `finalize_definitions` (its pages become
 //! read-execute), and the module is only read afterwards.
 //!
-//! The stack: compiled code runs only on threads dxso built, with [`STACK_BYTES`] (8 MiB) of
+//! The stack: compiled vertex code runs only on threads dxso built, with [`STACK_BYTES`] (8 MiB) of
 //! stack each — the pool a device's `set_threads` makes, or [`default_pool`] — whoever calls
 //! the draw (a caller's thread, or a pool with small stacks, as a test holds); the x86
 //! generator refuses a program whose frame would pass [`x86::MAX_FRAME`] (256 KiB), checked
-//! against the stack at compile time. The calling convention is declared, not assumed: every
+//! against the stack at compile time. Compiled pixel code runs on the thread that calls
+//! [`crate::PixelRunner::run`] (the rasterizer's): its frame is held to
+//! [`x86::MAX_PIXEL_FRAME`] (64 KiB; more: the interpreter runs the program), which with
+//! the sampling callback's frame fits many times in the smallest stack Rust gives a thread
+//! (2 MiB, `std::thread` and rayon's default); a caller that runs pixel batches on a thread
+//! of less stack than that is outside this argument. The calling convention is declared, not assumed: every
 //! entry and callback type is `extern "sysv64"` on x86-64 (`code_abi!`), the convention the
 //! generated code uses on every OS, and Cranelift's signatures are made with `SystemV`.
 //!
@@ -100,7 +130,7 @@
 //! deliberately broken `c[a0.x]` gather (one register past the padded file); the
 //! `guard_tests` show the mode turning it into SIGSEGV for every generator and width, and the
 //! `tests/it/guard.rs` suite runs workloads and edge cases guarded with unguarded bits. Not
-//! covered: the stack frame and the callbacks' slot, the integer and boolean files, and an
+//! covered: pixel code (a `PixelState` has no guarded mode), the stack frame and the callbacks' slot, the integer and boolean files, and an
 //! access that lands inside another buffer of the same draw (a record of another batch in
 //! the output slice, before the start of a buffer by less than its slack to the page).
 //!
@@ -115,6 +145,9 @@ use crate::Options;
 use crate::exec::{CONST_PAD, Isa, Uniforms};
 use crate::fetch::DeclType;
 use crate::math::Row;
+use crate::pixel::exec::sample_rows;
+use crate::pixel::lower::SampleMode;
+use crate::pixel::{PixelOp, Stages};
 use crate::program::*;
 use crate::texture::Sampling;
 
@@ -217,6 +250,48 @@ code_abi! {
                 let x = io[l];
                 io[l] = x.cos();
                 io[N + l] = x.sin();
+            }
+        });
+    }
+}
+
+code_abi! {
+    /// A pixel program's texture sample (`PixelOp::Sample`) on `N` lanes of whole quads (16,
+    /// 32 or 64, the x86 code's pass of groups; 4, Cranelift's): `stages` is the draw's [`Stages`] (pixel code's entry
+    /// takes it in place of the [`Sampling`]), `what` is the sampler | the [`SampleMode`]'s
+    /// number << 8, and `io` holds twelve rows of `N` floats: the coordinates' four
+    /// component rows, then (texldd) the x and the y gradients' on entry; the texel's four
+    /// component rows on return. The interpreter's own sampling, so the same bits.
+    pub(crate) fn pixel_sample<const N: usize>(
+        stages: *const Stages<'_>,
+        what: u32,
+        io: *mut f32,
+    ) {
+        // SAFETY: the compiled pixel code passes the draw's stages (alive for the call that
+        // runs the code) and its 12 * N float slot.
+        let (stages, io) = unsafe { (&*stages, std::slice::from_raw_parts_mut(io, 12 * N)) };
+        callback("texture sampling", io, |io| {
+            let rows = |k: usize| {
+                let mut r = [[0.0f32; N]; 4];
+                for (c, row) in r.iter_mut().enumerate() {
+                    row.copy_from_slice(&io[(4 * k + c) * N..(4 * k + c + 1) * N]);
+                }
+                r
+            };
+            let mode = SampleMode::ALL
+                .get((what >> 8) as usize)
+                .copied()
+                .unwrap_or(SampleMode::Implicit);
+            let c = rows(0);
+            // The gradients are only texldd's (the slot's other rows hold nothing then).
+            let (gx, gy) = if mode == SampleMode::Grad {
+                (rows(1), rows(2))
+            } else {
+                ([[0.0; N]; 4], [[0.0; N]; 4])
+            };
+            let texel = sample_rows(Some(stages), what as u8, mode, &c, &gx, &gy);
+            for (k, t) in texel.iter().enumerate() {
+                io[k * N..(k + 1) * N].copy_from_slice(t);
             }
         });
     }
@@ -379,6 +454,38 @@ impl Jit {
         });
         status == 0
     }
+
+    /// Run a pixel program over the batch in `rows` (set up as the interpreter's run finds
+    /// it: inputs, vPos, vFace, the kill and constant rows, the depth, temporaries and
+    /// outputs cleared), sampling from `stages`. `false` when the instruction limit was
+    /// passed.
+    pub(crate) fn run_pixel(
+        &self,
+        rows: &mut [Row],
+        program: &Program,
+        u: &Uniforms,
+        stages: &Stages,
+    ) -> bool {
+        let a = Args::new(rows, program, u);
+        // Pixel code reads its seventh argument as the draw's stages (`pixel_sample`).
+        let stages: *const Stages = stages;
+        let status = run_batch(self.entry, self.exact, &self.odds, |entry| {
+            // SAFETY: as for `Jit::run` (see `Args::new`); pixel code hands its seventh
+            // argument to `pixel_sample` only, which reads it as the `Stages` it is.
+            unsafe {
+                entry(
+                    a.arena,
+                    a.consts,
+                    a.nconsts,
+                    a.ints,
+                    a.bools,
+                    a.max,
+                    stages.cast(),
+                )
+            }
+        });
+        status == 0
+    }
 }
 
 /// The arguments compiled code takes for a batch.
@@ -506,19 +613,44 @@ unsafe impl Sync for Fused {}
 
 /// Whether the compiled tier can run `p`, and if not, why: every op and every kind of flow
 /// control (the x86 code generator's; Cranelift's refuses dynamic flow, calls and `o[aL]`,
-/// see `cranelift::generate`), with source modifiers no other than negation and `_abs`.
+/// see `cranelift::generate`), with source modifiers no other than negation
+/// and `_abs`. Pixel programs: their arithmetic (`cmp`, `cnd`, `dp2add`, `dsx`/`dsy`, the
+/// ps_1_x modifiers and shifts, `texkill`), texture sampling, `texdepth`/`texm3x2depth`'s
+/// depth ratio and `texcrd`'s `_dz`/`_dw` division; not yet the ps_1_x texture-addressing
+/// steps that read the stage states or write rows unmasked (`texbem`/`bem`'s bump,
+/// `texbeml`'s luminance, `texm3x3spec`/`vspec`'s reflection), whose programs run on the
+/// interpreter.
 pub(crate) fn supported(p: &Program) -> Result<(), String> {
-    // Pixel programs run on the interpreter only.
-    if p.pixel.is_some() || p.ops.iter().any(Op::pixel_only) {
-        return Err("pixel shader".into());
-    }
+    let pixel = p.pixel.is_some();
     for op in &p.ops {
-        if let Op::Alu { src, .. } = op {
-            for s in src {
-                if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
-                    return Err("source modifier".into());
+        match op {
+            Op::Pixel(
+                PixelOp::Sample { .. } | PixelOp::DepthRatio { .. } | PixelOp::Divide { .. },
+            ) if pixel => {}
+            Op::Pixel(other) => {
+                let what = match other {
+                    PixelOp::Bump { .. } => "texbem/bem",
+                    PixelOp::Luminance { .. } => "texbeml",
+                    PixelOp::Reflect { .. } => "texm3x3spec/vspec",
+                    PixelOp::Sample { .. }
+                    | PixelOp::DepthRatio { .. }
+                    | PixelOp::Divide { .. } => "a pixel op in a vertex program",
+                };
+                return Err(format!("pixel shader: {what}"));
+            }
+            Op::Alu {
+                kind: Alu::TexLdl { .. },
+                ..
+            } if pixel => return Err("texldl in a pixel program".into()),
+            _ if !pixel && op.pixel_only() => return Err("a pixel op in a vertex program".into()),
+            Op::Alu { src, .. } => {
+                for s in src {
+                    if !(s.and == u32::MAX || s.and == !SIGN) || !(s.xor == 0 || s.xor == SIGN) {
+                        return Err("source modifier".into());
+                    }
                 }
             }
+            _ => {}
         }
     }
     Ok(())
@@ -538,6 +670,7 @@ pub(crate) fn compile(p: &Program, options: &Options) -> Result<Jit, String> {
         Isa::Avx2 => Some((x86::Width::Ymm, "AVX2")),
         Isa::Base => None,
     };
+    let mut failed = None;
     if let Some((w, name)) = width {
         match guarded(|| x86::compile(p, w, options)) {
             Ok(code) => {
@@ -548,11 +681,20 @@ pub(crate) fn compile(p: &Program, options: &Options) -> Result<Jit, String> {
                     code: Generated::X86(code, w),
                 });
             }
-            Err(e) => why(name, &e),
+            Err(e) => {
+                why(name, &e);
+                failed = Some(format!("{name}: {e}"));
+            }
         }
     }
     let dump = options.jit_dump.is_some();
-    let code = guarded(|| cranelift::generate(p, dump)).inspect_err(|e| why("Cranelift", e))?;
+    let code = guarded(|| cranelift::generate(p, dump))
+        .inspect_err(|e| why("Cranelift", e))
+        // Both failed: the x86 generator's reason first.
+        .map_err(|e| match &failed {
+            Some(x86) => format!("{x86}; Cranelift: {e}"),
+            None => e,
+        })?;
     Ok(Jit {
         entry: code.entry,
         exact: None,

@@ -106,25 +106,27 @@ fn stage_state(u: &Uniforms, stage: u8) -> StageState {
         .unwrap_or_default()
 }
 
-/// Sample a batch: coordinates `c` (after the swizzle and modifiers), gradients for
-/// texldd. Each lane's level of detail comes from its quad (see the module docs of
-/// `pixel`); then [`sample`] adds MIPMAPLODBIAS and filters.
-fn sample_rows(
+/// Sample `N` lanes of whole quads (a batch, or a group of the compiled code's: the
+/// `compile` module's `pixel_sample` callback): coordinates `c` (after the swizzle and
+/// modifiers), gradients for texldd. Each lane's level of detail comes from its quad (see
+/// the module docs of `pixel`); then [`sample`] adds MIPMAPLODBIAS and filters. Every lane's
+/// result depends on its quad's lanes only, so `N` does not change any bit.
+pub(crate) fn sample_rows<const N: usize>(
     stages: Option<&Stages>,
     sampler: u8,
     mode: SampleMode,
-    c: &[Row; 4],
-    gx: &[Row; 4],
-    gy: &[Row; 4],
-) -> [Row; 4] {
-    let mut out = [[0.0; LANES]; 4];
+    c: &[[f32; N]; 4],
+    gx: &[[f32; N]; 4],
+    gy: &[[f32; N]; 4],
+) -> [[f32; N]; 4] {
+    let mut out = [[0.0; N]; 4];
     let bound = stages.and_then(|p| {
         let tex = p.textures.get(sampler as usize)?.as_ref()?;
         Some((tex, p.samplers.get(sampler as usize).copied()?, p))
     });
     let Some((tex, st, p)) = bound else {
         for k in 0..4 {
-            out[k] = [UNBOUND[k]; LANES];
+            out[k] = [UNBOUND[k]; N];
         }
         return out;
     };
@@ -137,7 +139,7 @@ fn sample_rows(
     // The coordinates the lookup uses (projected ones divided by their q).
     let mut a = *c;
     if let Some(q) = projected {
-        for l in 0..LANES {
+        for l in 0..N {
             let r = rcp(c[q][l]);
             // _dz divides x and y; texldp and _dw x, y and z.
             for k in 0..q.min(3) {
@@ -145,22 +147,22 @@ fn sample_rows(
             }
         }
     }
-    let lod: Row = match mode {
+    let lod: [f32; N] = match mode {
         SampleMode::Lod => c[3],
         SampleMode::Grad => lod_from(tex, &a, gx, gy, false),
         _ => {
-            let dx: [Row; 4] = std::array::from_fn(|k| ddx(&a[k]));
-            let dy: [Row; 4] = std::array::from_fn(|k| ddy(&a[k]));
+            let dx: [[f32; N]; 4] = std::array::from_fn(|k| ddx(&a[k]));
+            let dy: [[f32; N]; 4] = std::array::from_fn(|k| ddy(&a[k]));
             let mut lod = lod_from(tex, &a, &dx, &dy, true);
             if mode == SampleMode::Bias {
-                for l in 0..LANES {
+                for l in 0..N {
                     lod[l] += c[3][l];
                 }
             }
             lod
         }
     };
-    for l in 0..LANES {
+    for l in 0..N {
         let v = sample(tex, &st, [a[0][l], a[1][l], a[2][l], lod[l]]);
         for k in 0..4 {
             out[k][l] = v[k];
@@ -173,14 +175,20 @@ fn sample_rows(
 /// of the coordinates scaled by the level-0 size (u, v; w too for volumes). Cube maps use
 /// the direction divided by its major axis, times half the face size. `quad`: the
 /// derivatives came from the quad (cube directions are divided lane by lane first).
-fn lod_from(tex: &Texture, a: &[Row; 4], dx: &[Row; 4], dy: &[Row; 4], quad: bool) -> Row {
+fn lod_from<const N: usize>(
+    tex: &Texture,
+    a: &[[f32; N]; 4],
+    dx: &[[f32; N]; 4],
+    dy: &[[f32; N]; 4],
+    quad: bool,
+) -> [f32; N] {
     let (w, h, d) = tex.size();
-    let mut lod = [0.0; LANES];
+    let mut lod = [0.0; N];
     match tex.kind {
         TextureKind::Cube => {
             // Each lane's direction on the unit cube, then its quad derivatives.
-            let mut n = [[0.0f32; LANES]; 3];
-            for l in 0..LANES {
+            let mut n = [[0.0f32; N]; 3];
+            for l in 0..N {
                 let ma = a[0][l].abs().max(a[1][l].abs()).max(a[2][l].abs());
                 let r = rcp(ma);
                 for k in 0..3 {
@@ -188,16 +196,16 @@ fn lod_from(tex: &Texture, a: &[Row; 4], dx: &[Row; 4], dy: &[Row; 4], quad: boo
                 }
             }
             let s = w as f32 * 0.5;
-            let (fx, fy): ([Row; 3], [Row; 3]) = if quad {
+            let (fx, fy): ([[f32; N]; 3], [[f32; N]; 3]) = if quad {
                 (
                     std::array::from_fn(|k| ddx(&n[k])),
                     std::array::from_fn(|k| ddy(&n[k])),
                 )
             } else {
                 // Explicit gradients of the direction, divided by each lane's major axis.
-                let mut fx = [[0.0f32; LANES]; 3];
-                let mut fy = [[0.0f32; LANES]; 3];
-                for l in 0..LANES {
+                let mut fx = [[0.0f32; N]; 3];
+                let mut fy = [[0.0f32; N]; 3];
+                for l in 0..N {
                     let ma = a[0][l].abs().max(a[1][l].abs()).max(a[2][l].abs());
                     let r = rcp(ma);
                     for k in 0..3 {
@@ -207,8 +215,8 @@ fn lod_from(tex: &Texture, a: &[Row; 4], dx: &[Row; 4], dy: &[Row; 4], quad: boo
                 }
                 (fx, fy)
             };
-            for l in 0..LANES {
-                let len = |v: &[Row; 3]| {
+            for l in 0..N {
+                let len = |v: &[[f32; N]; 3]| {
                     (0..3)
                         .map(|k| {
                             let t = v[k][l] * s;
@@ -223,8 +231,8 @@ fn lod_from(tex: &Texture, a: &[Row; 4], dx: &[Row; 4], dy: &[Row; 4], quad: boo
         kind => {
             let scale = [w as f32, h as f32, d as f32];
             let dims = if kind == TextureKind::Volume { 3 } else { 2 };
-            for l in 0..LANES {
-                let len = |v: &[Row; 4]| {
+            for l in 0..N {
+                let len = |v: &[[f32; N]; 4]| {
                     (0..dims)
                         .map(|k| {
                             let t = v[k][l] * scale[k];

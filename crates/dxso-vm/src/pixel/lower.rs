@@ -85,6 +85,22 @@ pub(crate) enum SampleMode {
     Grad,
 }
 
+impl SampleMode {
+    /// Every mode, in the order of its number (`mode as u32`: how compiled code names it to
+    /// the sampling callback).
+    pub(crate) const ALL: [SampleMode; 7] = [
+        SampleMode::Implicit,
+        SampleMode::Project,
+        SampleMode::ProjectZ,
+        SampleMode::Stage,
+        SampleMode::Bias,
+        SampleMode::Lod,
+        SampleMode::Grad,
+    ];
+}
+
+const _: () = assert!(SampleMode::Grad as usize == SampleMode::ALL.len() - 1);
+
 /// The ops only pixel shaders have, which need the draw's textures and stages.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum PixelOp {
@@ -167,7 +183,8 @@ impl PixelLowering {
     }
 }
 
-fn identity(base: u16) -> SrcRef {
+/// Rows `base .. base + 4` as a plain source.
+pub(crate) fn identity(base: u16) -> SrcRef {
     SrcRef {
         rows: [base, base + 1, base + 2, base + 3],
         and: u32::MAX,

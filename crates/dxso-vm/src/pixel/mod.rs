@@ -5,8 +5,12 @@
 //! in the order of [`PixelState::inputs`], vPos, vFace, the covered (`live`) lanes and the
 //! interpolated depth; [`PixelRunner::run`] shades it on the vertex engine's interpreter
 //! (the same lowered ops, execution masks and arithmetic, C1-C16 of
-//! `../shared/spec/instructions.md`) and writes the colours, depth and discards back.
-//! Pixel programs never reach the compiled tiers (`compile::supported` refuses them).
+//! `../shared/spec/instructions.md`) and writes the colours, depth and discards back — or
+//! on compiled code (the x86 code generator at the path's width, Cranelift's on the base
+//! path; [`PixelState::set_options`] and [`PixelState::code_generator`]) where the compiled
+//! tier covers the program, with the same bits: the `compile` module says what it covers
+//! (not yet `texbem`, `bem`, `texbeml`, `texm3x3spec`/`vspec`, nor dynamic flow on
+//! Cranelift's code: those run on the interpreter).
 //!
 //! ## Rules, with their sources (Microsoft's Direct3D 9 asm reference pages unless noted)
 //!
@@ -18,7 +22,8 @@
 //!   (`pixel-pipeline.md`); ps_3_0 inputs are not clamped. `vPos` reads (x, y, 0, 0), `vFace`
 //!   its value in every component. Outputs oC0..oC3 start each pixel at (0, 0, 0, 0);
 //!   ps_1_x's colour is r0 at the end (ps_1_x registers page); oDepth starts as the
-//!   interpolated depth, so a lane that does not write it keeps that.
+//!   interpolated depth, so a lane that does not write it keeps that. Colours and depth
+//!   come back with one NaN (`f32::NAN`) for every NaN (no payloads: see `one_nan`).
 //! - **Instructions**: everything the vertex engine runs, with its arithmetic; `cmp`:
 //!   s0 >= 0 ? s1 : s2 (NaN picks s2); `cnd`: s0 > 0.5 ? s1 : s2, in ps_1_1..1_3 s0 is r0.a
 //!   replicated whatever its swizzle (`cnd---ps`); `dp2add`: s0.x*s1.x + s0.y*s1.y + s2.x
@@ -80,9 +85,11 @@ pub(crate) mod quad;
 mod tests;
 
 use crate::by_name::{ConstantRegisters, by_name_methods};
+use crate::compile::{Jit, take_callback_panic};
 use crate::exec::{CONST_PAD, Machine, NoTrace, Tracer, Uniforms};
 use crate::program::{Program, lower_any};
 use crate::texture::Sampling;
+use crate::{CodeGenerator, Isa, Options, Tier};
 use crate::{LANES, SamplerState, Texture, Trace, VmError};
 use dxso::ctab::{ConstantTable, CtabError};
 use dxso::ir::{RegisterKind, TextureType, Usage, Version};
@@ -90,7 +97,7 @@ use dxso::opcodes::Opcode;
 use dxso::validate::Checked;
 use lower::{DEPTH_ROW, input_row};
 pub(crate) use lower::{OUTPUT_ROWS, PixelLowering, PixelOp, PixelRows};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Lanes of a batch form quads: lane 4q+0 = pixel (x, y), 4q+1 = (x+1, y), 4q+2 =
 /// (x, y+1), 4q+3 = (x+1, y+1).
@@ -178,6 +185,11 @@ pub struct PixelState {
     stages: [StageState; TEXTURE_STAGES],
     max_instructions: u64,
     constant_table: Result<Option<ConstantTable>, CtabError>,
+    /// The tier and instruction-set path ([`PixelState::set_options`]).
+    options: Options,
+    /// The program compiled for `options` on first use (shared by clones: the same program
+    /// and options), or why not.
+    jit: Arc<OnceLock<Result<Jit, String>>>,
 }
 
 /// A batch of pixels: filled by the rasterizer, results written by the run.
@@ -297,7 +309,56 @@ impl PixelState {
             stages: [StageState::default(); TEXTURE_STAGES],
             max_instructions: 1 << 20,
             constant_table: s.constant_table(),
+            options: Options::default(),
+            jit: Arc::default(),
         })
+    }
+
+    /// How batches run: the tier and the instruction-set path, as a vertex device's
+    /// ([`crate::Device::set_options`]; the path is capped by what the processor has).
+    /// Default [`Options::default`]: compiled code where the compiled tier covers the
+    /// program (the `compile` module), the interpreter elsewhere; every choice gives the
+    /// same bits.
+    pub fn set_options(&mut self, options: Options) {
+        self.options = Options {
+            isa: options.isa.min(Isa::detect()),
+            ..options
+        };
+        self.jit = Arc::default();
+    }
+
+    /// The options batches run with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The code generator whose code runs this shader's batches, or `None` where the
+    /// interpreter does (the tier, or a program the compiled tier does not cover:
+    /// [`PixelState::why_interpreted`]).
+    pub fn code_generator(&self) -> Option<CodeGenerator> {
+        self.compiled().map(Jit::generator)
+    }
+
+    /// Why the interpreter runs this shader's batches (`None` where compiled code does).
+    pub fn why_interpreted(&self) -> Option<String> {
+        if self.options.tier == Tier::Interpreted {
+            return Some("the interpreted tier".into());
+        }
+        self.compiled_or_why().err()
+    }
+
+    fn compiled(&self) -> Option<&Jit> {
+        if self.options.tier == Tier::Interpreted {
+            return None;
+        }
+        self.compiled_or_why().ok()
+    }
+
+    fn compiled_or_why(&self) -> Result<&Jit, String> {
+        self.jit
+            .get_or_init(|| crate::compile::compile(&self.program, &self.options))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// The input registers the shader reads, in the order [`PixelBatch::inputs`] takes them.
@@ -498,6 +559,7 @@ impl PixelState {
             ints,
             bools,
             machine: None,
+            jit: self.compiled(),
         };
         let machine = {
             let sampling = no_sampling();
@@ -668,6 +730,8 @@ pub struct PixelRunner<'a> {
     ints: [[i32; 4]; 16],
     bools: [bool; 16],
     machine: Option<Machine>,
+    /// The compiled code batches run on (`None`: the interpreter).
+    jit: Option<&'a Jit>,
 }
 
 /// The uniforms of a run over a constant file laid out as the vertex draw's (padding, the
@@ -691,9 +755,32 @@ fn uniforms<'s>(
 }
 
 impl PixelRunner<'_> {
-    /// Shade one batch: outputs into `batch.color`, `batch.depth`, `batch.discarded`.
+    /// Shade one batch: outputs into `batch.color`, `batch.depth`, `batch.discarded`. On
+    /// compiled code where the shader's [`PixelState::code_generator`] is some, else on the
+    /// interpreter: the same bits either way.
     pub fn run(&mut self, batch: &mut PixelBatch) -> Result<(), VmError> {
-        self.run_with(batch, &mut NoTrace)
+        let Some(jit) = self.jit else {
+            return self.run_with(batch, &mut NoTrace);
+        };
+        let depth = batch.depth;
+        match self.shade(batch, |m, program, u, stages| {
+            let within = jit.run_pixel(&mut m.rows, program, u, stages);
+            if let Some(name) = take_callback_panic() {
+                return Err(VmError::Panicked(name.into()));
+            }
+            if within {
+                Ok(())
+            } else {
+                Err(VmError::InstructionLimit(u.max_instructions))
+            }
+        }) {
+            // Past the limit, the interpreter's partial results (where it stopped).
+            Err(VmError::InstructionLimit(_)) => {
+                batch.depth = depth;
+                self.run_with(batch, &mut NoTrace)
+            }
+            r => r,
+        }
     }
 
     /// Shade one batch and record lane `lane`'s every executed instruction (the shader
@@ -740,6 +827,17 @@ impl PixelRunner<'_> {
         &mut self,
         batch: &mut PixelBatch,
         tracer: &mut T,
+    ) -> Result<(), VmError> {
+        self.shade(batch, |m, program, u, _| m.run_traced(program, u, tracer))
+    }
+
+    /// Shade one batch by `exec` on the arena set up as the program's run finds it: the
+    /// inputs, vPos, vFace, the kill, zero and one rows, the depth, temporaries and outputs
+    /// cleared. The results are read back from the arena whatever `exec` returns.
+    fn shade(
+        &mut self,
+        batch: &mut PixelBatch,
+        exec: impl FnOnce(&mut Machine, &Program, &Uniforms, &Stages) -> Result<(), VmError>,
     ) -> Result<(), VmError> {
         let state = self.state;
         let program = &state.program;
@@ -793,7 +891,7 @@ impl PixelRunner<'_> {
         m.rows[rows.zero as usize] = [0.0; LANES];
         m.rows[rows.one as usize] = [1.0; LANES];
         m.rows[DEPTH_ROW as usize] = batch.depth;
-        let result = m.run_traced(program, &u, tracer);
+        let result = exec(m, program, &u, &stages);
         let ps1 = state.version.major < 2;
         for k in 0..4 {
             if state.color_outputs >> k & 1 == 0 {
@@ -805,11 +903,11 @@ impl PixelRunner<'_> {
                 crate::program::OUTPUT_BASE + k as u16 * 4
             } as usize;
             for c in 0..4 {
-                batch.color[k][c] = m.rows[base + c];
+                batch.color[k][c] = one_nan(&m.rows[base + c]);
             }
         }
         if state.writes_depth {
-            batch.depth = m.rows[DEPTH_ROW as usize];
+            batch.depth = one_nan(&m.rows[DEPTH_ROW as usize]);
         }
         let kill = &m.rows[rows.kill as usize];
         for l in 0..LANES {
@@ -817,6 +915,16 @@ impl PixelRunner<'_> {
         }
         result
     }
+}
+
+/// A row of results with one NaN (`f32::NAN`) for every NaN. Which NaN an operation on
+/// NaN operands gives depends on the order of its operands (x86 returns the first one's,
+/// and the hardware's default NaN is negative where Rust's is positive), an order the
+/// compiler is free to change in the interpreter (its products and sums commute): so
+/// colours and depth carry no payload, as the vertex engine's output records (fused
+/// stores) do not, and every tier gives the same bits.
+fn one_nan(row: &[f32; LANES]) -> [f32; LANES] {
+    row.map(|x| if x.is_nan() { f32::NAN } else { x })
 }
 
 const _: () = assert!(LANES.is_multiple_of(QUAD));

@@ -7,13 +7,11 @@
 //! lanes 1 and 3). D3D9 leaves the choice to hardware (dsx/dsy reference pages); the
 //! implicit level of detail of texture sampling uses the same differences.
 
-use crate::LANES;
-use crate::math::Row;
-
-/// d/dx of a row of values, per quad.
-pub(crate) fn ddx(v: &Row) -> Row {
-    let mut out = [0.0; LANES];
-    for q in (0..LANES).step_by(4) {
+/// d/dx of a row of values, per quad (`N` lanes: a batch's, or the compiled code's group
+/// of whole quads).
+pub(crate) fn ddx<const N: usize>(v: &[f32; N]) -> [f32; N] {
+    let mut out = [0.0; N];
+    for q in (0..N).step_by(4) {
         let top = v[q + 1] - v[q];
         let bottom = v[q + 3] - v[q + 2];
         out[q] = top;
@@ -24,10 +22,10 @@ pub(crate) fn ddx(v: &Row) -> Row {
     out
 }
 
-/// d/dy of a row of values, per quad.
-pub(crate) fn ddy(v: &Row) -> Row {
-    let mut out = [0.0; LANES];
-    for q in (0..LANES).step_by(4) {
+/// d/dy of a row of values, per quad (as [`ddx`]).
+pub(crate) fn ddy<const N: usize>(v: &[f32; N]) -> [f32; N] {
+    let mut out = [0.0; N];
+    for q in (0..N).step_by(4) {
         let left = v[q + 2] - v[q];
         let right = v[q + 3] - v[q + 1];
         out[q] = left;

@@ -481,9 +481,27 @@ fn shader_kinds_are_kept_apart() {
         Device::new().set_vertex_shader(&ps),
         Err(VmError::Lower(crate::LowerError::PixelShader))
     );
-    // Pixel programs never reach the compiled tiers.
-    let st = PixelState::new(&ps).unwrap();
-    assert!(crate::compile::supported(&st.program).is_err());
+    // Pixel programs run compiled: on the x86 code generator at the path's width, on
+    // Cranelift's code on the base path; the interpreted tier runs them on the interpreter.
+    let mut st = PixelState::new(&ps).unwrap();
+    assert!(crate::compile::supported(&st.program).is_ok());
+    let expect = match crate::Isa::detect() {
+        crate::Isa::Avx512 => crate::CodeGenerator::Avx512,
+        crate::Isa::Avx2 => crate::CodeGenerator::Avx2,
+        crate::Isa::Base => crate::CodeGenerator::Cranelift,
+    };
+    assert_eq!(st.code_generator(), Some(expect));
+    st.set_options(crate::Options {
+        isa: crate::Isa::Base,
+        ..Default::default()
+    });
+    assert_eq!(st.code_generator(), Some(crate::CodeGenerator::Cranelift));
+    st.set_options(crate::Options {
+        tier: crate::Tier::Interpreted,
+        ..Default::default()
+    });
+    assert_eq!(st.code_generator(), None);
+    assert!(st.why_interpreted().is_some());
 }
 
 #[test]

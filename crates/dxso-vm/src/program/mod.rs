@@ -160,9 +160,9 @@ impl Alu {
     pub(crate) fn componentwise_sources(self) -> usize {
         match self {
             Alu::Mov | Alu::Abs | Alu::Frc | Alu::Sgn | Alu::MovA | Alu::Floor => 1,
-            // Pixel kinds are interpreter-only (compile::supported refuses them).
+            Alu::Scale(_) | Alu::SrcMod(_) => 1,
             Alu::Add | Alu::Mul | Alu::Min | Alu::Max | Alu::Slt | Alu::Sge => 2,
-            Alu::Mad | Alu::Lrp => 3,
+            Alu::Mad | Alu::Lrp | Alu::Cmp | Alu::Cnd => 3,
             _ => 0,
         }
     }
@@ -254,13 +254,13 @@ pub(crate) enum Op {
         target: u32,
     },
     Ret,
-    /// A pixel-shader operation that needs the draw's textures and stages or the quad
-    /// (interpreter only: the compiled tiers refuse programs that hold one).
+    /// A pixel-shader operation that needs the draw's textures and stages or the quad (the
+    /// x86 code generator compiles sampling; `compile::supported` says what else).
     Pixel(crate::pixel::PixelOp),
 }
 
 impl Op {
-    /// Whether only the interpreter runs this op (pixel shaders).
+    /// Whether this op belongs to pixel programs only.
     pub(crate) fn pixel_only(&self) -> bool {
         match self {
             Op::Pixel(_) => true,

@@ -10,6 +10,8 @@ mod flow;
 mod guard;
 mod hostile;
 mod instructions;
+mod pixel_compiled;
+mod pixel_random;
 mod random;
 mod stream_data;
 mod texture;

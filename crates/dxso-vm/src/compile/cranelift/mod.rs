@@ -1,9 +1,11 @@
 //! The Cranelift code generator: four lanes per instruction, on any processor Cranelift
 //! targets. Inputs and constants are read from the batch arena (constant rows there are
 //! already broadcast), outputs are written to it; temporaries, gathered operands, a0 and p0
-//! are Cranelift variables. `ops` holds each operation's formula.
+//! are Cranelift variables (in pixel programs every row stays in the arena: `pixel`).
+//! `ops` holds each operation's formula, `pixel` the pixel programs' own.
 
 mod ops;
+mod pixel;
 
 use super::Entry;
 use crate::LANES;
@@ -177,7 +179,10 @@ impl<'a> Emitter<'a> {
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
         let mut vars = vec![None; p.rows];
-        let in_regs = |r: u16| r < INPUT_BASE || r >= p.scratch_base();
+        // Pixel programs keep every row in the arena, which their runner sets up as the
+        // interpreter finds it (ps_1_x's colour r0, the ps_1_1 .. ps_1_3 `t#` results that
+        // start as coordinates) and reads back.
+        let in_regs = |r: u16| p.pixel.is_none() && (r < INPUT_BASE || r >= p.scratch_base());
         let mut mark = |r: u16, b: &mut FunctionBuilder| {
             if in_regs(r) && vars[r as usize].is_none() {
                 vars[r as usize] = Some(std::array::from_fn(|_| b.declare_var(F4)));
@@ -207,7 +212,8 @@ impl<'a> Emitter<'a> {
         };
         let texldl_sig = b.import_signature(sig(&[ptr, types::I32, ptr]));
         let sincos_sig = b.import_signature(sig(&[ptr]));
-        let io = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 64, 4));
+        // Four vectors (texldl, sincos), twelve for a pixel program's sampling.
+        let io = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 192, 4));
         let a0 = std::array::from_fn(|_| std::array::from_fn(|_| b.declare_var(I4)));
         let p0 = std::array::from_fn(|_| std::array::from_fn(|_| b.declare_var(I4)));
         let al = b.declare_var(types::I32);
@@ -438,6 +444,7 @@ impl<'a> Emitter<'a> {
             self.pending += 1;
             match ops[pc] {
                 Op::Alu { .. }
+                | Op::Pixel(_)
                 | Op::GatherConstA0 { .. }
                 | Op::GatherConstAl { .. }
                 | Op::GatherInputAl { .. }
@@ -547,6 +554,17 @@ impl<'a> Emitter<'a> {
     fn lanes(&mut self, op: &Op) {
         match *op {
             Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src),
+            Op::Pixel(crate::pixel::PixelOp::Sample {
+                dst,
+                coord,
+                dx: gx,
+                dy: gy,
+                sampler,
+                swizzle,
+                mode,
+            }) => self.sample(&dst, [coord, gx, gy], sampler, swizzle, mode),
+            Op::Pixel(crate::pixel::PixelOp::DepthRatio { num, den }) => self.depth_ratio(num, den),
+            Op::Pixel(crate::pixel::PixelOp::Divide { dst, src, q }) => self.divide(&dst, &src, q),
             Op::GatherConstA0 { dst, base, comp } => self.gather_const_a0(dst, base, comp),
             Op::GatherConstAl { dst, base } => self.gather_const_al(dst, base),
             Op::GatherInputAl { dst, base } => self.gather_input_al(dst, base),

@@ -181,6 +181,9 @@ impl Emitter<'_> {
                         let r = self.b.ins().band(m, one);
                         self.as_f(r)
                     }
+                    Alu::Cmp | Alu::Cnd | Alu::Scale(_) | Alu::SrcMod(_) => {
+                        self.pixel_componentwise(kind, &a)
+                    }
                     Alu::Abs => self.b.ins().fabs(a[0]),
                     // C2: vs_1_1 `mov a0.x` floors.
                     Alu::Floor => self.b.ins().floor(a[0]),
@@ -242,12 +245,15 @@ impl Emitter<'_> {
                 let y = self.src(&src[1], 0);
                 Some(self.pow(x, y))
             }
+            Alu::Dp2Add => Some(self.dp2add(src)),
             _ => None,
         };
         if let Some(v) = replicated {
             return self.store(dst, [Some(v); 4]);
         }
         match kind {
+            Alu::Kill(comps) => self.kill(dst, &src[0], comps),
+            Alu::Dsx | Alu::Dsy => self.quad_difference(kind == Alu::Dsx, dst, &src[0]),
             Alu::TexLdl { sampler, swizzle } => {
                 let coords: [Value; 4] = std::array::from_fn(|c| self.src(&src[0], c));
                 let sampler = self.b.ins().iconst(types::I32, sampler as i64);

@@ -320,6 +320,8 @@ impl Gen<'_> {
     pub(super) fn lanes(&mut self, op: &Op) -> R {
         match *op {
             Op::Alu { kind, dst, src } => self.alu(kind, &dst, &src),
+            Op::Pixel(crate::pixel::PixelOp::DepthRatio { num, den }) => self.depth_ratio(num, den),
+            Op::Pixel(crate::pixel::PixelOp::Divide { dst, src, q }) => self.divide(&dst, &src, q),
             Op::GatherConstA0 { dst, base, comp } => {
                 if let Some(&at) = self.stash.get(&self.pc) {
                     // Read with an earlier c[a0.n + k]: waiting in the frame.

@@ -31,7 +31,16 @@
 //! finite factors) and which checks, where `finite` says, that no inf or NaN went through
 //! one unseen, and the exact code (the rule as compares and masked products), which runs a
 //! batch again when a check fails.
-//! `texldl` and `sincos` call back into Rust, 16 lanes at a time. Why the code touches only
+//! `texldl` and `sincos` call back into Rust, 16 lanes at a time (8 at AVX2 width).
+//!
+//! Pixel programs (`pixel.rs`: `cmp`, `cnd`, `dp2add`, `texkill`, `dsx`/`dsy`, the ps_1_x
+//! modifiers and shifts, `texdepth`'s ratio, `texcrd`'s division, and sampling through
+//! `compile::pixel_sample`) run on the runner's
+//! arena as the interpreter finds it: no row is zeroed, the rows the runner reads back
+//! (colours, depth, ps_1_x's r0, the kill row) are live at the end (`regs::exit_rows`),
+//! and the exact code alone is made (no fast products). A group's lanes are whole quads, so
+//! the quad differences stay in a register; a sample calls the sampler once for the pass's
+//! groups (`Gen::sample_pass`). Why the code touches only
 //! memory the draw owns, how W^X holds and what happens to a panic in a callback: the
 //! `compile` module's docs.
 //!
@@ -54,6 +63,7 @@ mod finite;
 mod flow;
 mod gather;
 mod ops;
+mod pixel;
 mod regs;
 #[cfg(test)]
 mod tests;
@@ -114,7 +124,10 @@ fn assemble_both<E>(
 ) -> Result<Assembled<E>, String> {
     let mut maps = vec![];
     let mut entries = vec![];
-    for fast in [options.fast_products, false] {
+    // Pixel programs: the exact code alone (the checks' analysis, `finite`, does not know
+    // the pixel ops: texkill, the quad differences, sampling).
+    let fast_products = options.fast_products && p.pixel.is_none();
+    for fast in [fast_products, false] {
         let (map, entry, checked) = assemble(p, layout.clone(), w, fast, options)?;
         maps.push(map);
         entries.push(to_entry(entry));
@@ -170,8 +183,14 @@ fn assemble(
     let p = inlined.as_ref().unwrap_or(p);
     let checks = if fast { finite::checks(p) } else { None };
     let mut g = Gen::new(p, layout, w, checks).map_err(|e| e.to_string())?;
-    g.program()
-        .map_err(|e| format!("{e} (op {} of {})", g.pc, g.p.ops.len()))?;
+    g.program().map_err(|e| {
+        format!(
+            "{e} (op {} of {}: {:?})",
+            g.pc,
+            g.p.ops.len(),
+            g.p.ops.get(g.pc)
+        )
+    })?;
     let code = g.a.assemble(0).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(code.len()).map_err(|e| e.to_string())?;
     map.copy_from_slice(&code);
@@ -182,7 +201,7 @@ fn assemble(
     if let Some(path) = &options.jit_dump {
         // Raw machine code: `objdump -D -b binary -mi386:x86-64 FILE.bin`; its address, to
         // place a profiler's samples in it.
-        let ext = if !fast && options.fast_products {
+        let ext = if !fast && options.fast_products && p.pixel.is_none() {
             "exact.bin"
         } else {
             "bin"
@@ -195,6 +214,10 @@ fn assemble(
 
 /// The largest stack frame compiled code may have (bytes).
 pub(crate) const MAX_FRAME: i32 = 256 * 1024;
+
+/// The largest stack frame compiled pixel code may have (bytes): it runs on its caller's
+/// thread (see the `compile` module's docs).
+pub(crate) const MAX_PIXEL_FRAME: i32 = 64 * 1024;
 
 /// The most ops a program may have once its subroutine calls are inlined (more: not
 /// compiled).
@@ -319,8 +342,13 @@ const EXEC_ROW: u16 = 0xFFF8;
 
 // Frame layout (offsets from the 64-byte aligned rsp): a0, p0 and the execution mask of
 // each group, then the scalars.
+// The callbacks' io slot: 4 rows of one group's lanes (texldl, sincos), 12 rows of a
+// pass's lanes for a pixel program's sampling (coordinates and texldd's two gradients).
 const IO: i32 = 0;
-const A0_HOME: i32 = 256;
+/// Bytes of the callbacks' io slot: 12 rows of the widest pass (64 lanes: a pixel
+/// program's sampling calls once for the pass's groups).
+pub(crate) const IO_BYTES: i32 = 12 * ROW;
+const A0_HOME: i32 = IO + IO_BYTES;
 const P0_HOME: i32 = A0_HOME + 256 * G_MAX as i32;
 const EXEC_HOME: i32 = P0_HOME + 256 * G_MAX as i32;
 const SAVED_RSP: i32 = EXEC_HOME + 64 * G_MAX as i32;
@@ -432,7 +460,12 @@ impl<'a> Gen<'a> {
         let frame = acc_home + 64;
         // Worker threads have stacks of 2 MiB: a program needing a large frame (many
         // palette reads, deep flow control) runs on the interpreter.
-        if frame > MAX_FRAME {
+        let max = if p.pixel.is_some() {
+            MAX_PIXEL_FRAME
+        } else {
+            MAX_FRAME
+        };
+        if frame > max {
             return Err(Error(format!("a stack frame of {frame} bytes")));
         }
         let mut a = CodeAssembler::new(64)?;
@@ -604,7 +637,12 @@ impl Gen<'_> {
             .iter()
             .copied()
             .filter(|&r| {
-                !(INPUT_BASE..OUTPUT_BASE).contains(&r) && !self.p.is_const_row(r) && r != EXEC_ROW
+                !(INPUT_BASE..OUTPUT_BASE).contains(&r)
+                    && !self.p.is_const_row(r)
+                    && r != EXEC_ROW
+                    // A pixel program's rows are set up by its runner as the interpreter
+                    // finds them (`Jit::run_pixel`); a0 and p0 (in the frame) start at 0.
+                    && (self.p.pixel.is_none() || r >= A0_ROW)
             })
             .collect();
         zeroed.sort_unstable();
@@ -747,12 +785,26 @@ impl Gen<'_> {
         if depths[pc] == 0 && !self.masked[pc] && !self.prefetch.is_empty() {
             self.emit_prefetches(self.prefetch_per_op)?;
         }
+        if let Op::Pixel(crate::pixel::PixelOp::Sample {
+            dst,
+            coord,
+            dx: gx,
+            dy: gy,
+            sampler,
+            swizzle,
+            mode,
+        }) = op
+        {
+            // One call samples the pass's groups.
+            self.sample_pass(&dst, [coord, gx, gy], sampler, swizzle, mode, &after[pc])?;
+        }
         for g in 0..self.groups {
             self.g = g;
             match op {
                 // c[aL + n] is the same in every lane: loaded once into rows
                 // the groups share.
                 Op::GatherConstAl { .. } if g > 0 => {}
+                Op::Pixel(crate::pixel::PixelOp::Sample { .. }) => {}
                 _ => self.lanes(&op)?,
             }
             self.end_op();
@@ -969,11 +1021,13 @@ fn lab(labels: &[Option<CodeLabel>], pc: usize) -> CodeLabel {
     labels[pc.min(labels.len() - 1)].expect("a leader")
 }
 
-/// Whether `op` is computed in the lanes (arithmetic and gathers) rather than flow control.
+/// Whether `op` is computed in the lanes (arithmetic, gathers, a pixel program's sampling)
+/// rather than flow control.
 fn is_lane_op(op: &Op) -> bool {
     matches!(
         op,
         Op::Alu { .. }
+            | Op::Pixel(_)
             | Op::GatherConstA0 { .. }
             | Op::GatherConstAl { .. }
             | Op::GatherInputAl { .. }

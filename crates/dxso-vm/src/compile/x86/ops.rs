@@ -676,6 +676,9 @@ impl Gen<'_> {
                         vx!(self, vaddps(Vr(p), Vr(p), Vr(a[2])))?;
                         p
                     }
+                    Alu::Cmp | Alu::Cnd | Alu::Scale(_) | Alu::SrcMod(_) => {
+                        self.pixel_componentwise(kind, a)?
+                    }
                     Alu::Sgn => {
                         // a < 0: -1; a == 0: 0; otherwise (NaN too) 1.
                         let t = self.constant(1.0)?;
@@ -735,12 +738,15 @@ impl Gen<'_> {
                 let y = self.src(&src[1], 0)?;
                 Some(self.pow(x, y)?)
             }
+            Alu::Dp2Add => Some(self.dp2add(src)?),
             _ => None,
         };
         if let Some(v) = replicated {
             return self.store(dst, [Some(v); 4]);
         }
         match kind {
+            Alu::Kill(comps) => self.kill(dst, &src[0], comps),
+            Alu::Dsx | Alu::Dsy => self.quad_difference(kind == Alu::Dsx, dst, &src[0]),
             Alu::TexLdl { sampler, swizzle } => {
                 // The callback's slot: four component rows of one register's lanes.
                 let row = self.w.bytes();
@@ -880,6 +886,10 @@ impl Gen<'_> {
                             t
                         }
                     };
+                    // At AVX2 width the sources' temporaries (`_abs`, negation) go now: with
+                    // four components held for a masked write, 16 registers ran out.
+                    self.release(a);
+                    self.release(b);
                     let t = self.component_done(t)?;
                     res[c] = Some(t);
                 }

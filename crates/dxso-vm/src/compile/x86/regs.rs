@@ -34,8 +34,52 @@ pub(super) fn reused_rows(op: &Op) -> HashSet<u16> {
 pub(super) fn uses_defs(op: &Op, masked: bool) -> (Vec<u16>, Vec<u16>) {
     let dst4 = |d: u16| (d..d + 4).collect::<Vec<_>>();
     match *op {
+        // Sampling: as an op of the coordinates and gradients into its destination.
+        Op::Pixel(crate::pixel::PixelOp::Sample {
+            dst,
+            coord,
+            dx: gx,
+            dy: gy,
+            ..
+        }) => uses_defs(
+            &Op::Alu {
+                kind: Alu::Mov,
+                dst,
+                src: [coord, gx, gy],
+            },
+            masked,
+        ),
+        // texdepth: as an op of the two rows into oDepth.x.
+        Op::Pixel(crate::pixel::PixelOp::DepthRatio { num, den }) => {
+            let (a, b) = (
+                crate::pixel::lower::identity(num),
+                crate::pixel::lower::identity(den),
+            );
+            uses_defs(
+                &Op::Alu {
+                    kind: Alu::Mov,
+                    dst: crate::pixel::lower::mask_dst(crate::pixel::lower::DEPTH_ROW, 1),
+                    src: [a, b, b],
+                },
+                masked,
+            )
+        }
+        // texcrd _dz/_dw: as an op of its source (every component of it: the divisor's
+        // too) into its destination.
+        Op::Pixel(crate::pixel::PixelOp::Divide { dst, src, .. }) => uses_defs(
+            &Op::Alu {
+                kind: Alu::Mov,
+                dst,
+                src: [src, src, src],
+            },
+            masked,
+        ),
         Op::Alu { kind, dst, src } => {
             let mut uses: Vec<u16> = src.iter().flat_map(|s| s.rows).collect();
+            if let (Alu::Kill(_), DstKind::Rows(r)) = (kind, dst.kind) {
+                // texkill keeps the kill row's value where no component is below 0.
+                uses.push(r);
+            }
             let target = |c: u16| match dst.kind {
                 DstKind::Rows(r) => Some(r + c),
                 DstKind::Addr => Some(A0_ROW + c),
@@ -76,6 +120,18 @@ pub(super) fn uses_defs(op: &Op, masked: bool) -> (Vec<u16>, Vec<u16>) {
     }
 }
 
+/// The rows a program's caller reads after it: the outputs; for a pixel program oC0..oC3,
+/// oDepth, ps_1_x's colour r0 and the kill row.
+pub(super) fn exit_rows(p: &Program) -> HashSet<u16> {
+    let mut rows: HashSet<u16> = p.outputs.iter().flat_map(|o| o.row..o.row + 4).collect();
+    if let Some(px) = &p.pixel {
+        rows.extend(OUTPUT_BASE..OUTPUT_BASE + crate::pixel::OUTPUT_ROWS);
+        rows.extend(TEMP_BASE..TEMP_BASE + 4);
+        rows.insert(px.kill);
+    }
+    rows
+}
+
 /// Which rows are live (a later op may read them before any op writes them; outputs at
 /// the end) where: only live rows are written back to their homes when a block ends, a row
 /// that is dead after an op leaves its register then, and the rows live at the start need a
@@ -93,7 +149,7 @@ pub(super) struct Liveness {
 /// old value in lanes they do not write ([`Program::masked_ops`]).
 pub(super) fn liveness(p: &Program, starts: &BTreeSet<usize>, masked: &[bool]) -> Liveness {
     let n = p.ops.len();
-    let outputs: HashSet<u16> = p.outputs.iter().flat_map(|o| o.row..o.row + 4).collect();
+    let outputs = exit_rows(p);
     let bounds: Vec<usize> = starts.iter().copied().collect();
     let blocks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let mut live_in: HashMap<usize, HashSet<u16>> = HashMap::from([(n, outputs)]);
