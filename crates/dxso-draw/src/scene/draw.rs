@@ -137,11 +137,14 @@ pub struct DrawScene {
 }
 
 impl DrawScene {
-    /// Run every draw's vertex stage as `options` says (loading gives the devices
-    /// [`dxso_vm::Options::default`]).
+    /// Run every draw's vertex and pixel shaders as `options` says (the tier and the
+    /// instruction-set width; loading gives both [`dxso_vm::Options::default`]).
     pub fn set_options(&mut self, options: &dxso_vm::Options) {
         for d in &mut self.draws {
             d.vertex.set_options(options.clone());
+            if let Some(p) = &mut d.pixel {
+                p.set_options(options.clone());
+            }
         }
     }
 

@@ -5,3 +5,4 @@ mod merger;
 mod pixel;
 mod property;
 mod support;
+mod tiers;
