@@ -255,16 +255,18 @@ fn set_values<R: ConstantRegisters + ?Sized>(
         let (reg, c) = (slot.register, slot.component as usize);
         match slot.set {
             RegisterSet::Float4 => {
-                let mut x = r
-                    .get_f(reg)
-                    .ok_or_else(|| VmError::ConstantRange(format!("c{reg}")))?;
+                let mut x = r.get_f(reg).ok_or(VmError::ConstantRange {
+                    set: RegisterSet::Float4,
+                    index: reg,
+                })?;
                 x[c] = v.float();
                 r.put_f(reg, &[x])?;
             }
             RegisterSet::Int4 => {
-                let mut x = r
-                    .get_i(reg)
-                    .ok_or_else(|| VmError::ConstantRange(format!("i{reg}")))?;
+                let mut x = r.get_i(reg).ok_or(VmError::ConstantRange {
+                    set: RegisterSet::Int4,
+                    index: reg,
+                })?;
                 x[c] = v.int();
                 r.put_i(reg, &[x])?;
             }

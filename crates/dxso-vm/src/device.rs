@@ -155,7 +155,10 @@ impl Device {
     pub fn set_constant_f(&mut self, start: u32, values: &[[f32; 4]]) -> Result<(), VmError> {
         let end = start as usize + values.len();
         if end > self.consts.len() {
-            return Err(VmError::ConstantRange(format!("c{}", end - 1)));
+            return Err(VmError::ConstantRange {
+                set: dxso::ctab::RegisterSet::Float4,
+                index: (end - 1) as u32,
+            });
         }
         self.consts[start as usize..end].copy_from_slice(values);
         Ok(())
@@ -194,7 +197,10 @@ impl Device {
     pub fn set_constant_i(&mut self, start: u32, values: &[[i32; 4]]) -> Result<(), VmError> {
         let end = start as usize + values.len();
         if end > 16 {
-            return Err(VmError::ConstantRange(format!("i{}", end - 1)));
+            return Err(VmError::ConstantRange {
+                set: dxso::ctab::RegisterSet::Int4,
+                index: (end - 1) as u32,
+            });
         }
         self.ints[start as usize..end].copy_from_slice(values);
         Ok(())
@@ -204,7 +210,10 @@ impl Device {
     pub fn set_constant_b(&mut self, start: u32, values: &[bool]) -> Result<(), VmError> {
         let end = start as usize + values.len();
         if end > 16 {
-            return Err(VmError::ConstantRange(format!("b{}", end - 1)));
+            return Err(VmError::ConstantRange {
+                set: dxso::ctab::RegisterSet::Bool,
+                index: (end - 1) as u32,
+            });
         }
         self.bools[start as usize..end].copy_from_slice(values);
         Ok(())

@@ -169,9 +169,15 @@ pub enum VmError {
     /// A stream number past 15.
     #[error("stream {0} does not exist (D3D9 has 16)")]
     NoStream(usize),
-    /// A constant register out of the file's range (which).
-    #[error("constant {0} is out of range")]
-    ConstantRange(String),
+    /// A constant register out of the file's range: the last register a call would have
+    /// set (its file, `c#`, `i#` or `b#`, and number).
+    #[error("constant {}{index} is out of range", set.prefix())]
+    ConstantRange {
+        /// The register file.
+        set: dxso::ctab::RegisterSet,
+        /// The register's number.
+        index: u32,
+    },
     /// Constants set by name on a shader that carries no constant table.
     #[error("constants by name need a constant table: the shader carries no constant table (CTAB)")]
     NoConstantTable,

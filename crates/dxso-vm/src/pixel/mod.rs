@@ -438,7 +438,10 @@ impl PixelState {
     pub fn set_constant_f(&mut self, start: u32, v: &[[f32; 4]]) -> Result<(), VmError> {
         let end = start as usize + v.len();
         if end > self.consts.len() {
-            return Err(VmError::ConstantRange(format!("c{}", end.max(1) - 1)));
+            return Err(VmError::ConstantRange {
+                set: dxso::ctab::RegisterSet::Float4,
+                index: (end.max(1) - 1) as u32,
+            });
         }
         self.consts[start as usize..end].copy_from_slice(v);
         Ok(())
@@ -447,7 +450,10 @@ impl PixelState {
     pub fn set_constant_i(&mut self, start: u32, v: &[[i32; 4]]) -> Result<(), VmError> {
         let end = start as usize + v.len();
         if end > limits(self.version).1 {
-            return Err(VmError::ConstantRange(format!("i{}", end.max(1) - 1)));
+            return Err(VmError::ConstantRange {
+                set: dxso::ctab::RegisterSet::Int4,
+                index: (end.max(1) - 1) as u32,
+            });
         }
         self.ints[start as usize..end].copy_from_slice(v);
         Ok(())
@@ -456,7 +462,10 @@ impl PixelState {
     pub fn set_constant_b(&mut self, start: u32, v: &[bool]) -> Result<(), VmError> {
         let end = start as usize + v.len();
         if end > limits(self.version).2 {
-            return Err(VmError::ConstantRange(format!("b{}", end.max(1) - 1)));
+            return Err(VmError::ConstantRange {
+                set: dxso::ctab::RegisterSet::Bool,
+                index: (end.max(1) - 1) as u32,
+            });
         }
         self.bools[start as usize..end].copy_from_slice(v);
         Ok(())

@@ -138,3 +138,38 @@ fn textures_too_large_say_so_and_name_the_limit() {
         Err(TextureError::TooLarge { .. })
     ));
 }
+
+#[test]
+fn constants_past_the_file_name_the_last_register_as_data() {
+    use dxso::ctab::RegisterSet;
+    use dxso::validate::{Caps, validate};
+    let mut dev = device(PASS, &[vec![[0.0; 4]]]);
+    // Two values from c99999 reach c100000, past any device's file.
+    let e = dev.set_constant_f(99_999, &[[0.0; 4]; 2]).unwrap_err();
+    assert_eq!(
+        e,
+        VmError::ConstantRange {
+            set: RegisterSet::Float4,
+            index: 100_000
+        }
+    );
+    assert_eq!(e.to_string(), "constant c100000 is out of range");
+    let e = dev.set_constant_i(15, &[[0; 4]; 3]).unwrap_err();
+    assert_eq!(e.to_string(), "constant i17 is out of range");
+    // ps_2_0: i0..i15, b0..b15, c0..c31.
+    let ps = dxso::text::parse("ps_2_0\nmov oC0, c0\n").unwrap();
+    let mut st = dxso_vm::PixelState::new(&validate(&ps, &Caps::max()).unwrap()).unwrap();
+    assert_eq!(
+        st.set_constant_b(14, &[true; 3]).unwrap_err(),
+        VmError::ConstantRange {
+            set: RegisterSet::Bool,
+            index: 16
+        }
+    );
+    assert_eq!(
+        st.set_constant_f(31, &[[0.0; 4]; 2])
+            .unwrap_err()
+            .to_string(),
+        "constant c32 is out of range"
+    );
+}
