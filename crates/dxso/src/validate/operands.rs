@@ -40,6 +40,9 @@ impl Validator<'_> {
     pub(super) fn operands(&mut self, i: usize, inst: &Instruction) {
         self.dst_kind(i, inst);
         self.src_kinds(i, inst);
+        if inst.opcode == Opcode::Crs {
+            self.crs_rules(i, inst);
+        }
         if !self.vs() {
             return;
         }
@@ -240,9 +243,30 @@ impl Validator<'_> {
         }
     }
 
-    /// Vertex shaders: the rules of sincos, crs, nrm, pow, the scalar instructions and sgn.
+    /// `crs` in vertex and pixel shaders alike (`crs---vs`, `crs---ps`): a temporary
+    /// destination that is neither source, no w in its mask, no swizzle on the sources.
+    fn crs_rules(&mut self, i: usize, inst: &Instruction) {
+        if let Some(d) = inst.dst {
+            self.want_kind(i, "crs's destination", d.reg, &[RegisterKind::Temp]);
+            if inst.srcs.iter().any(|s| s.reg == d.reg) {
+                self.err(
+                    Rule::DstAliasing,
+                    i,
+                    "crs's destination must differ from its sources",
+                );
+            }
+        }
+        if inst.dst.map_or(0xF, |d| d.mask.0) & 0x8 != 0 {
+            self.err(Rule::WriteMask, i, "crs writes only x, y, z");
+        }
+        if inst.srcs.iter().any(|s| s.swizzle != Swizzle::IDENTITY) {
+            self.err(Rule::Swizzle, i, "crs's sources take no swizzle");
+        }
+    }
+
+    /// Vertex shaders: the rules of sincos, nrm, pow, the scalar instructions and sgn.
     fn vs_instruction_rules(&mut self, i: usize, inst: &Instruction) {
-        use Opcode::{Crs, Nrm, Pow, Sgn, SinCos};
+        use Opcode::{Nrm, Pow, Sgn, SinCos};
         use RegisterKind::Temp;
         const CONST: RegisterKind = RegisterKind::Const;
         let op = inst.opcode;
@@ -267,24 +291,6 @@ impl Validator<'_> {
                             "sincos's extra sources must be two different c# (D3DSINCOSCONST1/2)",
                         );
                     }
-                }
-            }
-            Crs => {
-                if let Some(d) = d {
-                    self.want_kind(i, "crs's destination", d.reg, &[Temp]);
-                    if inst.srcs.iter().any(|s| s.reg == d.reg) {
-                        self.err(
-                            Rule::DstAliasing,
-                            i,
-                            "crs's destination must differ from its sources",
-                        );
-                    }
-                }
-                if mask & 0x8 != 0 {
-                    self.err(Rule::WriteMask, i, "crs writes only x, y, z");
-                }
-                if inst.srcs.iter().any(|s| s.swizzle != Swizzle::IDENTITY) {
-                    self.err(Rule::Swizzle, i, "crs's sources take no swizzle");
                 }
             }
             Nrm => {

@@ -79,6 +79,10 @@ fn each_rule_rejects_its_minimal_shader() {
         ("V034", format!("{VS2}mov_sat oPos, v0\n"), false),
         ("V034", format!("{VS3}frc_sat r0, v0\nmov o0, r0\n"), false),
         ("V036", format!("{VS3}mov r0, v0\nnrm r0, r0\nmov o0, r0\n"), false),
+        // crs's rules hold in pixel shaders too (crs---ps); the differential fuzzer found
+        // `crs r0, r0_abs, r0_abs` accepted in ps_3_0 (fuzz-regressions/differential_pixel).
+        ("V036", "ps_3_0\ndef c0, 1, 0, 0, 0\nmov r0, c0\ncrs r0.xyz, r0_abs, r0_abs\nmov oC0, r0\n".into(), false),
+        ("V031", "ps_2_0\ndef c0, 1, 0, 0, 0\nmov r1, c0\ncrs r0, r1, c0\nmov oC0, r0\n".into(), false),
         ("V036", format!("{VS3}mov r0, v0\nm4x4 r0, r0, c0\nmov o0, r0\n"), false),
         ("V036", format!("{VS3}mov r1, v0\npow r1, v0.x, r1.x\nmov o0, r1\n"), false),
         ("V037", format!("{VS2}sincos r0.xy, v0.x, c0, c0\nmov oPos, r0\n"), false),
@@ -460,4 +464,11 @@ fn predicated_declarations_are_refused() {
         let got = ir_errors(&read, &Caps::max());
         assert!(got.contains(&"V038"), "{tokens:08x?}: {got:?}");
     }
+}
+
+#[test]
+fn crs_in_a_pixel_shader_passes_when_it_keeps_the_rules() {
+    let ok =
+        "ps_2_0\ndef c0, 1, 0, 0, 0\nmov r1, c0\ncrs r0.xyz, r1, c0\nmov r0.w, c0.x\nmov oC0, r0\n";
+    assert_eq!(errors(ok), Vec::<&str>::new());
 }
