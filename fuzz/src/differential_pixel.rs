@@ -633,19 +633,25 @@ thread_local! {
     static STATS: std::cell::RefCell<Stats> = std::cell::RefCell::new(Stats::default());
 }
 
-/// Constants (c#, i#, b#) from the data; loop counts mostly small.
+/// Constants (c#, i#, b#) from the data.
 fn constants(data: &mut Data) -> (Vec<[f32; 4]>, Vec<[i32; 4]>, Vec<bool>) {
     let consts = (0..224)
         .map(|_| std::array::from_fn(|_| f32::from_bits(data.float())))
         .collect();
+    // Loop counts 0..5 (a count of hundreds, nested, reaches the instruction limit, where
+    // every way ends on the interpreter: seconds a run); starts and steps sometimes raw.
     let ints = (0..16)
         .map(|_| {
-            let w = data.int();
-            let small = |x: i32| x.rem_euclid(6);
-            if data.byte() % 4 == 0 {
-                [w, data.int(), data.int(), 0]
+            let count = data.int().rem_euclid(6);
+            if data.byte().is_multiple_of(4) {
+                [count, data.int(), data.int(), 0]
             } else {
-                [small(w), small(data.int()) - 2, small(data.int()) - 3, 0]
+                [
+                    count,
+                    data.int().rem_euclid(6) - 2,
+                    data.int().rem_euclid(6) - 3,
+                    0,
+                ]
             }
         })
         .collect();
@@ -660,7 +666,7 @@ fn batch(st: &PixelState, data: &mut Data) -> PixelBatch {
     for input in b.inputs.iter_mut() {
         for row in input.iter_mut() {
             for q in 0..LANES / 4 {
-                let raw = data.byte() % 4 == 0;
+                let raw = data.byte().is_multiple_of(4);
                 let base = f32::from_bits(data.float());
                 let (dx, dy) = (data.byte() as f32 / 512.0, data.byte() as f32 / -384.0);
                 for k in 0..4 {
@@ -682,8 +688,8 @@ fn batch(st: &PixelState, data: &mut Data) -> PixelBatch {
             b.pos[0][l] = x0 + (2 * (q % 4) + k % 2) as f32;
             b.pos[1][l] = y0 + (2 * (q / 4) + k / 2) as f32;
             b.face[l] = face;
-            b.live[l] = live >> k & 1 == 1 || live >> 4 == 0xF;
-            b.depth[l] = if data.byte() % 8 == 0 {
+            b.live[l] = (live >> k) & 1 == 1 || live >> 4 == 0xF;
+            b.depth[l] = if data.byte().is_multiple_of(8) {
                 f32::from_bits(data.float())
             } else {
                 data.byte() as f32 / 255.0
@@ -750,7 +756,7 @@ pub fn differential_pixel(data: &[u8]) {
         }
         let p = cache.get_mut(bytes).expect("inserted above");
         let mut data = Data::new(rest);
-        let (c, i, b) = constants(&mut data);
+        let (consts, ints, bools) = constants(&mut data);
         let batches: Vec<PixelBatch> = (0..2).map(|_| batch(&p.states[0].1, &mut data)).collect();
         let mut want = Vec::new();
         for (k, (way, st)) in p.states.iter_mut().enumerate() {
@@ -759,10 +765,10 @@ pub fn differential_pixel(data: &[u8]) {
                 2 => 32,
                 _ => 8,
             };
-            st.set_constant_f(0, &c[..limit])
+            st.set_constant_f(0, &consts[..limit])
                 .expect("the model's constants");
-            st.set_constant_i(0, &i).expect("16 integer constants");
-            st.set_constant_b(0, &b).expect("16 boolean constants");
+            st.set_constant_i(0, &ints).expect("16 integer constants");
+            st.set_constant_b(0, &bools).expect("16 boolean constants");
             let mut runner = st.runner();
             for (n, b) in batches.iter().enumerate() {
                 let mut b = b.clone();
