@@ -11,7 +11,7 @@
 //! (see [`program`]), then the data that fills constants and batches (read cyclically, as
 //! the vertex target's).
 
-use crate::differential::Data;
+use super::differential::Data;
 use dxso::validate::{Caps, validate};
 use dxso_vm::{
     Format, Isa, LANES, Options, PixelBatch, PixelState, SamplerState, Texture, TextureAddress,
