@@ -105,13 +105,18 @@ const SPECIAL: [u32; 24] = [
 ];
 
 /// The fuzzer's data, read as 32-bit words, cyclically (zeros when there is none).
-struct Data<'a> {
+pub(crate) struct Data<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
-impl Data<'_> {
-    fn word(&mut self) -> u32 {
+impl<'a> Data<'a> {
+    /// The data `bytes` hold, from their start.
+    pub(crate) fn new(bytes: &'a [u8]) -> Data<'a> {
+        Data { bytes, at: 0 }
+    }
+
+    pub(crate) fn word(&mut self) -> u32 {
         if self.bytes.is_empty() {
             return 0;
         }
@@ -123,7 +128,7 @@ impl Data<'_> {
         u32::from_le_bytes(w)
     }
 
-    fn byte(&mut self) -> u8 {
+    pub(crate) fn byte(&mut self) -> u8 {
         if self.bytes.is_empty() {
             return 0;
         }
@@ -133,7 +138,7 @@ impl Data<'_> {
     }
 
     /// A float's bits: a special value, a small integer (a register index), or raw bits.
-    fn float(&mut self) -> u32 {
+    pub(crate) fn float(&mut self) -> u32 {
         let w = self.word();
         match w & 3 {
             0 => SPECIAL[(w >> 2) as usize % SPECIAL.len()],
@@ -143,7 +148,7 @@ impl Data<'_> {
     }
 
     /// An integer constant: small (a loop count, start or step) or raw.
-    fn int(&mut self) -> i32 {
+    pub(crate) fn int(&mut self) -> i32 {
         let w = self.word();
         match w & 3 {
             0 => ((w >> 2) % 600) as i32 - 300,
@@ -350,7 +355,7 @@ pub fn differential(data: &[u8]) {
             cache.insert(tokens.to_vec(), p);
         }
         let p = cache.get_mut(tokens).expect("inserted above");
-        let mut data = Data { bytes: rest, at: 0 };
+        let mut data = Data::new(rest);
         let s = setup(&p.inputs, &mut data);
         compare(&p.shader, &s, &mut p.devices);
     });

@@ -9,6 +9,8 @@
 // default; always on in the replay test, which is built with `test`).
 #[cfg(any(feature = "engine", test))]
 mod differential;
+#[cfg(any(feature = "engine", test))]
+mod differential_pixel;
 mod format;
 #[cfg(any(feature = "engine", test))]
 mod loaders;
@@ -17,6 +19,8 @@ mod translate;
 
 #[cfg(any(feature = "engine", test))]
 pub use differential::differential;
+#[cfg(any(feature = "engine", test))]
+pub use differential_pixel::differential_pixel;
 pub use format::{assembler, ctab, law, linker, reader, validator};
 #[cfg(any(feature = "engine", test))]
 pub use loaders::{dds, draw_scene, gltf, obj, png, scene};

@@ -81,5 +81,6 @@ targets!(
     obj,
     gltf,
     differential,
+    differential_pixel,
     translate,
 );
