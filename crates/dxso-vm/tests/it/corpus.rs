@@ -1,6 +1,7 @@
 //! Every vertex shader of `../shared/corpus/dx9-asm` that validates runs, on inputs
 //! synthesized from its declarations, without a panic or an error.
 
+use crate::common::corpus_files;
 use dxso::validate::{Caps, validate};
 use dxso_vm::{CodeGenerator, Device, Isa, Tier};
 use std::path::PathBuf;
@@ -18,13 +19,7 @@ fn every_corpus_vertex_shader_runs() {
     let mut avx512 = 0;
     let mut avx2 = 0;
     for profile in ["vs_2_0", "vs_2_x", "vs_3_0"] {
-        let mut files: Vec<_> = std::fs::read_dir(dir.join(profile))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        for path in files {
+        for path in corpus_files(&dir, profile) {
             let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
             let shader = dxso::text::parse(&text).unwrap();
             let Ok(checked) = validate(&shader, &Caps::max()) else {
@@ -135,13 +130,7 @@ fn every_corpus_pixel_shader_runs() {
         ..SamplerState::default()
     };
     for profile in ["ps_2_0", "ps_2_x", "ps_3_0"] {
-        let mut files: Vec<_> = std::fs::read_dir(dir.join(profile))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        for path in files {
+        for path in corpus_files(&dir, profile) {
             let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
             let shader = dxso::text::parse(&text).unwrap();
             let Ok(checked) = validate(&shader, &Caps::max()) else {

@@ -6,6 +6,7 @@
 //! an operation on NaN operands gives depends on an operand order the compiler may change
 //! in the interpreter), so NaN-ness is compared, not payloads.
 
+use crate::common::corpus_files;
 use dxso::Opcode;
 use dxso::ir::{RegisterKind, TextureType};
 use dxso::validate::{Caps, validate};
@@ -280,13 +281,7 @@ fn corpus_pixel_shaders_compiled_match_the_interpreter() {
     let mut coverage: [Coverage; 3] = Default::default();
     let mut total = 0;
     for profile in ["ps_2_0", "ps_2_x", "ps_3_0"] {
-        let mut files: Vec<_> = std::fs::read_dir(dir.join(profile))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        for path in files {
+        for path in corpus_files(&dir, profile) {
             let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
             let shader = dxso::text::parse(&text).unwrap();
             let Ok(checked) = validate(&shader, &Caps::max()) else {

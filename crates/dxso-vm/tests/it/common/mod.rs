@@ -137,3 +137,14 @@ pub fn draw_way(
     }
     out
 }
+
+/// The corpus files of one profile (`dir/ps_3_0/...`), sorted.
+pub fn corpus_files(dir: &std::path::Path, profile: &str) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join(profile))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+}
