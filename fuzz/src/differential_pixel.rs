@@ -560,9 +560,6 @@ fn prepare(bytes: &[u8]) -> Option<Prepared> {
     }
     let checked = checked.ok()?;
     let shader = checked.shader();
-    if crs_out_of_rule(shader) {
-        return None;
-    }
     let mut st = PixelState::new(&checked).ok()?;
     st.set_max_instructions(0);
     bind(&mut st, shader.version.major < 2);
@@ -581,23 +578,6 @@ fn prepare(bytes: &[u8]) -> Option<Prepared> {
         .collect();
     STATS.with_borrow_mut(|s| s.count(&states));
     Some(Prepared { text, states })
-}
-
-/// Whether a `crs` writes w, swizzles a source or writes one. The validator checks crs's rules in
-/// vertex shaders only, and on such a pixel shader the compiled code's w differs from the
-/// interpreter's (this target's first finding, kept as
-/// `fuzz-regressions/differential_pixel/crs-w-mask-in-pixel-shader.bin`): skipped until the
-/// validator refuses it.
-fn crs_out_of_rule(shader: &dxso::Shader) -> bool {
-    shader.instructions.iter().any(|i| {
-        i.opcode == dxso::Opcode::Crs
-            && (i
-                .dst
-                .is_some_and(|d| d.mask.0 & 8 != 0 || i.srcs.iter().any(|s| s.reg == d.reg))
-                || i.srcs
-                    .iter()
-                    .any(|s| s.swizzle != dxso::ir::Swizzle::IDENTITY))
-    })
 }
 
 /// Programs prepared, and how many each compiled way compiled (printed every 1,000).
