@@ -8,7 +8,7 @@ use crate::LANES;
 use crate::exec::{Machine, Uniforms};
 use crate::math::{Row, mul};
 use crate::program::DstKind;
-use crate::texture::{Texture, TextureKind, sample};
+use crate::texture::{Texture, TextureKind, lod_matters, sample, sample_2d};
 
 /// The texel an unbound sampler (or a sampler past the 16) returns: (0, 0, 0, 1).
 pub(crate) const UNBOUND: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -149,6 +149,8 @@ pub(crate) fn sample_rows<const N: usize>(
     }
     let lod: [f32; N] = match mode {
         SampleMode::Lod => c[3],
+        // The texel does not depend on it (nor on a NaN it could be): not computed.
+        _ if !lod_matters(tex, &st) => [0.0; N],
         SampleMode::Grad => lod_from(tex, &a, gx, gy, false),
         _ => {
             let dx: [[f32; N]; 4] = std::array::from_fn(|k| ddx(&a[k]));
@@ -162,6 +164,9 @@ pub(crate) fn sample_rows<const N: usize>(
             lod
         }
     };
+    if sample_2d(tex, &st, [&a[0], &a[1]], &lod, &mut out) {
+        return out;
+    }
     for l in 0..N {
         let v = sample(tex, &st, [a[0][l], a[1][l], a[2][l], lod[l]]);
         for k in 0..4 {
