@@ -121,21 +121,30 @@ pub(crate) fn representable(v: &Screen) -> bool {
     ok(v.x) && ok(v.y) && v.z.is_finite() && v.inv_w.is_finite()
 }
 
-/// Perspective-correct weights over the original vertices from screen-linear ones.
-fn perspective(l: &[f64], v: &[Screen]) -> [f32; 3] {
-    let sum: f64 = l.iter().zip(v).map(|(l, s)| l * s.inv_w as f64).sum();
-    let mut w = [0.0f64; 3];
+/// Perspective-correct weights over the original vertices from screen-linear ones, for `N`
+/// pixels at once: `l[k][n]` is vertex `k`'s screen-linear weight at pixel `n` (a triangle's
+/// quad takes its four pixels together, so the divisions run side by side).
+#[inline(always)]
+fn perspective<const N: usize>(l: &[[f64; N]], v: &[Screen]) -> [[f32; 3]; N] {
+    // Σ l·(1/w) in vertex order; where it is zero only its sign could differ from a sum
+    // started at -0.0, and then it is not divided by.
+    let mut sum = [0.0f64; N];
     for (l, s) in l.iter().zip(v) {
-        let b = if sum != 0.0 {
-            l * s.inv_w as f64 / sum
-        } else {
-            0.0
-        };
-        for c in 0..3 {
-            w[c] += b * s.weights[c] as f64;
+        for n in 0..N {
+            sum[n] += l[n] * s.inv_w as f64;
         }
     }
-    [w[0] as f32, w[1] as f32, w[2] as f32]
+    let mut w = [[0.0f64; N]; 3];
+    for (l, s) in l.iter().zip(v) {
+        for n in 0..N {
+            let q = l[n] * s.inv_w as f64 / sum[n];
+            let b = if sum[n] != 0.0 { q } else { 0.0 };
+            for c in 0..3 {
+                w[c][n] += b * s.weights[c] as f64;
+            }
+        }
+    }
+    std::array::from_fn(|n| [w[0][n] as f32, w[1][n] as f32, w[2][n] as f32])
 }
 
 /// Tile side in pixels (a multiple of 2, so quads never straddle two tiles).
@@ -247,11 +256,14 @@ pub(crate) fn triangle(v: &[Screen; 3], rect: &Rect, emit: &mut dyn FnMut(&Quad)
         return;
     }
     let edges = Edges::new(&p, r.x0 & !1, r.y0 & !1);
-    let interp = |e: &[i64; 3]| {
+    let interp = |e: &[[i64; 3]; 4]| {
         let a = area as f64;
-        let l = [e[0] as f64 / a, e[1] as f64 / a, e[2] as f64 / a];
-        let z: f64 = l.iter().zip(v).map(|(l, s)| l * s.z as f64).sum();
-        (perspective(&l, v), z as f32)
+        let l: [[f64; 4]; 3] = std::array::from_fn(|k| std::array::from_fn(|n| e[n][k] as f64 / a));
+        let z: [f32; 4] = std::array::from_fn(|n| {
+            let z: f64 = (0..3).map(|k| l[k][n] * v[k].z as f64).sum();
+            z as f32
+        });
+        (perspective(&l, v), z)
     };
     let first_tx = r.x0 & !(TILE - 1);
     let mut tiles = Vec::new();
@@ -281,18 +293,17 @@ pub(crate) fn triangle(v: &[Screen; 3], rect: &Rect, emit: &mut dyn FnMut(&Quad)
     }
 }
 
-/// A pixel's perspective-correct weights and depth from its edge functions.
-type Interp<'a> = dyn Fn(&[i64; 3]) -> ([f32; 3], f32) + 'a;
-
 /// The quads of one tile's part of a row of quads: from column `span.0` up to, not
-/// including, pixel column `span.1`.
+/// including, pixel column `span.1`. `interp`: the quad's pixels' perspective-correct
+/// weights and depths from their edge functions.
+#[inline(always)]
 fn quad_row(
     edges: &Edges,
     r: &Rect,
     tile: Tile,
     span: (i64, i64),
     qy: i64,
-    interp: &Interp,
+    interp: &impl Fn(&[[i64; 3]; 4]) -> ([[f32; 3]; 4], [f32; 4]),
     emit: &mut dyn FnMut(&Quad),
 ) {
     let (mut qx, qx1) = span;
@@ -315,17 +326,14 @@ fn quad_row(
                 && (tile == Tile::Inside || edges.covers(&lanes[l]));
         }
         if covered != [false; 4] {
-            let mut q = Quad {
+            let (weights, z) = interp(&lanes);
+            emit(&Quad {
                 x: qx,
                 y: qy,
                 covered,
-                weights: [[0.0; 3]; 4],
-                z: [0.0; 4],
-            };
-            for l in 0..4 {
-                (q.weights[l], q.z[l]) = interp(&lanes[l]);
-            }
-            emit(&q);
+                weights,
+                z,
+            });
         }
         for k in 0..3 {
             e[k] += step[k];
@@ -364,7 +372,7 @@ pub(crate) fn line(
         let t = param(x, y);
         let l = [1.0 - t, t];
         let z = l[0] * a.z as f64 + l[1] * b.z as f64;
-        (perspective(&l, &[*a, *b]), z as f32)
+        (perspective(&l.map(|x| [x]), &[*a, *b])[0], z as f32)
     };
     for i in 0..count.min(1 << 16) {
         let m = start + i * step;
@@ -450,9 +458,26 @@ mod tests {
         let interp = |x: i64, y: i64| {
             let l: [f64; 3] = std::array::from_fn(|k| edge(k, x * s, y * s) as f64 / area as f64);
             let z: f64 = l.iter().zip(v).map(|(l, s)| l * s.z as f64).sum();
-            (perspective(&l, v), z as f32)
+            (perspective_by_pixel(&l, v), z as f32)
         };
         walk(bounds, rect, cover, interp, emit);
+    }
+
+    /// The one-pixel perspective correction [`perspective`] replaced, kept as its oracle.
+    fn perspective_by_pixel(l: &[f64], v: &[Screen]) -> [f32; 3] {
+        let sum: f64 = l.iter().zip(v).map(|(l, s)| l * s.inv_w as f64).sum();
+        let mut w = [0.0f64; 3];
+        for (l, s) in l.iter().zip(v) {
+            let b = if sum != 0.0 {
+                l * s.inv_w as f64 / sum
+            } else {
+                0.0
+            };
+            for c in 0..3 {
+                w[c] += b * s.weights[c] as f64;
+            }
+        }
+        [w[0] as f32, w[1] as f32, w[2] as f32]
     }
 
     fn covered(v: [Screen; 3]) -> Vec<(i64, i64)> {
@@ -514,7 +539,7 @@ mod tests {
             },
         ];
         // At (4, 0): screen weights (0.5, 0.5, 0); perspective (0.5/0.625, 0.125/0.625).
-        let w = perspective(&[0.5, 0.5, 0.0], &v);
+        let w = perspective(&[[0.5], [0.5], [0.0]], &v)[0];
         assert_eq!(w, [0.8, 0.2, 0.0]);
     }
 
@@ -552,6 +577,19 @@ mod tests {
         out
     }
 
+    /// A rasterizer's quads with their weights and depths as bits (signed zeros told apart).
+    type QuadBits = (i64, i64, [bool; 4], [[u32; 3]; 4], [u32; 4]);
+
+    fn quad_bits(raster: Rasterizer, v: &[Screen; 3], rect: &Rect) -> Vec<QuadBits> {
+        quads(raster, v, rect)
+            .iter()
+            .map(|q| {
+                let weights = q.weights.map(|w| w.map(f32::to_bits));
+                (q.x, q.y, q.covered, weights, q.z.map(f32::to_bits))
+            })
+            .collect()
+    }
+
     #[test]
     fn tiles_inside_outside_and_partial() {
         // A right triangle over (0, 0), (64, 0), (0, 64): the 8x8 tile at the origin is
@@ -579,8 +617,8 @@ mod tests {
             x1: 80,
             y1: 64,
         };
-        let new = quads(triangle, &v, &rect);
-        assert_eq!(new, quads(triangle_by_pixel, &v, &rect));
+        let new = quad_bits(triangle, &v, &rect);
+        assert_eq!(new, quad_bits(triangle_by_pixel, &v, &rect));
         assert!(new.len() > 500, "{} quads", new.len());
     }
 
@@ -590,26 +628,30 @@ mod tests {
             -40.0f32..120.0,
             0.0f32..1.0,
             0.05f32..4.0,
-            prop::sample::select(vec![0usize, 1, 2]),
+            prop_oneof![
+                prop::sample::select(vec![0usize, 1, 2]).prop_map(|k| {
+                    let mut weights = [0.0; 3];
+                    weights[k] = 1.0;
+                    weights
+                }),
+                // A clipped vertex's weights over the original three.
+                prop::array::uniform3(-0.5f32..1.5),
+            ],
         )
-            .prop_map(|(x, y, z, inv_w, k)| {
-                let mut weights = [0.0; 3];
-                weights[k] = 1.0;
-                Screen {
-                    x,
-                    y,
-                    z,
-                    inv_w,
-                    weights,
-                }
+            .prop_map(|(x, y, z, inv_w, weights)| Screen {
+                x,
+                y,
+                z,
+                inv_w,
+                weights,
             })
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
 
-        /// The tiled rasterizer emits exactly the quads (positions, coverage, weights, depth)
-        /// of the pixel-by-pixel one, in the same order.
+        /// The tiled rasterizer emits exactly the quads (positions, coverage, the bits of the
+        /// weights and depths) of the pixel-by-pixel one, in the same order.
         #[test]
         fn tiled_matches_pixel_by_pixel(
             a in screen(),
@@ -631,7 +673,7 @@ mod tests {
                 v.swap(1, 2);
             }
             let rect = Rect { x0: rect.0, y0: rect.1, x1: rect.0 + rect.2, y1: rect.1 + rect.3 };
-            prop_assert_eq!(quads(triangle, &v, &rect), quads(triangle_by_pixel, &v, &rect));
+            prop_assert_eq!(quad_bits(triangle, &v, &rect), quad_bits(triangle_by_pixel, &v, &rect));
         }
     }
 }

@@ -284,14 +284,11 @@ code_abi! {
                 .unwrap_or(SampleMode::Implicit);
             let c = rows(0);
             // The gradients are only texldd's (the slot's other rows hold nothing then).
-            let (gx, gy) = if mode == SampleMode::Grad {
-                (rows(1), rows(2))
-            } else {
-                ([[0.0; N]; 4], [[0.0; N]; 4])
-            };
-            let texel = sample_rows(Some(stages), what as u8, mode, &c, &gx, &gy);
-            for (k, t) in texel.iter().enumerate() {
-                io[k * N..(k + 1) * N].copy_from_slice(t);
+            let grad = (mode == SampleMode::Grad).then(|| [rows(1), rows(2)]);
+            // The texel's rows go straight to the slot's first four.
+            let (rows, _) = io.as_chunks_mut::<N>();
+            if let Ok(out) = <&mut [[f32; N]; 4]>::try_from(&mut rows[..4]) {
+                sample_rows(Some(stages), what as u8, mode, &c, grad.as_ref(), out);
             }
         });
     }

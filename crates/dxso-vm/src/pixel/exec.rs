@@ -8,7 +8,7 @@ use crate::LANES;
 use crate::exec::{Machine, Uniforms};
 use crate::math::{Row, mul};
 use crate::program::DstKind;
-use crate::texture::{Texture, TextureKind, sample};
+use crate::texture::{Texture, TextureKind, lod_matters, sample, sample_2d};
 
 /// The texel an unbound sampler (or a sampler past the 16) returns: (0, 0, 0, 1).
 pub(crate) const UNBOUND: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -30,15 +30,14 @@ pub(crate) fn run(m: &mut Machine, op: &PixelOp, u: &Uniforms) {
             mode,
         } => {
             let c: [Row; 4] = std::array::from_fn(|k| m.load(&coord, k));
-            let (gx, gy) = if mode == SampleMode::Grad {
-                (
+            let grad: Option<[[Row; 4]; 2]> = (mode == SampleMode::Grad).then(|| {
+                [
                     std::array::from_fn(|k| m.load(&dx, k)),
                     std::array::from_fn(|k| m.load(&dy, k)),
-                )
-            } else {
-                ([[0.0; LANES]; 4], [[0.0; LANES]; 4])
-            };
-            let texel = sample_rows(u.pixel, sampler, mode, &c, &gx, &gy);
+                ]
+            });
+            let mut texel = [[0.0; LANES]; 4];
+            sample_rows(u.pixel, sampler, mode, &c, grad.as_ref(), &mut texel);
             let res: [Row; 4] = std::array::from_fn(|k| texel[(swizzle >> (2 * k) & 3) as usize]);
             m.store(&dst, &res);
         }
@@ -109,17 +108,17 @@ fn stage_state(u: &Uniforms, stage: u8) -> StageState {
 /// Sample `N` lanes of whole quads (a batch, or a group of the compiled code's: the
 /// `compile` module's `pixel_sample` callback): coordinates `c` (after the swizzle and
 /// modifiers), gradients for texldd. Each lane's level of detail comes from its quad (see
-/// the module docs of `pixel`); then [`sample`] adds MIPMAPLODBIAS and filters. Every lane's
-/// result depends on its quad's lanes only, so `N` does not change any bit.
+/// the module docs of `pixel`); then [`sample`] adds MIPMAPLODBIAS and filters (2D textures
+/// a pass at once: [`sample_2d`]). `grad`: texldd's x and y gradients. Every lane's result,
+/// written to `out`, depends on its quad's lanes only, so `N` does not change any bit.
 pub(crate) fn sample_rows<const N: usize>(
     stages: Option<&Stages>,
     sampler: u8,
     mode: SampleMode,
     c: &[[f32; N]; 4],
-    gx: &[[f32; N]; 4],
-    gy: &[[f32; N]; 4],
-) -> [[f32; N]; 4] {
-    let mut out = [[0.0; N]; 4];
+    grad: Option<&[[[f32; N]; 4]; 2]>,
+    out: &mut [[f32; N]; 4],
+) {
     let bound = stages.and_then(|p| {
         let tex = p.textures.get(sampler as usize)?.as_ref()?;
         Some((tex, p.samplers.get(sampler as usize).copied()?, p))
@@ -128,7 +127,7 @@ pub(crate) fn sample_rows<const N: usize>(
         for k in 0..4 {
             out[k] = [UNBOUND[k]; N];
         }
-        return out;
+        return;
     };
     let projected = match mode {
         SampleMode::Project => Some(3),
@@ -137,23 +136,31 @@ pub(crate) fn sample_rows<const N: usize>(
         _ => None,
     };
     // The coordinates the lookup uses (projected ones divided by their q).
-    let mut a = *c;
-    if let Some(q) = projected {
-        for l in 0..N {
-            let r = rcp(c[q][l]);
-            // _dz divides x and y; texldp and _dw x, y and z.
-            for k in 0..q.min(3) {
-                a[k][l] = mul(c[k][l], r);
+    let divided;
+    let a = match projected {
+        None => c,
+        Some(q) => {
+            let mut d = *c;
+            for l in 0..N {
+                let r = rcp(c[q][l]);
+                // _dz divides x and y; texldp and _dw x, y and z.
+                for k in 0..q.min(3) {
+                    d[k][l] = mul(c[k][l], r);
+                }
             }
+            divided = d;
+            &divided
         }
-    }
-    let lod: [f32; N] = match mode {
-        SampleMode::Lod => c[3],
-        SampleMode::Grad => lod_from(tex, &a, gx, gy, false),
+    };
+    let lod: [f32; N] = match (mode, grad) {
+        (SampleMode::Lod, _) => c[3],
+        // The texel does not depend on it (nor on a NaN it could be): not computed.
+        _ if !lod_matters(tex, &st) => [0.0; N],
+        (SampleMode::Grad, Some([gx, gy])) => lod_from(tex, a, gx, gy, false),
         _ => {
             let dx: [[f32; N]; 4] = std::array::from_fn(|k| ddx(&a[k]));
             let dy: [[f32; N]; 4] = std::array::from_fn(|k| ddy(&a[k]));
-            let mut lod = lod_from(tex, &a, &dx, &dy, true);
+            let mut lod = lod_from(tex, a, &dx, &dy, true);
             if mode == SampleMode::Bias {
                 for l in 0..N {
                     lod[l] += c[3][l];
@@ -162,13 +169,15 @@ pub(crate) fn sample_rows<const N: usize>(
             lod
         }
     };
+    if sample_2d(tex, &st, [&a[0], &a[1]], &lod, out) {
+        return;
+    }
     for l in 0..N {
         let v = sample(tex, &st, [a[0][l], a[1][l], a[2][l], lod[l]]);
         for k in 0..4 {
             out[k][l] = v[k];
         }
     }
-    out
 }
 
 /// log2 of the larger screen-space footprint of the texel grid: rho = max(|d/dx|, |d/dy|)

@@ -4,7 +4,8 @@
 //! - [`format`]: the `D3DFORMAT`s, texel decoding and [`encode_level`]; vertex textures take
 //!   [`Format::VERTEX`] only, pixel textures every [`Format`] ([`Format::pixel_only`]);
 //! - [`blocks`]: DXT1 .. DXT5;
-//! - [`sampling`]: address modes, filters, sampler states (vertex and pixel checks), sRGB.
+//! - [`sampling`]: address modes, filters, sampler states (vertex and pixel checks), sRGB;
+//! - [`batch`]: the pixel sampler's path for a pass of lanes on a 2D texture (the same bits).
 //!
 //! Every level is decoded to (R, G, B, A) f32 texels once, when the texture is made; sampling
 //! reads those (DXTn included), so no format costs anything per lookup.
@@ -21,6 +22,7 @@
 //!   raised to at least MAXMIPLEVEL (itself clamped to the last level) and clamped to the last
 //!   level; POINT takes level ⌈lod + 0.5⌉ − 1, LINEAR blends floor and ceil by frac(lod).
 
+mod batch;
 mod blocks;
 mod format;
 mod names;
@@ -28,15 +30,16 @@ mod sampling;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use batch::sample_2d;
 pub use format::{Format, Storage, check_vertex_texture_format, encode_level};
 pub use names::{FoundValue, SAMPLER_STATES, SamplerStateError, SamplerValue, ValueProblem};
 #[cfg(test)]
 pub(crate) use sampling::PANIC_BITS;
-pub(crate) use sampling::Sampling;
 pub use sampling::{
     MAX_ANISOTROPY, PIXEL_TEXTURE_FILTER_CAPS, SamplerState, TextureAddress, TextureFilter,
     VERTEX_TEXTURE_FILTER_CAPS, sample, srgb_to_linear,
 };
+pub(crate) use sampling::{Sampling, lod_matters};
 
 /// `D3DRESOURCETYPE` of a texture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -217,7 +217,7 @@ impl SamplerState {
         Ok(())
     }
 
-    fn border(&self) -> [f32; 4] {
+    pub(super) fn border(&self) -> [f32; 4] {
         let c = self.border_color;
         let ch = |s: u32| (c >> s & 0xFF) as f32 / 255.0;
         [ch(16), ch(8), ch(0), ch(24)]
@@ -234,7 +234,7 @@ pub(crate) struct Sampling<'a> {
 /// LLVM stopped inlining it into the LINEAR loop once `fetch` had its sRGB twin (callgrind: +25%
 /// instructions a lookup).
 #[inline(always)]
-fn address(mode: TextureAddress, i: i64, n: usize) -> Option<usize> {
+pub(super) fn address(mode: TextureAddress, i: i64, n: usize) -> Option<usize> {
     let n = n as i64;
     Some(match mode {
         TextureAddress::Wrap => i.rem_euclid(n),
@@ -255,8 +255,8 @@ fn address(mode: TextureAddress, i: i64, n: usize) -> Option<usize> {
 }
 
 /// Floor of `x` as an index, saturating far outside any texture.
-#[inline]
-fn texel_floor(x: f32) -> i64 {
+#[inline(always)]
+pub(super) fn texel_floor(x: f32) -> i64 {
     let f = x.floor();
     if f.is_nan() {
         0
@@ -265,7 +265,7 @@ fn texel_floor(x: f32) -> i64 {
     }
 }
 
-fn lerp(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
+pub(super) fn lerp(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
     std::array::from_fn(|c| a[c] * (1.0 - t) + b[c] * t)
 }
 
@@ -328,8 +328,43 @@ pub fn sample(tex: &Texture, st: &SamplerState, src: [f32; 4]) -> [f32; 4] {
 /// [`sample`] for one `SRGB` setting.
 #[inline]
 fn lookup<const SRGB: bool>(tex: &Texture, st: &SamplerState, src: [f32; 4]) -> [f32; 4] {
-    let last = tex.levels.len() - 1;
-    let lod = src[3] + st.mip_lod_bias;
+    let pick = select(tex.levels.len(), st, src[3]);
+    // Coordinates within a face for cube maps.
+    let (face, uvw) = match tex.kind {
+        TextureKind::Cube => cube_face(src[0], src[1], src[2]),
+        _ => (0, [src[0], src[1], src[2]]),
+    };
+    pick.blend(|level| fetch::<SRGB>(tex, st, level, face, uvw, pick.filter))
+}
+
+/// The levels and filter one lookup reads: [`select`]'s answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Pick {
+    /// POINT or LINEAR (ANISOTROPIC already made LINEAR).
+    pub(super) filter: TextureFilter,
+    /// The level read.
+    pub(super) level: usize,
+    /// With MIPFILTER LINEAR between two levels: the second level and its weight.
+    pub(super) next: Option<(usize, f32)>,
+}
+
+impl Pick {
+    /// The lookup's texel from `at(level)`, the levels blended by the weight when there are two.
+    #[inline(always)]
+    pub(super) fn blend(&self, mut at: impl FnMut(usize) -> [f32; 4]) -> [f32; 4] {
+        match self.next {
+            None => at(self.level),
+            Some((l1, t)) => lerp(at(self.level), at(l1), t),
+        }
+    }
+}
+
+/// Mip selection (C16) for a texture of `levels` levels: `lod` is the lookup's level of
+/// detail before MIPMAPLODBIAS (see the module docs of `texture`).
+#[inline]
+pub(super) fn select(levels: usize, st: &SamplerState, lod: f32) -> Pick {
+    let last = levels - 1;
+    let lod = lod + st.mip_lod_bias;
     // A NaN LOD magnifies (it is not > 0).
     let magnify = lod.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
     let filter = match if magnify {
@@ -340,32 +375,48 @@ fn lookup<const SRGB: bool>(tex: &Texture, st: &SamplerState, src: [f32; 4]) -> 
         TextureFilter::Anisotropic => TextureFilter::Linear,
         f => f,
     };
-    // Coordinates within a face for cube maps.
-    let (face, uvw) = match tex.kind {
-        TextureKind::Cube => cube_face(src[0], src[1], src[2]),
-        _ => (0, [src[0], src[1], src[2]]),
+    let one = |level| Pick {
+        filter,
+        level,
+        next: None,
     };
-    let at = |level: usize| fetch::<SRGB>(tex, st, level, face, uvw, filter);
     if st.mip_filter == TextureFilter::None {
-        return at(0);
+        return one(0);
     }
     let base = (st.max_mip_level as usize).min(last);
     if magnify {
-        return at(base);
+        return one(base);
     }
     let lod = lod.max(base as f32).min(last as f32);
     match st.mip_filter {
-        TextureFilter::Point => at(((lod + 0.5).ceil() as usize).saturating_sub(1).min(last)),
+        TextureFilter::Point => one(((lod + 0.5).ceil() as usize).saturating_sub(1).min(last)),
         _ => {
             let (l0, l1) = (lod.floor() as usize, (lod.ceil() as usize).min(last));
             let t = lod - lod.floor();
             if l0 == l1 || t == 0.0 {
-                at(l0)
+                one(l0)
             } else {
-                lerp(at(l0), at(l1), t)
+                Pick {
+                    filter,
+                    level: l0,
+                    next: Some((l1, t)),
+                }
             }
         }
     }
+}
+
+/// Whether a lookup's texel can depend on its level of detail: when MAGFILTER and
+/// MINFILTER differ (ANISOTROPIC counting as LINEAR), or when a mip filter has more than
+/// one level to choose from. Otherwise [`select`] picks level 0 and one filter whatever the
+/// LOD (NaN included), and a pixel shader need not compute it.
+pub(crate) fn lod_matters(tex: &Texture, st: &SamplerState) -> bool {
+    let linear = |f| match f {
+        TextureFilter::Anisotropic => TextureFilter::Linear,
+        f => f,
+    };
+    linear(st.mag_filter) != linear(st.min_filter)
+        || (st.mip_filter != TextureFilter::None && tex.levels.len() > 1)
 }
 
 /// Major-axis face selection: (face, (u, v) in [0, 1]).

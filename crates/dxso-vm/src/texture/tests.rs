@@ -666,3 +666,158 @@ fn short_blocks_and_odd_inputs_never_panic() {
         }
     }
 }
+
+mod batch_path {
+    //! The batch path ([`sample_2d`](crate::texture::sample_2d)) against the lane-by-lane
+    //! [`sample`], bit for bit, on random textures, states, coordinates and LODs.
+    use super::*;
+    use crate::texture::sample_2d;
+    use proptest::prelude::*;
+
+    const N: usize = 16;
+
+    /// Coordinates: ordinary ones, texel-centred ones, huge ones, and any bits at all
+    /// (NaN, infinities, denormals).
+    fn coord() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            4 => -3.0f32..3.0,
+            2 => (-40i32..40).prop_map(|k| k as f32 / 8.0),
+            1 => -1.0e9f32..1.0e9,
+            1 => any::<f32>(),
+        ]
+    }
+
+    fn lod() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            4 => -2.0f32..5.0,
+            1 => (-4i32..12).prop_map(|k| k as f32 * 0.5),
+            1 => any::<f32>(),
+        ]
+    }
+
+    fn address() -> impl Strategy<Value = TextureAddress> {
+        prop::sample::select(vec![
+            TextureAddress::Wrap,
+            TextureAddress::Mirror,
+            TextureAddress::Clamp,
+            TextureAddress::Border,
+            TextureAddress::MirrorOnce,
+        ])
+    }
+
+    fn filter() -> impl Strategy<Value = TextureFilter> {
+        prop::sample::select(vec![
+            TextureFilter::Point,
+            TextureFilter::Linear,
+            TextureFilter::Anisotropic,
+        ])
+    }
+
+    fn mip() -> impl Strategy<Value = TextureFilter> {
+        prop::sample::select(vec![
+            TextureFilter::None,
+            TextureFilter::Point,
+            TextureFilter::Linear,
+        ])
+    }
+
+    /// Sampler states; the address modes are the same on both axes half of the time (the
+    /// batch path's WRAP and CLAMP addressers).
+    fn states() -> impl Strategy<Value = SamplerState> {
+        (
+            (address(), address(), any::<bool>()),
+            (filter(), filter(), mip()),
+            (-2.0f32..2.0, 0u32..5, any::<u32>()),
+        )
+            .prop_map(|((u, v, same), (mag, min, mip), (bias, max, border))| {
+                SamplerState {
+                    address_u: u,
+                    address_v: if same { u } else { v },
+                    mag_filter: mag,
+                    min_filter: min,
+                    mip_filter: mip,
+                    mip_lod_bias: bias,
+                    max_mip_level: max,
+                    border_color: border,
+                    ..SamplerState::default()
+                }
+            })
+    }
+
+    /// A float texture of 1..=9 by 1..=9 texels (powers of two and others) with every
+    /// level its size allows or fewer, its texels random (signed zeros and huge values
+    /// among them).
+    fn texture() -> impl Strategy<Value = Texture> {
+        (1usize..=9, 1usize..=9, 1usize..=4, any::<u64>()).prop_map(|(w, h, levels, seed)| {
+            let levels = levels.min(1 + w.max(h).ilog2() as usize);
+            let mut x = seed | 1;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 8 {
+                    0 => -0.0f32,
+                    1 => 1.0e30 * (x >> 40) as f32,
+                    _ => ((x >> 32) as u32 as f32 / u32::MAX as f32) * 2.0 - 0.5,
+                }
+            };
+            let data: Vec<Vec<u8>> = (0..levels)
+                .map(|k| {
+                    let n = (w >> k).max(1) * (h >> k).max(1) * 4;
+                    (0..n).flat_map(|_| next().to_le_bytes()).collect()
+                })
+                .collect();
+            Texture::new(TextureKind::TwoD, Format::A32B32G32R32F, w, h, 1, &data).unwrap()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        #[test]
+        fn the_batch_path_has_the_lane_by_lane_bits(
+            tex in texture(),
+            st in states(),
+            u in prop::array::uniform16(coord()),
+            v in prop::array::uniform16(coord()),
+            lod in prop::array::uniform16(lod()),
+        ) {
+            let mut out = [[0.0f32; N]; 4];
+            prop_assert!(sample_2d(&tex, &st, [&u, &v], &lod, &mut out));
+            for l in 0..N {
+                let want = sample(&tex, &st, [u[l], v[l], 0.0, lod[l]]);
+                let got: [f32; 4] = std::array::from_fn(|c| out[c][l]);
+                prop_assert_eq!(
+                    got.map(f32::to_bits),
+                    want.map(f32::to_bits),
+                    "lane {} at ({}, {}) LOD {}: {:?} != {:?}",
+                    l, u[l], v[l], lod[l], got, want
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cube_volume_and_srgb_lookups_keep_the_lane_by_lane_path() {
+        let st = SamplerState::default();
+        let (uv, lod, mut out) = ([0.5f32; N], [0.0f32; N], [[7.0f32; N]; 4]);
+        let cube = Texture::new(TextureKind::Cube, Format::L8, 1, 1, 1, &[vec![9; 6]]).unwrap();
+        let volume = Texture::new(TextureKind::Volume, Format::L8, 1, 1, 2, &[vec![9; 2]]).unwrap();
+        assert!(!sample_2d(&cube, &st, [&uv, &uv], &lod, &mut out));
+        assert!(!sample_2d(&volume, &st, [&uv, &uv], &lod, &mut out));
+        let rgba =
+            Texture::new(TextureKind::TwoD, Format::A8R8G8B8, 1, 1, 1, &[vec![9; 4]]).unwrap();
+        let srgb = SamplerState {
+            srgb_texture: true,
+            ..st
+        };
+        assert!(!sample_2d(&rgba, &srgb, [&uv, &uv], &lod, &mut out));
+        assert_eq!(out, [[7.0f32; N]; 4]);
+        // Float texels are not sRGB-read: the state changes nothing, and the batch path
+        // takes them.
+        let one: Vec<u8> = [1.0f32; 4].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let float =
+            Texture::new(TextureKind::TwoD, Format::A32B32G32R32F, 1, 1, 1, &[one]).unwrap();
+        assert!(sample_2d(&float, &srgb, [&uv, &uv], &lod, &mut out));
+        assert_eq!(out[0], [1.0; N]);
+    }
+}
