@@ -2,14 +2,15 @@
 //! targets. Inputs and constants are read from the batch arena (constant rows there are
 //! already broadcast), outputs are written to it; temporaries, gathered operands, a0 and p0
 //! are Cranelift variables (in pixel programs every row stays in the arena: `pixel`).
-//! `ops` holds each operation's formula, `pixel` the pixel programs' own.
+//! `ops` emits each operation by its `dxso::formula` formula over `lanes` (the formulas' lane
+//! type over Cranelift values), `pixel` the pixel programs' own operations.
 
+mod lanes;
 mod ops;
 mod pixel;
 
 use super::Entry;
 use crate::LANES;
-use crate::math::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -297,26 +298,6 @@ impl<'a> Emitter<'a> {
 
     fn cmp(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
         self.b.ins().fcmp(cc, a, b)
-    }
-
-    /// The product with the zero rule (C8): a zero factor gives +0.
-    fn mul(&mut self, a: Value, b: Value) -> Value {
-        if a == b {
-            // A square is +0 for a zero factor of either sign already.
-            return self.b.ins().fmul(a, b);
-        }
-        let z = self.f(0.0);
-        let za = self.cmp(FloatCC::Equal, a, z);
-        let zb = self.cmp(FloatCC::Equal, b, z);
-        let zero = self.b.ins().bor(za, zb);
-        let p = self.b.ins().fmul(a, b);
-        let p = self.as_i(p);
-        let r = self.b.ins().band_not(p, zero);
-        self.as_f(r)
-    }
-
-    fn add(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().fadd(a, b)
     }
 
     /// The address of lane group `group` of arena row `row`.
