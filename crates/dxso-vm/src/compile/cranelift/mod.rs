@@ -390,23 +390,8 @@ impl<'a> Emitter<'a> {
         let head = self.b.create_block();
         self.b.ins().jump(head, &[]);
 
-        // Each group of four lanes starts from zeroed registers.
         self.b.switch_to_block(head);
-        let zf = self.f(0.0);
-        for v in self.vars.clone().into_iter().flatten().flatten() {
-            self.b.def_var(v, zf);
-        }
-        let zi = self.i(0);
-        for c in 0..4 {
-            for k in 0..K {
-                self.b.def_var(self.a0[c][k], zi);
-                self.b.def_var(self.p0[c][k], zi);
-            }
-        }
-        let z32 = self.b.ins().iconst(types::I32, 0);
-        self.b.def_var(self.al, z32);
-        let z64 = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(self.executed, z64);
+        self.zero_group();
         self.b.ins().jump(block(0), &[]);
         self.b.switch_to_block(block(0));
 
@@ -514,7 +499,32 @@ impl<'a> Emitter<'a> {
             }
             self.b.switch_to_block(block(n));
         }
-        // End of a group: the limit, then the next group or return.
+        self.next_group(head);
+        Ok(())
+    }
+
+    /// The start of a group of four lanes: zeroed registers, a0, p0, aL and count.
+    fn zero_group(&mut self) {
+        let zf = self.f(0.0);
+        for v in self.vars.clone().into_iter().flatten().flatten() {
+            self.b.def_var(v, zf);
+        }
+        let zi = self.i(0);
+        for c in 0..4 {
+            for k in 0..K {
+                self.b.def_var(self.a0[c][k], zi);
+                self.b.def_var(self.p0[c][k], zi);
+            }
+        }
+        let z32 = self.b.ins().iconst(types::I32, 0);
+        self.b.def_var(self.al, z32);
+        let z64 = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(self.executed, z64);
+    }
+
+    /// The end of a group: the instruction limit, then the next group (at `head`) or the
+    /// return.
+    fn next_group(&mut self, head: Block) {
         self.check_limit();
         let g = self.b.use_var(self.group);
         let g = self.b.ins().iadd_imm_s(g, 16 * K as i64);
@@ -528,7 +538,6 @@ impl<'a> Emitter<'a> {
         self.b.switch_to_block(ret);
         let zero = self.b.ins().iconst(types::I32, 0);
         self.b.ins().return_(&[zero]);
-        Ok(())
     }
 
     /// An operation on the lanes of interleaved group `self.k`.
