@@ -131,7 +131,7 @@ impl Lanes for Exprs<'_> {
     fn bits(&mut self, a: H) -> H {
         self.fb.bitcast(a, ScalarKind::Sint)
     }
-    fn from_bits(&mut self, a: H) -> H {
+    fn float_of_bits(&mut self, a: H) -> H {
         self.fb.bitcast(a, ScalarKind::Float)
     }
 }

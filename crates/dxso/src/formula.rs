@@ -94,7 +94,7 @@ pub trait Lanes {
     /// The bits of `a`.
     fn bits(&mut self, a: Self::V) -> Self::I;
     /// The float with bits `a`.
-    fn from_bits(&mut self, a: Self::I) -> Self::V;
+    fn float_of_bits(&mut self, a: Self::I) -> Self::V;
 }
 
 /// The largest finite float, D3D9's `FLT_MAX` (C5, C6, nrm).
@@ -186,7 +186,7 @@ pub fn exp2<L: Lanes>(l: &mut L, x: L::V) -> L::V {
     let scale = |l: &mut L, e: L::I| {
         let e = l.iadd(e, bias);
         let e = l.shl(e, 23);
-        l.from_bits(e)
+        l.float_of_bits(e)
     };
     let s1 = scale(l, n1);
     let s2 = scale(l, n2);
@@ -221,7 +221,7 @@ pub fn log2<L: Lanes>(l: &mut L, x: L::V) -> L::V {
     let m = l.iand(bits, mant);
     let one_bits = l.ik(0x3F80_0000);
     let m = l.ior(m, one_bits);
-    let m = l.from_bits(m);
+    let m = l.float_of_bits(m);
     let sqrt2 = l.k(std::f32::consts::SQRT_2);
     let big = l.cmp(Comparison::Gt, m, sqrt2);
     let half = l.k(0.5);
@@ -665,7 +665,7 @@ impl Lanes for Scalar {
         a.to_bits() as i32
     }
     #[inline(always)]
-    fn from_bits(&mut self, a: i32) -> f32 {
+    fn float_of_bits(&mut self, a: i32) -> f32 {
         f32::from_bits(a as u32)
     }
 }

@@ -93,7 +93,7 @@ impl Lanes for Emitter<'_> {
     fn bits(&mut self, a: Value) -> Value {
         self.as_i(a)
     }
-    fn from_bits(&mut self, a: Value) -> Value {
+    fn float_of_bits(&mut self, a: Value) -> Value {
         self.as_f(a)
     }
 }
