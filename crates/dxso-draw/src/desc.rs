@@ -291,6 +291,22 @@ pub struct Viewport {
     pub max_z: f32,
 }
 
+/// A viewport outside its target, or with z outside 0..1 ([`Draw::checked_viewport`]).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {width}x{height} target with z \
+     in 0..1",
+    .viewport.width, .viewport.height, .viewport.x, .viewport.y, .viewport.min_z, .viewport.max_z
+)]
+pub struct ViewportError {
+    /// The viewport refused.
+    pub viewport: Viewport,
+    /// The target's width.
+    pub width: u32,
+    /// The target's height.
+    pub height: u32,
+}
+
 /// What the targets and the depth-stencil surface hold before the first draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clear {
@@ -408,8 +424,8 @@ pub struct Draw {
 
 impl Draw {
     /// The draw's viewport (the whole `width` x `height` target when it sets none), checked as
-    /// both the CPU and the GPU draw take it: inside the target, with z in 0..1. `Err` says why.
-    pub fn checked_viewport(&self, width: u32, height: u32) -> Result<Viewport, String> {
+    /// both the CPU and the GPU draw take it: inside the target, with z in 0..1.
+    pub fn checked_viewport(&self, width: u32, height: u32) -> Result<Viewport, ViewportError> {
         let vp = self.viewport.unwrap_or(Viewport {
             x: 0,
             y: 0,
@@ -425,11 +441,11 @@ impl Draw {
             || !(0.0..=1.0).contains(&vp.min_z)
             || !(0.0..=1.0).contains(&vp.max_z)
         {
-            return Err(format!(
-                "viewport {}x{} at ({}, {}), z {}..{}: it must lie inside the {width}x{height} \
-                 target with z in 0..1",
-                vp.width, vp.height, vp.x, vp.y, vp.min_z, vp.max_z
-            ));
+            return Err(ViewportError {
+                viewport: vp,
+                width,
+                height,
+            });
         }
         Ok(vp)
     }

@@ -27,7 +27,7 @@ mod vertex;
 
 pub use desc::{
     Clear, DepthFormat, Draw, Frame, MAX_DRAW_VERTICES, MAX_FRAME_BYTES, MAX_TARGET_SIDE,
-    Primitive, TargetFormat, Viewport, d3dcolor,
+    Primitive, TargetFormat, Viewport, ViewportError, d3dcolor,
 };
 pub use merge::MergeReport;
 pub use scene::{DrawScene, Scene, SceneError, draw_scene_from_json, load_draw_scene};
@@ -46,6 +46,9 @@ pub enum DrawError {
     /// A scene or draw description that cannot be drawn.
     #[error("{0}")]
     Scene(String),
+    /// A draw's viewport outside its target.
+    #[error(transparent)]
+    Viewport(#[from] ViewportError),
     /// A frame or draw beyond dxso's bounds.
     #[error("too large: {0}")]
     TooLarge(String),

@@ -118,9 +118,7 @@ fn setup<'a>(sf: &Surfaces, draw: &'a Draw) -> Result<Setup<'a>, DrawError> {
             crate::desc::MAX_DRAW_VERTICES
         )));
     }
-    let vp = draw
-        .checked_viewport(sf.width, sf.height)
-        .map_err(DrawError::Scene)?;
+    let vp = draw.checked_viewport(sf.width, sf.height)?;
     let mut rect = Rect {
         x0: vp.x as i64,
         y0: vp.y as i64,

@@ -147,10 +147,9 @@ pub enum FrameError {
     /// A frame dxso-draw refuses ([`dxso_draw::Frame::check`]).
     #[error("{0}")]
     Check(dxso_draw::DrawError),
-    /// A draw's viewport dxso-draw refuses (its message, from
-    /// [`dxso_draw::Draw::checked_viewport`]).
-    #[error("{0}")]
-    Viewport(String),
+    /// A draw's viewport dxso-draw refuses ([`dxso_draw::Draw::checked_viewport`]).
+    #[error(transparent)]
+    Viewport(dxso_draw::ViewportError),
     /// A draw of more vertices (vertices times instances) than one GPU draw takes.
     #[error(
         "a draw of {vertices} vertices x {instances} instances: at most {max} vertices at once"

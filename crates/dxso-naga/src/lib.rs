@@ -35,6 +35,7 @@ mod entry;
 mod flow;
 mod func;
 pub mod interface;
+mod lanes;
 pub mod ps1x;
 mod regs;
 mod tex;

@@ -305,11 +305,8 @@ impl Tr {
                 if s.len() < 3 {
                     return Err(self.invalid("cnd takes three operands"));
                 }
-                let a = self.fb.index(s[0], 3);
-                let half = self.fb.f32(0.5);
-                let gt = self.fb.bin(B::Greater, a, half);
-                let gt = self.fb.splat(gt);
-                self.fb.select(gt, s[1], s[2])
+                let a = self.fb.swizzle(s[0], [3; 4]);
+                dxso::formula::cnd(&mut self.lanes(Shape::Vec4), a, s[1], s[2])
             }
             O::TexCoord => {
                 if self.version.minor < 4 {
@@ -582,11 +579,7 @@ impl Tr {
 
     /// oDepth = z / w, or 1 where w is 0.
     fn depth(&mut self, z: H, w: H) -> Result<(), Error> {
-        let zero = self.fb.f32(0.0);
-        let one = self.fb.f32(1.0);
-        let q = self.fb.bin(B::Divide, z, w);
-        let w0 = self.fb.bin(B::Equal, w, zero);
-        let d = self.fb.select(w0, one, q);
+        let d = dxso::formula::depth_ratio(&mut self.lanes(Shape::Scalar), z, w);
         let v = self.fb.splat(d);
         let depth = Register::new(RegisterKind::DepthOut, 0);
         let ptr = self

@@ -258,27 +258,11 @@ impl Tr {
         let v = match base {
             SrcModifier::None => v,
             SrcModifier::Abs => self.fb.math(MathFunction::Abs, v),
-            // x - 0.5
-            SrcModifier::Bias => {
-                let h = self.fb.kf(0.5, Shape::Vec4);
-                self.fb.sub(v, h)
-            }
-            // _bx2: 2x - 1
-            SrcModifier::Sign => {
-                let two = self.fb.kf(2.0, Shape::Vec4);
-                let one = self.fb.kf(1.0, Shape::Vec4);
-                let d = self.fb.fmul(v, two);
-                self.fb.sub(d, one)
-            }
-            // 1 - x
-            SrcModifier::Comp => {
-                let one = self.fb.kf(1.0, Shape::Vec4);
-                self.fb.sub(one, v)
-            }
-            SrcModifier::X2 => {
-                let two = self.fb.kf(2.0, Shape::Vec4);
-                self.fb.fmul(v, two)
-            }
+            SrcModifier::Bias => dxso::formula::bias(&mut self.lanes(Shape::Vec4), v),
+            // _bx2
+            SrcModifier::Sign => dxso::formula::bx2(&mut self.lanes(Shape::Vec4), v),
+            SrcModifier::Comp => dxso::formula::comp(&mut self.lanes(Shape::Vec4), v),
+            SrcModifier::X2 => dxso::formula::scale(&mut self.lanes(Shape::Vec4), v, 2.0),
             // _dz / _db: x / z; _dw / _da: x / w (ps_1_4 texld / texcrd: x and y only)
             SrcModifier::Dz | SrcModifier::Dw => {
                 let c = if base == SrcModifier::Dz { 2 } else { 3 };
@@ -330,20 +314,14 @@ impl Tr {
                     13 => 0.125,
                     _ => 1.0,
                 };
-                let k = self.fb.kf(scale, Shape::Vec4);
-                self.fb.fmul(v, k)
+                dxso::formula::scale(&mut self.lanes(Shape::Vec4), v, scale)
             }
         };
         if !d.saturate() {
             return v;
         }
         if self.strict {
-            // x > 0 ? min(x, 1) : 0
-            let zero = self.fb.kf(0.0, Shape::Vec4);
-            let one = self.fb.kf(1.0, Shape::Vec4);
-            let pos = self.fb.bin(BinaryOperator::Greater, v, zero);
-            let lo = self.fb.math_n(MathFunction::Min, v, Some(one), None);
-            self.fb.select(pos, lo, zero)
+            dxso::formula::sat(&mut self.lanes(Shape::Vec4), v)
         } else {
             self.fb.math(MathFunction::Saturate, v)
         }

@@ -12,7 +12,7 @@ use crate::fetch::{
 use crate::guard::{Buf, GuardedBuf};
 use crate::program::{LowerError, OutputRegister, Program};
 use crate::texture::{SamplerState, Sampling, Texture, TextureKind};
-use crate::{DeclarationError, LANES, Options, VmError};
+use crate::{DeclarationError, LANES, Options, SamplerError, VmError};
 use dxso::validate::Checked;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -310,14 +310,15 @@ impl Device {
     /// refused, as D3D9's vertex texture formats are limited.
     pub fn set_texture(&mut self, n: usize, texture: Option<Arc<Texture>>) -> Result<(), VmError> {
         if let Some(t) = texture.as_ref().filter(|t| t.format.pixel_only()) {
-            return Err(VmError::Sampler(format!(
-                "s{n}: {} is not a vertex texture format",
-                t.format.name()
-            )));
+            return Err(VmError::Sampler(SamplerError::NotVertexFormat {
+                sampler: n,
+                format: t.format.name(),
+            }));
         }
-        let slot = self.textures.get_mut(n).ok_or(VmError::Sampler(format!(
-            "s{n}: vertex samplers are s0..s3"
-        )))?;
+        let slot = self
+            .textures
+            .get_mut(n)
+            .ok_or(VmError::Sampler(SamplerError::NotVertexSampler(n)))?;
         *slot = texture;
         Ok(())
     }
@@ -326,10 +327,11 @@ impl Device {
     pub fn set_sampler_state(&mut self, n: usize, state: SamplerState) -> Result<(), VmError> {
         state
             .check()
-            .map_err(|m| VmError::Sampler(format!("s{n}: {m}")))?;
-        let slot = self.samplers.get_mut(n).ok_or(VmError::Sampler(format!(
-            "s{n}: vertex samplers are s0..s3"
-        )))?;
+            .map_err(|filter| VmError::Sampler(SamplerError::Unsupported { sampler: n, filter }))?;
+        let slot = self
+            .samplers
+            .get_mut(n)
+            .ok_or(VmError::Sampler(SamplerError::NotVertexSampler(n)))?;
         *slot = state;
         Ok(())
     }
@@ -555,10 +557,11 @@ impl Device {
             if let Some(t) = self.textures.get(s as usize).and_then(|t| t.as_ref())
                 && t.kind != want
             {
-                return Err(VmError::Sampler(format!(
-                    "s{s} is declared {want:?} by the shader but holds a {:?} texture",
-                    t.kind
-                )));
+                return Err(VmError::Sampler(SamplerError::WrongKind {
+                    sampler: s as usize,
+                    declared: want,
+                    bound: t.kind,
+                }));
             }
         }
         Ok(Prepared {

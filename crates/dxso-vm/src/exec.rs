@@ -8,10 +8,11 @@
 //! outside a file give 0 (C4); outputs start each vertex at 0, but vs_1_1 .. vs_2_x `oD0` at
 //! (1, 1, 1, 1) (C11).
 
-use crate::math::{LIT_POWER, Row, exp2, log2, mul, pow};
+use crate::math::{Row, Scalar, mul};
 use crate::program::*;
 use crate::texture::Sampling;
 use crate::{LANES, VmError};
+use dxso::formula as f;
 
 /// Build a per-lane array with a plain loop, expanded in place: closures with large bodies
 /// are not always inlined, and an op's lane loop must be, to be vectorised for the
@@ -279,10 +280,8 @@ impl Machine {
     pub(crate) fn put(&mut self, dst: &DstRef, c: usize, v: &Row) {
         let mut sat;
         let v = if dst.sat {
-            // _sat: clamp to [0, 1]; NaN becomes 0.
             sat = *v;
-            sat.iter_mut()
-                .for_each(|x| *x = if *x > 0.0 { x.min(1.0) } else { 0.0 });
+            sat.iter_mut().for_each(|x| *x = f::sat(&mut Scalar, *x));
             &sat
         } else {
             v
@@ -660,35 +659,31 @@ impl Machine {
         match kind {
             Alu::Mov => return self.componentwise(dst, src, |[a]| a),
             Alu::Add => return self.componentwise(dst, src, |[a, b]| a + b),
-            Alu::Mul => return self.componentwise(dst, src, |[a, b]| mul(a, b)),
-            Alu::Mad => return self.componentwise(dst, src, |[a, b, c]| mul(a, b) + c),
-            Alu::Min => return self.componentwise(dst, src, |[a, b]| if a < b { a } else { b }),
-            Alu::Max => return self.componentwise(dst, src, |[a, b]| if a >= b { a } else { b }),
-            Alu::Slt => {
-                return self.componentwise(dst, src, |[a, b]| if a < b { 1.0 } else { 0.0 });
+            Alu::Mul => return self.componentwise(dst, src, |[a, b]| f::mul(&mut Scalar, a, b)),
+            Alu::Mad => {
+                return self.componentwise(dst, src, |[a, b, c]| f::mad(&mut Scalar, a, b, c));
             }
-            Alu::Sge => {
-                return self.componentwise(dst, src, |[a, b]| if a >= b { 1.0 } else { 0.0 });
-            }
+            Alu::Min => return self.componentwise(dst, src, |[a, b]| f::min(&mut Scalar, a, b)),
+            Alu::Max => return self.componentwise(dst, src, |[a, b]| f::max(&mut Scalar, a, b)),
+            Alu::Slt => return self.componentwise(dst, src, |[a, b]| f::slt(&mut Scalar, a, b)),
+            Alu::Sge => return self.componentwise(dst, src, |[a, b]| f::sge(&mut Scalar, a, b)),
             Alu::Abs => return self.componentwise(dst, src, |[a]: [f32; 1]| a.abs()),
-            Alu::Frc => return self.componentwise(dst, src, |[a]: [f32; 1]| a - a.floor()),
-            Alu::Lrp => return self.componentwise(dst, src, |[a, b, c]| mul(a, b - c) + c),
+            Alu::Frc => {
+                return self.componentwise(dst, src, |[a]: [f32; 1]| f::frc(&mut Scalar, a));
+            }
+            Alu::Lrp => {
+                return self.componentwise(dst, src, |[a, b, c]| f::lrp(&mut Scalar, a, b, c));
+            }
             Alu::Sgn => {
-                return self.componentwise(dst, src, |[a]: [f32; 1]| {
-                    if a < 0.0 {
-                        -1.0
-                    } else if a == 0.0 {
-                        0.0
-                    } else {
-                        1.0
-                    }
-                });
+                return self.componentwise(dst, src, |[a]: [f32; 1]| f::sgn(&mut Scalar, a));
             }
             Alu::MovA => return self.componentwise(dst, src, |[a]| a),
             // C2: vs_1_1 `mov a0.x` floors (the a0 store keeps the integer).
             Alu::Floor => return self.componentwise(dst, src, |[a]: [f32; 1]| a.floor()),
             Alu::Dp3 | Alu::Dp4 => {
                 let n = if kind == Alu::Dp3 { 3 } else { 4 };
+                // `dxso::formula::dot` row by row (products summed left to right), so that
+                // each component's loop over the batch vectorises.
                 let mut acc = [0.0f32; LANES];
                 for c in 0..n {
                     let (a, b) = (
@@ -702,54 +697,39 @@ impl Machine {
                 }
                 return self.replicated(dst, &acc);
             }
-            Alu::Rcp => scalar!(|x| if x == 0.0 {
-                f32::MAX
-            } else if x == 1.0 {
-                1.0
-            } else {
-                1.0 / x
-            }),
-            Alu::Rsq => scalar!(|x| {
-                let f = x.abs();
-                if f == 0.0 {
-                    f32::MAX
-                } else if f == 1.0 {
-                    1.0
-                } else {
-                    1.0 / f.sqrt()
-                }
-            }),
-            Alu::Exp => scalar!(|x| exp2(x)),
-            Alu::Log => scalar!(|x| {
-                let f = x.abs();
-                if f == 0.0 { -f32::MAX } else { log2(f) }
-            }),
+            Alu::Rcp => scalar!(|x| f::rcp(&mut Scalar, x)),
+            Alu::Rsq => scalar!(|x| f::rsq(&mut Scalar, x)),
+            Alu::Exp => scalar!(|x| f::exp(&mut Scalar, x)),
+            Alu::Log => scalar!(|x| f::log(&mut Scalar, x)),
             Alu::Pow => {
                 let (a, b) = (self.load(&src[0], 0), self.load(&src[1], 0));
-                let r: Row = lanes!(|l| pow(a[l], b[l]));
+                let r: Row = lanes!(|l| f::pow(&mut Scalar, a[l], b[l]));
                 return self.replicated(dst, &r);
             }
             // Pixel shaders (`crate::pixel` documents the rules).
             Alu::Cmp => {
-                return self.componentwise(dst, src, |[a, b, c]| if a >= 0.0 { b } else { c });
+                return self.componentwise(dst, src, |[a, b, c]| f::cmp(&mut Scalar, a, b, c));
             }
             Alu::Cnd => {
-                return self.componentwise(dst, src, |[a, b, c]| if a > 0.5 { b } else { c });
+                return self.componentwise(dst, src, |[a, b, c]| f::cnd(&mut Scalar, a, b, c));
             }
-            Alu::Scale(k) => return self.componentwise(dst, src, |[a]: [f32; 1]| a * k),
+            Alu::Scale(k) => {
+                return self.componentwise(dst, src, |[a]: [f32; 1]| f::scale(&mut Scalar, a, k));
+            }
             Alu::SrcMod(m) => {
                 return self.componentwise(dst, src, |[a]: [f32; 1]| match m {
-                    PsMod::Bias => a - 0.5,
-                    PsMod::Bx2 => (a - 0.5) * 2.0,
-                    PsMod::Comp => 1.0 - a,
-                    PsMod::X2 => a * 2.0,
+                    PsMod::Bias => f::bias(&mut Scalar, a),
+                    PsMod::Bx2 => f::bx2(&mut Scalar, a),
+                    PsMod::Comp => f::comp(&mut Scalar, a),
+                    PsMod::X2 => f::scale(&mut Scalar, a, 2.0),
                 });
             }
             Alu::Dp2Add => {
                 let (ax, ay) = (self.load(&src[0], 0), self.load(&src[0], 1));
                 let (bx, by) = (self.load(&src[1], 0), self.load(&src[1], 1));
                 let c = self.load(&src[2], 0);
-                let r: Row = lanes!(|l| mul(ax[l], bx[l]) + mul(ay[l], by[l]) + c[l]);
+                let r: Row =
+                    lanes!(|l| f::dp2add(&mut Scalar, [ax[l], ay[l]], [bx[l], by[l]], c[l]));
                 return self.replicated(dst, &r);
             }
             Alu::Kill(comps) => {
@@ -779,43 +759,42 @@ impl Machine {
                     self.load(&src[0], 3),
                 );
                 for l in 0..LANES {
-                    let power = w[l].clamp(-LIT_POWER, LIT_POWER);
-                    res[0][l] = 1.0;
-                    res[1][l] = if x[l] > 0.0 { x[l] } else { 0.0 };
-                    res[2][l] = if x[l] > 0.0 && y[l] > 0.0 {
-                        pow(y[l], power)
-                    } else {
-                        0.0
-                    };
-                    res[3][l] = 1.0;
+                    let r = f::lit(&mut Scalar, x[l], y[l], w[l]);
+                    for c in 0..4 {
+                        res[c][l] = r[c];
+                    }
                 }
             }
             Alu::Dst => {
                 let (ay, az) = (self.load(&src[0], 1), self.load(&src[0], 2));
                 let (by, bw) = (self.load(&src[1], 1), self.load(&src[1], 3));
                 for l in 0..LANES {
-                    res[0][l] = 1.0;
-                    res[1][l] = mul(ay[l], by[l]);
-                    res[2][l] = az[l];
-                    res[3][l] = bw[l];
+                    let r = f::dst(&mut Scalar, ay[l], az[l], by[l], bw[l]);
+                    for c in 0..4 {
+                        res[c][l] = r[c];
+                    }
                 }
             }
             Alu::Crs => {
                 let a: [Row; 3] = std::array::from_fn(|c| self.load(&src[0], c));
                 let b: [Row; 3] = std::array::from_fn(|c| self.load(&src[1], c));
                 for l in 0..LANES {
-                    res[0][l] = mul(a[1][l], b[2][l]) - mul(a[2][l], b[1][l]);
-                    res[1][l] = mul(a[2][l], b[0][l]) - mul(a[0][l], b[2][l]);
-                    res[2][l] = mul(a[0][l], b[1][l]) - mul(a[1][l], b[0][l]);
+                    let r = f::crs(
+                        &mut Scalar,
+                        [a[0][l], a[1][l], a[2][l]],
+                        [b[0][l], b[1][l], b[2][l]],
+                    );
+                    for c in 0..3 {
+                        res[c][l] = r[c];
+                    }
                 }
             }
             Alu::Nrm => {
                 let a: [Row; 4] = std::array::from_fn(|c| self.load(&src[0], c));
                 for l in 0..LANES {
-                    let f = mul(a[0][l], a[0][l]) + mul(a[1][l], a[1][l]) + mul(a[2][l], a[2][l]);
-                    let f = if f != 0.0 { 1.0 / f.sqrt() } else { f32::MAX };
+                    let r = f::nrm(&mut Scalar, [a[0][l], a[1][l], a[2][l], a[3][l]]);
                     for c in 0..4 {
-                        res[c][l] = mul(a[c][l], f);
+                        res[c][l] = r[c];
                     }
                 }
             }

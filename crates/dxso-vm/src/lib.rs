@@ -125,6 +125,83 @@ pub enum DeclarationError {
     },
 }
 
+/// What a sampler or texture stage refused ([`VmError::Sampler`]).
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
+pub enum SamplerError {
+    /// A vertex sampler number past s3.
+    #[error("s{0}: vertex samplers are s0..s3")]
+    NotVertexSampler(usize),
+    /// A pixel sampler number past s15.
+    #[error("s{0} is past s15")]
+    NotPixelSampler(usize),
+    /// A texture stage number past 7.
+    #[error("texture stage {0} is past stage 7")]
+    NotStage(usize),
+    /// A texture of a pixel-only format bound to a vertex sampler.
+    #[error("s{sampler}: {format} is not a vertex texture format")]
+    NotVertexFormat {
+        /// The sampler.
+        sampler: usize,
+        /// The texture's format name.
+        format: &'static str,
+    },
+    /// A texture of another kind than the shader declares for its sampler.
+    #[error("s{sampler} is declared {declared:?} by the shader but holds a {bound:?} texture")]
+    WrongKind {
+        /// The sampler.
+        sampler: usize,
+        /// The kind the shader's `dcl_2d`/`dcl_cube`/`dcl_volume` declares.
+        declared: TextureKind,
+        /// The bound texture's kind.
+        bound: TextureKind,
+    },
+    /// A sampler state the sampler does not support.
+    #[error("s{sampler}: {filter}")]
+    Unsupported {
+        /// The sampler.
+        sampler: usize,
+        /// The state.
+        filter: UnsupportedFilter,
+    },
+}
+
+/// A sampler state a kind of sampler does not support ([`SamplerState::check`],
+/// [`SamplerState::check_pixel`]).
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone, Copy)]
+pub enum UnsupportedFilter {
+    /// SRGBTEXTURE on a vertex sampler.
+    #[error("SRGBTEXTURE is not supported by vertex samplers")]
+    VertexSrgb,
+    /// A MAGFILTER or MINFILTER (`state`) a vertex sampler does not have.
+    #[error(
+        "{state} {filter:?} is not supported by vertex samplers (VertexTextureFilterCaps has \
+         point and linear)"
+    )]
+    Vertex {
+        /// `MAGFILTER` or `MINFILTER`.
+        state: &'static str,
+        /// The filter asked for.
+        filter: TextureFilter,
+    },
+    /// A MIPFILTER a vertex sampler does not have.
+    #[error("MIPFILTER {0:?} is not supported by vertex samplers")]
+    VertexMip(TextureFilter),
+    /// A MAGFILTER or MINFILTER (`state`) a pixel sampler does not have.
+    #[error(
+        "{state} {filter:?} is not supported by pixel samplers (TextureFilterCaps has point, \
+         linear and anisotropic)"
+    )]
+    Pixel {
+        /// `MAGFILTER` or `MINFILTER`.
+        state: &'static str,
+        /// The filter asked for.
+        filter: TextureFilter,
+    },
+    /// A MIPFILTER a pixel sampler does not have.
+    #[error("MIPFILTER {0:?} is not supported by pixel samplers")]
+    PixelMip(TextureFilter),
+}
+
 /// Why a draw could not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
 pub enum VmError {
@@ -238,9 +315,9 @@ pub enum VmError {
     /// The worker threads could not be set up (the pool's error).
     #[error("thread pool: {0}")]
     Threads(String),
-    /// A texture or sampler state that sampling does not support (what and where).
+    /// A texture, sampler state or sampler number that sampling does not support.
     #[error("sampler {0}")]
-    Sampler(String),
+    Sampler(SamplerError),
     /// A panic inside the draw (a defect in dxso): caught, never an abort.
     #[error("internal error in {0} (a panic, caught); please report it")]
     Panicked(String),

@@ -16,6 +16,7 @@
 
 pub mod binary;
 pub mod ctab;
+pub mod formula;
 pub mod ir;
 pub mod link;
 pub mod opcodes;

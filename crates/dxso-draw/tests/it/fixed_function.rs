@@ -311,7 +311,18 @@ fn scissor_and_viewport() {
         max_z: 1.0,
     });
     let e = dxso_draw::draw_frame(&frame(8, 8, 0, true), &[d]).unwrap_err();
-    assert!(e.to_string().contains("viewport"), "{e}");
+    // A typed error a caller can act on: the viewport refused and the target's size.
+    let dxso_draw::DrawError::Viewport(v) = &e else {
+        panic!("not a viewport error: {e:?}");
+    };
+    assert_eq!(
+        (v.viewport.x, v.viewport.width, v.width, v.height),
+        (6, 4, 8, 8)
+    );
+    assert_eq!(
+        e.to_string(),
+        "viewport 4x4 at (6, 0), z 0..1: it must lie inside the 8x8 target with z in 0..1"
+    );
 }
 
 #[test]

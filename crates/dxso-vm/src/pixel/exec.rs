@@ -6,17 +6,12 @@ use super::quad::{ddx, ddy};
 use super::{StageState, Stages};
 use crate::LANES;
 use crate::exec::{Machine, Uniforms};
-use crate::math::{Row, mul};
+use crate::math::{Row, Scalar, mul, rcp};
 use crate::program::DstKind;
 use crate::texture::{Texture, TextureKind, lod_matters, sample, sample_2d};
 
 /// The texel an unbound sampler (or a sampler past the 16) returns: (0, 0, 0, 1).
 pub(crate) const UNBOUND: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
-
-/// `1 / x` with the engine's rcp rule (C5): 1/0 is `FLT_MAX`.
-fn rcp(x: f32) -> f32 {
-    if x == 0.0 { f32::MAX } else { 1.0 / x }
-}
 
 pub(crate) fn run(m: &mut Machine, op: &PixelOp, u: &Uniforms) {
     match *op {
@@ -86,7 +81,8 @@ pub(crate) fn run(m: &mut Machine, op: &PixelOp, u: &Uniforms) {
         }
         PixelOp::DepthRatio { num, den } => {
             let (a, b) = (m.rows[num as usize], m.rows[den as usize]);
-            let r: Row = std::array::from_fn(|l| if b[l] == 0.0 { 1.0 } else { a[l] / b[l] });
+            let r: Row =
+                std::array::from_fn(|l| dxso::formula::depth_ratio(&mut Scalar, a[l], b[l]));
             m.put(&mask_dst(DEPTH_ROW, 1), 0, &r);
         }
         PixelOp::Divide { dst, src, q } => {

@@ -90,7 +90,7 @@ use crate::exec::{CONST_PAD, Machine, NoTrace, Tracer, Uniforms};
 use crate::program::{Program, lower_any};
 use crate::texture::Sampling;
 use crate::{CodeGenerator, Isa, Options, Tier};
-use crate::{LANES, SamplerState, Texture, Trace, VmError};
+use crate::{LANES, SamplerError, SamplerState, Texture, Trace, VmError};
 use dxso::ctab::{ConstantTable, CtabError};
 use dxso::ir::{RegisterKind, TextureType, Usage, Version};
 use dxso::opcodes::Opcode;
@@ -501,7 +501,7 @@ impl PixelState {
         let slot = self
             .textures
             .get_mut(n)
-            .ok_or_else(|| VmError::Sampler(format!("s{n} is past s15")))?;
+            .ok_or(VmError::Sampler(SamplerError::NotPixelSampler(n)))?;
         *slot = t;
         Ok(())
     }
@@ -511,7 +511,7 @@ impl PixelState {
         let slot = self
             .samplers
             .get_mut(n)
-            .ok_or_else(|| VmError::Sampler(format!("s{n} is past s15")))?;
+            .ok_or(VmError::Sampler(SamplerError::NotPixelSampler(n)))?;
         *slot = s;
         Ok(())
     }
@@ -521,7 +521,7 @@ impl PixelState {
         let slot = self
             .stages
             .get_mut(n)
-            .ok_or_else(|| VmError::Sampler(format!("texture stage {n} is past stage 7")))?;
+            .ok_or(VmError::Sampler(SamplerError::NotStage(n)))?;
         *slot = s;
         Ok(())
     }

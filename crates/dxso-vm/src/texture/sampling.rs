@@ -169,9 +169,10 @@ impl SamplerState {
     /// Check the states a vertex sampler accepts: MAG/MIN POINT or LINEAR (vertex stages
     /// never report anisotropic or the quad filters), MIP NONE, POINT or LINEAR, and no
     /// SRGBTEXTURE (none of the vertex formats is sRGB-read in dxso).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), crate::UnsupportedFilter> {
+        use crate::UnsupportedFilter as U;
         if self.srgb_texture {
-            return Err("SRGBTEXTURE is not supported by vertex samplers".to_string());
+            return Err(U::VertexSrgb);
         }
         use TextureFilter::*;
         for (what, f) in [
@@ -179,16 +180,14 @@ impl SamplerState {
             ("MINFILTER", self.min_filter),
         ] {
             if !matches!(f, Point | Linear) {
-                return Err(format!(
-                    "{what} {f:?} is not supported by vertex samplers (VertexTextureFilterCaps has point and linear)"
-                ));
+                return Err(U::Vertex {
+                    state: what,
+                    filter: f,
+                });
             }
         }
         if !matches!(self.mip_filter, None | Point | Linear) {
-            return Err(format!(
-                "MIPFILTER {:?} is not supported by vertex samplers",
-                self.mip_filter
-            ));
+            return Err(U::VertexMip(self.mip_filter));
         }
         Ok(())
     }
@@ -196,23 +195,22 @@ impl SamplerState {
     /// Check the states a pixel sampler accepts ([`PIXEL_TEXTURE_FILTER_CAPS`]): MAG/MIN
     /// POINT, LINEAR or ANISOTROPIC, MIP NONE, POINT or LINEAR; every address mode,
     /// BORDERCOLOR, MAXANISOTROPY and SRGBTEXTURE value.
-    pub fn check_pixel(&self) -> Result<(), String> {
+    pub fn check_pixel(&self) -> Result<(), crate::UnsupportedFilter> {
+        use crate::UnsupportedFilter as U;
         use TextureFilter::*;
         for (what, f) in [
             ("MAGFILTER", self.mag_filter),
             ("MINFILTER", self.min_filter),
         ] {
             if !matches!(f, Point | Linear | Anisotropic) {
-                return Err(format!(
-                    "{what} {f:?} is not supported by pixel samplers (TextureFilterCaps has point, linear and anisotropic)"
-                ));
+                return Err(U::Pixel {
+                    state: what,
+                    filter: f,
+                });
             }
         }
         if !matches!(self.mip_filter, None | Point | Linear) {
-            return Err(format!(
-                "MIPFILTER {:?} is not supported by pixel samplers",
-                self.mip_filter
-            ));
+            return Err(U::PixelMip(self.mip_filter));
         }
         Ok(())
     }

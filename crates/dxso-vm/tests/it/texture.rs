@@ -351,8 +351,29 @@ fn bad_textures_and_sampler_states_are_errors() {
         min_filter: F::Anisotropic,
         ..SamplerState::default()
     };
-    assert!(dev.set_sampler_state(0, aniso).is_err());
-    assert!(dev.set_sampler_state(4, SamplerState::default()).is_err());
+    // Typed errors a caller can act on, with the messages they had as strings.
+    use dxso_vm::{SamplerError as E, UnsupportedFilter as U, VmError};
+    let e = dev.set_sampler_state(0, aniso).unwrap_err();
+    assert_eq!(
+        e,
+        VmError::Sampler(E::Unsupported {
+            sampler: 0,
+            filter: U::Vertex {
+                state: "MINFILTER",
+                filter: F::Anisotropic
+            }
+        })
+    );
+    assert_eq!(
+        e.to_string(),
+        "sampler s0: MINFILTER Anisotropic is not supported by vertex samplers \
+         (VertexTextureFilterCaps has point and linear)"
+    );
+    let e = dev
+        .set_sampler_state(4, SamplerState::default())
+        .unwrap_err();
+    assert_eq!(e, VmError::Sampler(E::NotVertexSampler(4)));
+    assert_eq!(e.to_string(), "sampler s4: vertex samplers are s0..s3");
     assert_eq!(dxso_vm::VERTEX_TEXTURE_FILTER_CAPS, 0x0303_0300);
 }
 

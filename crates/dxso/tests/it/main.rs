@@ -5,4 +5,5 @@ mod conformance;
 mod corpus;
 mod ctab;
 mod ctab_corpus;
+mod formula_lint;
 mod properties;

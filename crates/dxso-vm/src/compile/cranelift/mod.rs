@@ -2,14 +2,15 @@
 //! targets. Inputs and constants are read from the batch arena (constant rows there are
 //! already broadcast), outputs are written to it; temporaries, gathered operands, a0 and p0
 //! are Cranelift variables (in pixel programs every row stays in the arena: `pixel`).
-//! `ops` holds each operation's formula, `pixel` the pixel programs' own.
+//! `ops` emits each operation by its `dxso::formula` formula over `lanes` (the formulas' lane
+//! type over Cranelift values), `pixel` the pixel programs' own operations.
 
+mod lanes;
 mod ops;
 mod pixel;
 
 use super::Entry;
 use crate::LANES;
-use crate::math::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -299,26 +300,6 @@ impl<'a> Emitter<'a> {
         self.b.ins().fcmp(cc, a, b)
     }
 
-    /// The product with the zero rule (C8): a zero factor gives +0.
-    fn mul(&mut self, a: Value, b: Value) -> Value {
-        if a == b {
-            // A square is +0 for a zero factor of either sign already.
-            return self.b.ins().fmul(a, b);
-        }
-        let z = self.f(0.0);
-        let za = self.cmp(FloatCC::Equal, a, z);
-        let zb = self.cmp(FloatCC::Equal, b, z);
-        let zero = self.b.ins().bor(za, zb);
-        let p = self.b.ins().fmul(a, b);
-        let p = self.as_i(p);
-        let r = self.b.ins().band_not(p, zero);
-        self.as_f(r)
-    }
-
-    fn add(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().fadd(a, b)
-    }
-
     /// The address of lane group `group` of arena row `row`.
     fn row_addr(&mut self, row: Value) -> Value {
         let off = self.b.ins().imul_imm_s(row, ROW_BYTES);
@@ -409,23 +390,8 @@ impl<'a> Emitter<'a> {
         let head = self.b.create_block();
         self.b.ins().jump(head, &[]);
 
-        // Each group of four lanes starts from zeroed registers.
         self.b.switch_to_block(head);
-        let zf = self.f(0.0);
-        for v in self.vars.clone().into_iter().flatten().flatten() {
-            self.b.def_var(v, zf);
-        }
-        let zi = self.i(0);
-        for c in 0..4 {
-            for k in 0..K {
-                self.b.def_var(self.a0[c][k], zi);
-                self.b.def_var(self.p0[c][k], zi);
-            }
-        }
-        let z32 = self.b.ins().iconst(types::I32, 0);
-        self.b.def_var(self.al, z32);
-        let z64 = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(self.executed, z64);
+        self.zero_group();
         self.b.ins().jump(block(0), &[]);
         self.b.switch_to_block(block(0));
 
@@ -533,7 +499,32 @@ impl<'a> Emitter<'a> {
             }
             self.b.switch_to_block(block(n));
         }
-        // End of a group: the limit, then the next group or return.
+        self.next_group(head);
+        Ok(())
+    }
+
+    /// The start of a group of four lanes: zeroed registers, a0, p0, aL and count.
+    fn zero_group(&mut self) {
+        let zf = self.f(0.0);
+        for v in self.vars.clone().into_iter().flatten().flatten() {
+            self.b.def_var(v, zf);
+        }
+        let zi = self.i(0);
+        for c in 0..4 {
+            for k in 0..K {
+                self.b.def_var(self.a0[c][k], zi);
+                self.b.def_var(self.p0[c][k], zi);
+            }
+        }
+        let z32 = self.b.ins().iconst(types::I32, 0);
+        self.b.def_var(self.al, z32);
+        let z64 = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(self.executed, z64);
+    }
+
+    /// The end of a group: the instruction limit, then the next group (at `head`) or the
+    /// return.
+    fn next_group(&mut self, head: Block) {
         self.check_limit();
         let g = self.b.use_var(self.group);
         let g = self.b.ins().iadd_imm_s(g, 16 * K as i64);
@@ -547,7 +538,6 @@ impl<'a> Emitter<'a> {
         self.b.switch_to_block(ret);
         let zero = self.b.ins().iconst(types::I32, 0);
         self.b.ins().return_(&[zero]);
-        Ok(())
     }
 
     /// An operation on the lanes of interleaved group `self.k`.

@@ -6,46 +6,20 @@
 
 use super::*;
 use crate::pixel::lower::SampleMode;
+use dxso::formula as f;
 
 impl Emitter<'_> {
     /// A pixel program's component-wise kind on its sources `a`.
     pub(super) fn pixel_componentwise(&mut self, kind: Alu, a: &[Value]) -> Value {
         match kind {
-            // s0 >= 0 ? s1 : s2, and s0 > 0.5 ? s1 : s2 (NaN picks s2: ordered compares).
-            Alu::Cmp | Alu::Cnd => {
-                let (cc, k) = if kind == Alu::Cmp {
-                    (FloatCC::GreaterThanOrEqual, 0.0)
-                } else {
-                    (FloatCC::GreaterThan, 0.5)
-                };
-                let k = self.f(k);
-                let m = self.cmp(cc, a[0], k);
-                self.sel(m, a[1], a[2])
-            }
-            // A plain product (not the zero rule's), as the interpreter's `a * k`.
-            Alu::Scale(k) => {
-                let k = self.f(k);
-                self.b.ins().fmul(a[0], k)
-            }
+            Alu::Cmp => f::cmp(self, a[0], a[1], a[2]),
+            Alu::Cnd => f::cnd(self, a[0], a[1], a[2]),
+            Alu::Scale(k) => f::scale(self, a[0], k),
             Alu::SrcMod(m) => match m {
-                PsMod::Bias | PsMod::Bx2 => {
-                    let half = self.f(0.5);
-                    let t = self.b.ins().fsub(a[0], half);
-                    if m == PsMod::Bx2 {
-                        let two = self.f(2.0);
-                        self.b.ins().fmul(t, two)
-                    } else {
-                        t
-                    }
-                }
-                PsMod::Comp => {
-                    let one = self.f(1.0);
-                    self.b.ins().fsub(one, a[0])
-                }
-                PsMod::X2 => {
-                    let two = self.f(2.0);
-                    self.b.ins().fmul(a[0], two)
-                }
+                PsMod::Bias => f::bias(self, a[0]),
+                PsMod::Bx2 => f::bx2(self, a[0]),
+                PsMod::Comp => f::comp(self, a[0]),
+                PsMod::X2 => f::scale(self, a[0], 2.0),
             },
             _ => unreachable!("the pixel component-wise kinds"),
         }
@@ -56,10 +30,7 @@ impl Emitter<'_> {
         let (ax, bx) = (self.src(&src[0], 0), self.src(&src[1], 0));
         let (ay, by) = (self.src(&src[0], 1), self.src(&src[1], 1));
         let c = self.src(&src[2], 0);
-        let p = self.mul(ax, bx);
-        let q = self.mul(ay, by);
-        let s = self.b.ins().fadd(p, q);
-        self.b.ins().fadd(s, c)
+        f::dp2add(self, [ax, ay], [bx, by], c)
     }
 
     /// texkill: the kill row (`dst`, mask x) becomes 1 in the lanes where a component of
@@ -82,8 +53,7 @@ impl Emitter<'_> {
     /// texdepth / texm3x2depth: oDepth.x = row `num` / row `den`, 1.0 where `den` is 0.
     pub(super) fn depth_ratio(&mut self, num: u16, den: u16) {
         let (a, b) = (self.read_row(num), self.read_row(den));
-        let t = self.b.ins().fdiv(a, b);
-        let r = self.when_eq(b, 0.0, 1.0, t);
+        let r = f::depth_ratio(self, a, b);
         let dst = crate::pixel::lower::mask_dst(crate::pixel::lower::DEPTH_ROW, 1);
         self.store(&dst, [Some(r), None, None, None]);
     }
@@ -92,13 +62,11 @@ impl Emitter<'_> {
     /// the largest float, C5), the products with the zero rule.
     pub(super) fn divide(&mut self, dst: &DstRef, src: &SrcRef, q: u8) {
         let d = self.src(src, q as usize & 3);
-        let one = self.f(1.0);
-        let r = self.b.ins().fdiv(one, d);
-        let r = self.when_eq(d, 0.0, f32::MAX, r);
+        let r = f::rcp(self, d);
         let mut res = [None; 4];
         for c in (0..4).filter(|&c| dst.mask >> c & 1 != 0) {
             let v = self.src(src, c);
-            res[c] = Some(self.mul(v, r));
+            res[c] = Some(f::mul(self, v, r));
         }
         self.store(dst, res);
     }

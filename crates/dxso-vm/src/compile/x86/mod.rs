@@ -72,11 +72,11 @@ mod write;
 
 use super::{BatchIo, Layout};
 use crate::fetch::DeclType;
-use crate::math::{EXP2_MAX, EXP2_MIN, EXP2_POLY, LIT_POWER, LOG2_POLY, ROUNDER};
 use crate::program::*;
 pub(crate) use asm::Width;
 use asm::*;
 pub(crate) use driver::{Code, RERUN, compile, compile_fused};
+use dxso::formula::{EXP2_MAX, EXP2_MIN, EXP2_POLY, FLT_MAX, LIT_POWER, LOG2_POLY, ROUNDER};
 use dxso::ir::Comparison;
 use gather::*;
 use iced_x86::IcedError;

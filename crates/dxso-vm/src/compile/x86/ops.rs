@@ -1,6 +1,9 @@
-//! Every operation's formula, the interpreter's again: values of sources, the zero-product
-//! rule, exp2/log2/pow, compares and selects, and the store of results under write and
-//! predicate masks.
+//! Every operation in x86-64 code: values of sources, then each instruction's formula of
+//! [`dxso::formula`] in the generator's own instruction sequences (they allocate registers,
+//! keep masks in k registers and do a formula's work in fewer steps where an instruction
+//! allows: `vfixupimmps`, `vgetexpps`, `vscalefps`, `vminps` as a select). Each routine
+//! names the formula it implements; the corpus and property tests hold it to that formula's
+//! bits (the interpreter's, which instantiates it).
 
 use super::*;
 
@@ -86,8 +89,9 @@ impl Gen<'_> {
         self.op3(|g, d, x, y| vx!(g, vdivps(Vr(d), Vr(x), Vr(y))), x, y)
     }
 
-    /// The product with the zero rule (C8): a zero factor gives +0. Fast code: `fma(x, y,
-    /// +0)`, the rule's bits for finite factors (`finite` checks the rest).
+    /// [`dxso::formula::mul`], the product with the zero rule (C8): a zero factor gives +0.
+    /// Fast code: `fma(x, y, +0)`, the rule's bits for finite factors (`finite` checks the
+    /// rest).
     pub(super) fn mul(&mut self, x: V, y: V) -> R<V> {
         if self.fast && x != y {
             let t = self.alloc()?;
@@ -98,7 +102,7 @@ impl Gen<'_> {
         self.mul_rule(x, y)
     }
 
-    /// The product with the zero rule spelled out: compares and a masked product.
+    /// [`dxso::formula::mul`] spelled out: compares and a masked product.
     pub(super) fn mul_rule(&mut self, x: V, y: V) -> R<V> {
         if x == y {
             // A square is +0 for a zero factor of either sign already.
@@ -290,7 +294,7 @@ impl Gen<'_> {
         Ok(t)
     }
 
-    /// `f32::clamp` (NaN stays NaN), into a new temporary.
+    /// [`dxso::formula::clamp`] (NaN stays NaN), into a new temporary.
     pub(super) fn clamp(&mut self, x: V, lo: f32, hi: f32) -> R<V> {
         // maxps(lo, x) is `lo > x ? lo : x`, minps(hi, t) `hi < t ? hi : t`: x itself
         // when it is NaN.
@@ -311,7 +315,8 @@ impl Gen<'_> {
         Ok(t)
     }
 
-    /// The polynomial with coefficients `k` (highest first) at `x`, by Horner's rule.
+    /// [`dxso::formula::horner`]: the polynomial with coefficients `k` (highest first) at
+    /// `x`.
     pub(super) fn horner(&mut self, x: V, k: &[f32]) -> R<V> {
         let p = self.constant(k[0])?;
         for &c in &k[1..] {
@@ -330,7 +335,7 @@ impl Gen<'_> {
         Ok(())
     }
 
-    /// 2^x as [`crate::math::exp2`] computes it.
+    /// 2^x as [`dxso::formula::exp2`] computes it.
     pub(super) fn exp2(&mut self, x: V) -> R<V> {
         let x = self.clamp(x, EXP2_MIN, EXP2_MAX)?;
         if self.w == Width::Zmm {
@@ -386,7 +391,7 @@ impl Gen<'_> {
     }
 
     /// x = m * 2^e with m in [sqrt(1/2), sqrt(2)) and e integral (as a float), subnormals
-    /// normalised: [`crate::math::log2`]'s split.
+    /// normalised: [`dxso::formula::log2`]'s split.
     fn log2_split(&mut self, x: V) -> R<(V, V)> {
         let half = self.kf(0.5);
         if self.w == Width::Zmm {
@@ -441,7 +446,7 @@ impl Gen<'_> {
         Ok((m, e))
     }
 
-    /// log2(x) as [`crate::math::log2`] computes it, for x >= 0 or NaN.
+    /// log2(x) as [`dxso::formula::log2`] computes it, for x >= 0 or NaN.
     pub(super) fn log2(&mut self, x: V) -> R<V> {
         let (m, e) = self.log2_split(x)?;
         let num = self.alloc()?;
@@ -507,6 +512,7 @@ impl Gen<'_> {
         }
     }
 
+    /// [`dxso::formula::pow`]: exp2(y * log2|x|) with the zero rule's product.
     pub(super) fn pow(&mut self, x: V, y: V) -> R<V> {
         let abs_x = self.abs(x)?;
         let l = self.log2(abs_x)?;
@@ -521,14 +527,17 @@ impl Gen<'_> {
 
     /// `r` = 1/sqrt(f) for f >= 0 or NaN: +inf (f = 0 only: no other root's reciprocal
     /// overflows) becomes the largest float, NaN stays (minps returns its second operand
-    /// for NaN).
+    /// for NaN): the `0 -> FLT_MAX` select of [`dxso::formula::rsq`] (C5) and
+    /// [`dxso::formula::nrm_factor`] in one instruction.
     fn at_most_max(&mut self, r: V) -> R {
-        let max = self.kreg(f32::MAX)?;
+        let max = self.kreg(FLT_MAX)?;
         Ok(vx!(self, vminps(Vr(r), Vr(max), Vr(r)))?)
     }
 
     /// `r` = a fixed value where `x` is ±0 (or +inf), in one `vfixupimmps` (classifies `x`
-    /// without a compare; denormals are not zero).
+    /// without a compare; denormals are not zero): the selects of [`dxso::formula::rcp`]
+    /// (C5), [`dxso::formula::log`] (C6), [`dxso::formula::log2`] and
+    /// [`dxso::formula::sgn`].
     pub(super) fn fixup(&mut self, r: V, x: V, fix: Fix) -> R {
         // One 4-bit response per class of x: 2 = ±0, 5 = +inf (0: keep r).
         let table = match fix {
@@ -545,8 +554,8 @@ impl Gen<'_> {
             FIX_NEG_INF => f32::NEG_INFINITY,
             FIX_POS_INF => f32::INFINITY,
             FIX_POS_ZERO => 0.0,
-            FIX_MAX => f32::MAX,
-            _ => -f32::MAX,
+            FIX_MAX => FLT_MAX,
+            _ => -FLT_MAX,
         };
         let (zero, inf) = match fix {
             Fix::Zero(z) => (z, None),
@@ -563,6 +572,7 @@ impl Gen<'_> {
         Ok(())
     }
 
+    /// [`dxso::formula::dot`]: the zero rule's products summed left to right.
     pub(super) fn dot(&mut self, src: &[SrcRef; 3], n: usize) -> R<V> {
         let mut acc: Option<V> = None;
         for c in 0..n {
@@ -603,6 +613,8 @@ impl Gen<'_> {
         Ok(v)
     }
 
+    /// One ALU operation: each arm is the `dxso::formula` function of its name in x86
+    /// instructions (`Alu::Lrp` is [`dxso::formula::lrp`], ...).
     #[allow(clippy::too_many_lines)] // a dispatch `match`: one arm per ALU operation
     pub(super) fn alu(&mut self, kind: Alu, dst: &DstRef, src: &[SrcRef; 3]) -> R {
         let live: [bool; 4] = std::array::from_fn(|c| self.writes(dst, c));

@@ -17,7 +17,8 @@ const DSX: (i32, i32) = (0b11_11_01_01, 0b10_10_00_00);
 const DSY: (i32, i32) = (0b11_10_11_10, 0b01_00_01_00);
 
 impl Gen<'_> {
-    /// A pixel program's component-wise kind on its sources `a`, into a new temporary.
+    /// A pixel program's component-wise kind on its sources `a`, into a new temporary:
+    /// [`dxso::formula::cmp`], `cnd`, `scale`, `bias`, `bx2` and `comp`.
     pub(super) fn pixel_componentwise(&mut self, kind: Alu, a: [V; 3]) -> R<V> {
         Ok(match kind {
             // s0 >= 0 ? s1 : s2, and s0 > 0.5 ? s1 : s2 (NaN picks s2: ordered compares).
@@ -64,7 +65,8 @@ impl Gen<'_> {
         })
     }
 
-    /// dp2add: s0.x * s1.x + s0.y * s1.y + s2.x, the products with the zero rule.
+    /// [`dxso::formula::dp2add`]: s0.x * s1.x + s0.y * s1.y + s2.x, the products with the
+    /// zero rule.
     pub(super) fn dp2add(&mut self, src: &[SrcRef; 3]) -> R<V> {
         let mut acc: Option<V> = None;
         for c in 0..2 {
@@ -113,7 +115,8 @@ impl Gen<'_> {
         self.store(dst, [Some(t), None, None, None])
     }
 
-    /// texdepth / texm3x2depth: oDepth.x = row `num` / row `den`, 1.0 where `den` is 0.
+    /// texdepth / texm3x2depth: oDepth.x = [`dxso::formula::depth_ratio`] of rows `num` and
+    /// `den`.
     pub(super) fn depth_ratio(&mut self, num: u16, den: u16) -> R {
         let dst = crate::pixel::lower::mask_dst(crate::pixel::lower::DEPTH_ROW, 1);
         if !self.writes(&dst, 0) {
@@ -129,8 +132,8 @@ impl Gen<'_> {
         self.store(&dst, [Some(t), None, None, None])
     }
 
-    /// texcrd `_dz`/`_dw`: `dst` = `src` times the reciprocal of its component `q` (1/0 is
-    /// the largest float, C5), the products with the zero rule.
+    /// texcrd `_dz`/`_dw`: `dst` = `src` times [`dxso::formula::rcp`] of its component `q`
+    /// (1/0 is the largest float, C5), the products with the zero rule.
     pub(super) fn divide(&mut self, dst: &DstRef, src: &SrcRef, q: u8) -> R {
         let written: Vec<usize> = (0..4).filter(|&c| self.writes(dst, c)).collect();
         if written.is_empty() {

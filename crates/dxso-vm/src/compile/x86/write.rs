@@ -40,8 +40,8 @@ impl Gen<'_> {
                 continue;
             };
             let v = if dst.sat {
-                // _sat: clamp to [0, 1]; NaN becomes 0 (maxps returns its second operand
-                // for NaN; then minps keeps what is below 1).
+                // _sat, dxso::formula::sat: clamp to [0, 1]; NaN becomes 0 (maxps returns
+                // its second operand for NaN; then minps keeps what is below 1).
                 let t = self.alloc()?;
                 let z = self.kf(0.0);
                 vx!(self, vmaxps(Vr(t), Vr(v), z))?;
