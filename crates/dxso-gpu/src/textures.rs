@@ -1,6 +1,8 @@
 //! Textures on the GPU (vertex `texldl` in [`crate::Gpu::draw`], every sampling
 //! instruction in [`crate::Gpu::render`]): dxso-vm's decoded texels uploaded as
-//! `Rgba32Float` textures, and wgpu samplers translated from D3D9 sampler states.
+//! `Rgba32Float` textures (as `Rgba8Unorm` where every component is `k / 255`, an 8-bit
+//! format's, and the sampler filters with `POINT` only: exact, a quarter of the bytes), and
+//! wgpu samplers translated from D3D9 sampler states.
 //!
 //! | D3D9 | wgpu |
 //! |---|---|
@@ -138,6 +140,14 @@ pub fn sampler_descriptor(
     })
 }
 
+/// The byte `k` of a texel component that is `k / 255` exactly (what dxso-vm decodes an 8-bit
+/// unorm channel to), else `None`.
+fn unorm8_exact(x: f32) -> Option<u8> {
+    let k = (x * 255.0).round();
+    let b = k as u8;
+    ((0.0..=255.0).contains(&k) && (b as f32 / 255.0).to_bits() == x.to_bits()).then_some(b)
+}
+
 /// Upload `texture` (or, for an unbound sampler, a 1x1 texture of `kind` holding
 /// (0, 0, 0, 1)) and make its sampler. A texture of another kind than the sampler's is
 /// [`Error::Unsupported`].
@@ -168,6 +178,16 @@ pub fn bind(
         None => vec![(1, 1, 1, &unbound[..faces])],
     };
     let (w, h, d, _) = levels[0];
+    // 8-bit texels as `Rgba8Unorm` where the sampler only points (lavapipe filters 8-bit
+    // textures in 8-bit fixed point: a linear filter would be a step off, see docs/gpu.md).
+    let points = [state.mag_filter, state.min_filter, state.mip_filter]
+        .iter()
+        .all(|f| matches!(f, TextureFilter::None | TextureFilter::Point));
+    let unorm8 = texture.is_some()
+        && points
+        && levels
+            .iter()
+            .all(|l| l.3.iter().flatten().all(|&x| unorm8_exact(x).is_some()));
     let size = wgpu::Extent3d {
         width: w as u32,
         height: h as u32,
@@ -187,7 +207,11 @@ pub fn bind(
         } else {
             wgpu::TextureDimension::D2
         },
-        format: wgpu::TextureFormat::Rgba32Float,
+        format: if unorm8 {
+            wgpu::TextureFormat::Rgba8Unorm
+        } else {
+            wgpu::TextureFormat::Rgba32Float
+        },
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
@@ -204,10 +228,18 @@ pub fn bind(
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
-            bytemuck::cast_slice(texels),
+            &if unorm8 {
+                texels
+                    .iter()
+                    .flatten()
+                    .map(|&x| unorm8_exact(x).unwrap_or(0))
+                    .collect::<Vec<u8>>()
+            } else {
+                bytemuck::cast_slice(texels).to_vec()
+            },
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(w as u32 * 16),
+                bytes_per_row: Some(w as u32 * if unorm8 { 4 } else { 16 }),
                 rows_per_image: Some(h as u32),
             },
             wgpu::Extent3d {
@@ -229,4 +261,31 @@ pub fn bind(
         view,
         sampler: device.create_sampler(&desc),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unorm8_exact;
+
+    /// Every byte's `k / 255` is itself; values between, outside [0, 1], a bit off or -0 are not.
+    #[test]
+    fn only_exact_multiples_of_one_255th_are_bytes() {
+        for k in 0..=255u8 {
+            let x = k as f32 / 255.0;
+            assert_eq!(unorm8_exact(x), Some(k));
+            if k > 0 {
+                assert_eq!(unorm8_exact(f32::from_bits(x.to_bits() + 1)), None, "{k}");
+            }
+        }
+        for x in [
+            0.5,
+            -1.0 / 255.0,
+            256.0 / 255.0,
+            f32::NAN,
+            f32::INFINITY,
+            -0.0,
+        ] {
+            assert_eq!(unorm8_exact(x), None, "{x}");
+        }
+    }
 }
