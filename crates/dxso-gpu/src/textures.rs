@@ -1,8 +1,9 @@
 //! Textures on the GPU (vertex `texldl` in [`crate::Gpu::draw`], every sampling
 //! instruction in [`crate::Gpu::render`]): dxso-vm's decoded texels uploaded as
-//! `Rgba32Float` textures (as `Rgba8Unorm` where every component is `k / 255`, an 8-bit
-//! format's, and the sampler filters with `POINT` only: exact, a quarter of the bytes), and
-//! wgpu samplers translated from D3D9 sampler states.
+//! `Rgba32Float` textures (where every component is `k / 255`, an 8-bit format's: as
+//! `Rgba8Unorm` where the sampler filters with `POINT` only, exact; filtered, as
+//! `Rgba16Unorm` where the adapter has it, since lavapipe filters 8-bit textures with 8-bit
+//! weights), and wgpu samplers translated from D3D9 sampler states.
 //!
 //! | D3D9 | wgpu |
 //! |---|---|
@@ -183,11 +184,14 @@ pub fn bind(
     let points = [state.mag_filter, state.min_filter, state.mip_filter]
         .iter()
         .all(|f| matches!(f, TextureFilter::None | TextureFilter::Point));
-    let unorm8 = texture.is_some()
-        && points
+    let eight_bit = texture.is_some()
         && levels
             .iter()
             .all(|l| l.3.iter().flatten().all(|&x| unorm8_exact(x).is_some()));
+    let unorm8 = eight_bit && points;
+    // Filtered, as `Rgba16Unorm` (k · 257 / 65535 is k / 255) where the adapter has it.
+    let unorm16 =
+        eight_bit && !points && features.contains(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM);
     let size = wgpu::Extent3d {
         width: w as u32,
         height: h as u32,
@@ -209,6 +213,8 @@ pub fn bind(
         },
         format: if unorm8 {
             wgpu::TextureFormat::Rgba8Unorm
+        } else if unorm16 {
+            wgpu::TextureFormat::Rgba16Unorm
         } else {
             wgpu::TextureFormat::Rgba32Float
         },
@@ -234,12 +240,27 @@ pub fn bind(
                     .flatten()
                     .map(|&x| unorm8_exact(x).unwrap_or(0))
                     .collect::<Vec<u8>>()
+            } else if unorm16 {
+                texels
+                    .iter()
+                    .flatten()
+                    .flat_map(|&x| (unorm8_exact(x).unwrap_or(0) as u16 * 257).to_le_bytes())
+                    .collect::<Vec<u8>>()
             } else {
                 bytemuck::cast_slice(texels).to_vec()
             },
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(w as u32 * if unorm8 { 4 } else { 16 }),
+                bytes_per_row: Some(
+                    w as u32
+                        * if unorm8 {
+                            4
+                        } else if unorm16 {
+                            8
+                        } else {
+                            16
+                        },
+                ),
                 rows_per_image: Some(h as u32),
             },
             wgpu::Extent3d {
