@@ -1,9 +1,13 @@
 //! Textures on the GPU (vertex `texldl` in [`crate::Gpu::draw`], every sampling
 //! instruction in [`crate::Gpu::render`]): dxso-vm's decoded texels uploaded as
-//! `Rgba32Float` textures (where every component is `k / 255`, an 8-bit format's: as
-//! `Rgba8Unorm` where the sampler filters with `POINT` only, exact; filtered, as
-//! `Rgba16Unorm` where the adapter has it, since lavapipe filters 8-bit textures with 8-bit
-//! weights), and wgpu samplers translated from D3D9 sampler states.
+//! `Rgba32Float` textures, and wgpu samplers translated from D3D9 sampler states. A draw's
+//! pixel textures (`compact`) whose every component is `k / 255` (an 8-bit format's) go as
+//! `Rgba8Unorm` where the sampler filters with `POINT` only, and as `Rgba16Unorm`
+//! (`k · 257 / 65535`) where it filters linearly and the adapter has it (lavapipe filters
+//! 8-bit textures with 8-bit weights): a quarter or half of the bytes. lavapipe converts
+//! those texels to floats within a unit in the last place of `k / 255` (0.4 reads
+//! 0.40000004), which a draw's targets hide (measured, docs/gpu.md); the bit-exact paths
+//! (`run --gpu`'s `texldl`, `Gpu::render`) keep `Rgba32Float`.
 //!
 //! | D3D9 | wgpu |
 //! |---|---|
@@ -150,17 +154,17 @@ fn unorm8_exact(x: f32) -> Option<u8> {
 }
 
 /// Upload `texture` (or, for an unbound sampler, a 1x1 texture of `kind` holding
-/// (0, 0, 0, 1)) and make its sampler. A texture of another kind than the sampler's is
+/// (0, 0, 0, 1)) and make its sampler; `compact`: 8-bit texels in 8 or 16 bits a channel. A texture of another kind than the sampler's is
 /// [`Error::Unsupported`].
 pub fn bind(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    features: wgpu::Features,
+    gpu: &crate::Gpu,
     register: u32,
     kind: TextureKind,
     texture: Option<&Texture>,
     state: &SamplerState,
+    compact: bool,
 ) -> Result<Bound, Error> {
+    let (device, queue, features) = (&gpu.device, &gpu.queue, gpu.features);
     if let Some(t) = texture
         && t.kind != kind
     {
@@ -184,7 +188,8 @@ pub fn bind(
     let points = [state.mag_filter, state.min_filter, state.mip_filter]
         .iter()
         .all(|f| matches!(f, TextureFilter::None | TextureFilter::Point));
-    let eight_bit = texture.is_some()
+    let eight_bit = compact
+        && texture.is_some()
         && levels
             .iter()
             .all(|l| l.3.iter().flatten().all(|&x| unorm8_exact(x).is_some()));
