@@ -22,6 +22,12 @@ pub(crate) trait Source {
     }
     fn texture(&self, register: u32) -> Option<&Texture>;
     fn sampler_state(&self, register: u32) -> SamplerState;
+    /// Whether 8-bit textures may be uploaded in 8 or 16 bits a channel (see
+    /// [`textures::bind`]): a texel then reads within a unit in the last place of dxso-vm's,
+    /// which only a draw into targets hides; bit-exact paths keep `Rgba32Float`.
+    fn compact_textures(&self) -> bool {
+        false
+    }
 }
 
 impl Source for dxso_vm::Device {
@@ -206,13 +212,12 @@ pub(crate) fn resources(
     let mut bound = Vec::new();
     for s in samplers(iface) {
         let b = textures::bind(
-            &gpu.device,
-            &gpu.queue,
-            gpu.features,
+            gpu,
             s.register,
             textures::kind(s.kind),
             source.texture(s.register),
             &source.sampler_state(s.register),
+            source.compact_textures(),
         )?;
         bound.push((s.group, s.texture_binding, s.sampler_binding, b));
     }

@@ -69,7 +69,7 @@ mod render;
 mod run;
 pub mod textures;
 
-pub use draw::PreparedFrame;
+pub use draw::{FrameStats, PreparedFrame};
 pub use frame::{ColorTarget, Frame, Image, Sampler, Varying, Winding};
 pub use run::{Draw, Resident};
 

@@ -311,6 +311,7 @@ impl<'a> Draw<'a> {
         Ok(Some(Resident {
             draw: self,
             vertices: total,
+            unbound: fetched.unbound_inputs.clone(),
         }))
     }
 
@@ -324,13 +325,7 @@ impl<'a> Draw<'a> {
         let total = fetched.vertices;
         let regs = program.outputs.len();
         let floats = total * regs * 4;
-        if out.data.len() != floats {
-            out.data.clear();
-            out.data
-                .try_reserve_exact(floats)
-                .map_err(|_| dxso_vm::VmError::TooLarge(floats * 4))?;
-            out.data.resize(floats, 0.0);
-        }
+        size_outputs(out, floats)?;
         out.registers = program.outputs.clone();
         out.vertices = total;
         out.unbound_inputs = fetched.unbound_inputs.clone();
@@ -364,37 +359,65 @@ impl<'a> Draw<'a> {
             }
             gpu.queue.submit([encoder.finish()]);
             gpu.check()?;
-            if let Some(r) = &self.readback {
-                gpu.read_mapped(r, bytes, |view| {
-                    let got: &[f32] = bytemuck::cast_slice(view);
-                    let dst = &mut out.data[start * regs * 4..(start + n) * regs * 4];
-                    for (v, o) in dst.chunks_exact_mut(regs * 4).enumerate() {
-                        let src = &got[v * self.stored * 4..(v + 1) * self.stored * 4];
-                        for (k, slot) in self.output_slots.iter().enumerate() {
-                            let value = match slot {
-                                Some(s) => &src[s * 4..s * 4 + 4],
-                                None => &[0.0; 4][..],
-                            };
-                            // One NaN for every NaN, as dxso-vm writes.
-                            for c in 0..4 {
-                                let x = value[c];
-                                o[k * 4 + c] = if x.is_nan() { f32::NAN } else { x };
-                            }
-                        }
-                    }
-                })?;
-            }
+            self.read_outputs(start, n, regs, out)?;
             gpu.check()?;
             start += n;
         }
         Ok(())
     }
+
+    /// Read the first `n` vertices' outputs (copied to the read-back buffer) into `out`'s
+    /// vertices from `start` on, in dxso-vm's register order (`regs` registers).
+    fn read_outputs(
+        &self,
+        start: usize,
+        n: usize,
+        regs: usize,
+        out: &mut Outputs,
+    ) -> Result<(), Error> {
+        let bytes = (n * self.stored * 16) as u64;
+        if let Some(r) = &self.readback {
+            self.gpu.read_mapped(r, bytes, |view| {
+                let got: &[f32] = bytemuck::cast_slice(view);
+                let dst = &mut out.data[start * regs * 4..(start + n) * regs * 4];
+                for (v, o) in dst.chunks_exact_mut(regs * 4).enumerate() {
+                    let src = &got[v * self.stored * 4..(v + 1) * self.stored * 4];
+                    for (k, slot) in self.output_slots.iter().enumerate() {
+                        let value = match slot {
+                            Some(s) => &src[s * 4..s * 4 + 4],
+                            None => &[0.0; 4][..],
+                        };
+                        // One NaN for every NaN, as dxso-vm writes.
+                        for c in 0..4 {
+                            let x = value[c];
+                            o[k * 4 + c] = if x.is_nan() { f32::NAN } else { x };
+                        }
+                    }
+                }
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// `out.data` of `floats` values (its memory reused where it has as many).
+fn size_outputs(out: &mut Outputs, floats: usize) -> Result<(), Error> {
+    if out.data.len() != floats {
+        out.data.clear();
+        out.data
+            .try_reserve_exact(floats)
+            .map_err(|_| dxso_vm::VmError::TooLarge(floats * 4))?;
+        out.data.resize(floats, 0.0);
+    }
+    Ok(())
 }
 
 /// A draw whose inputs are on the GPU (see [`Draw::resident`]).
 pub struct Resident<'d, 'a> {
     draw: &'d Draw<'a>,
     vertices: usize,
+    /// The fetch's unbound inputs (for [`Resident::read_back`]'s outputs).
+    unbound: Vec<String>,
 }
 
 impl Resident<'_, '_> {
@@ -413,5 +436,32 @@ impl Resident<'_, '_> {
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| Error::Gpu(e.to_string()))?;
         gpu.check()
+    }
+
+    /// The outputs of the last [`Resident::run`], read back into `out` as [`Draw::run`]
+    /// gives them.
+    pub fn read_back(&self, out: &mut Outputs) -> Result<(), Error> {
+        let d = self.draw;
+        let program = d.vm.program().ok_or(dxso_vm::VmError::NoShader)?;
+        let regs = program.outputs.len();
+        size_outputs(out, self.vertices * regs * 4)?;
+        out.registers = program.outputs.clone();
+        out.vertices = self.vertices;
+        out.unbound_inputs = self.unbound.clone();
+        if regs == 0 {
+            return Ok(());
+        }
+        let mut encoder = d
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        let bytes = (self.vertices * d.stored * 16) as u64;
+        if let (Some(o), Some(r)) = (&d.outputs, &d.readback) {
+            encoder.copy_buffer_to_buffer(o, 0, r, 0, bytes);
+        }
+        d.gpu.queue.submit([encoder.finish()]);
+        d.gpu.check()?;
+        d.read_outputs(0, self.vertices, regs, out)?;
+        d.gpu.check()
     }
 }

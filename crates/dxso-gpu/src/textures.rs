@@ -1,6 +1,13 @@
 //! Textures on the GPU (vertex `texldl` in [`crate::Gpu::draw`], every sampling
 //! instruction in [`crate::Gpu::render`]): dxso-vm's decoded texels uploaded as
-//! `Rgba32Float` textures, and wgpu samplers translated from D3D9 sampler states.
+//! `Rgba32Float` textures, and wgpu samplers translated from D3D9 sampler states. A draw's
+//! pixel textures (`compact`) whose every component is `k / 255` (an 8-bit format's) go as
+//! `Rgba8Unorm` where the sampler filters with `POINT` only, and as `Rgba16Unorm`
+//! (`k · 257 / 65535`) where it filters linearly and the adapter has it (lavapipe filters
+//! 8-bit textures with 8-bit weights): a quarter or half of the bytes. lavapipe converts
+//! those texels to floats within a unit in the last place of `k / 255` (0.4 reads
+//! 0.40000004), which a draw's targets hide (measured, docs/gpu.md); the bit-exact paths
+//! (`run --gpu`'s `texldl`, `Gpu::render`) keep `Rgba32Float`.
 //!
 //! | D3D9 | wgpu |
 //! |---|---|
@@ -138,18 +145,26 @@ pub fn sampler_descriptor(
     })
 }
 
+/// The byte `k` of a texel component that is `k / 255` exactly (what dxso-vm decodes an 8-bit
+/// unorm channel to), else `None`.
+fn unorm8_exact(x: f32) -> Option<u8> {
+    let k = (x * 255.0).round();
+    let b = k as u8;
+    ((0.0..=255.0).contains(&k) && (b as f32 / 255.0).to_bits() == x.to_bits()).then_some(b)
+}
+
 /// Upload `texture` (or, for an unbound sampler, a 1x1 texture of `kind` holding
-/// (0, 0, 0, 1)) and make its sampler. A texture of another kind than the sampler's is
+/// (0, 0, 0, 1)) and make its sampler; `compact`: 8-bit texels in 8 or 16 bits a channel. A texture of another kind than the sampler's is
 /// [`Error::Unsupported`].
 pub fn bind(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    features: wgpu::Features,
+    gpu: &crate::Gpu,
     register: u32,
     kind: TextureKind,
     texture: Option<&Texture>,
     state: &SamplerState,
+    compact: bool,
 ) -> Result<Bound, Error> {
+    let (device, queue, features) = (&gpu.device, &gpu.queue, gpu.features);
     if let Some(t) = texture
         && t.kind != kind
     {
@@ -168,6 +183,20 @@ pub fn bind(
         None => vec![(1, 1, 1, &unbound[..faces])],
     };
     let (w, h, d, _) = levels[0];
+    // 8-bit texels as `Rgba8Unorm` where the sampler only points (lavapipe filters 8-bit
+    // textures in 8-bit fixed point: a linear filter would be a step off, see docs/gpu.md).
+    let points = [state.mag_filter, state.min_filter, state.mip_filter]
+        .iter()
+        .all(|f| matches!(f, TextureFilter::None | TextureFilter::Point));
+    let eight_bit = compact
+        && texture.is_some()
+        && levels
+            .iter()
+            .all(|l| l.3.iter().flatten().all(|&x| unorm8_exact(x).is_some()));
+    let unorm8 = eight_bit && points;
+    // Filtered, as `Rgba16Unorm` (k · 257 / 65535 is k / 255) where the adapter has it.
+    let unorm16 =
+        eight_bit && !points && features.contains(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM);
     let size = wgpu::Extent3d {
         width: w as u32,
         height: h as u32,
@@ -187,7 +216,13 @@ pub fn bind(
         } else {
             wgpu::TextureDimension::D2
         },
-        format: wgpu::TextureFormat::Rgba32Float,
+        format: if unorm8 {
+            wgpu::TextureFormat::Rgba8Unorm
+        } else if unorm16 {
+            wgpu::TextureFormat::Rgba16Unorm
+        } else {
+            wgpu::TextureFormat::Rgba32Float
+        },
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
@@ -204,10 +239,33 @@ pub fn bind(
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
-            bytemuck::cast_slice(texels),
+            &if unorm8 {
+                texels
+                    .iter()
+                    .flatten()
+                    .map(|&x| unorm8_exact(x).unwrap_or(0))
+                    .collect::<Vec<u8>>()
+            } else if unorm16 {
+                texels
+                    .iter()
+                    .flatten()
+                    .flat_map(|&x| (unorm8_exact(x).unwrap_or(0) as u16 * 257).to_le_bytes())
+                    .collect::<Vec<u8>>()
+            } else {
+                bytemuck::cast_slice(texels).to_vec()
+            },
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(w as u32 * 16),
+                bytes_per_row: Some(
+                    w as u32
+                        * if unorm8 {
+                            4
+                        } else if unorm16 {
+                            8
+                        } else {
+                            16
+                        },
+                ),
                 rows_per_image: Some(h as u32),
             },
             wgpu::Extent3d {
@@ -229,4 +287,31 @@ pub fn bind(
         view,
         sampler: device.create_sampler(&desc),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unorm8_exact;
+
+    /// Every byte's `k / 255` is itself; values between, outside [0, 1], a bit off or -0 are not.
+    #[test]
+    fn only_exact_multiples_of_one_255th_are_bytes() {
+        for k in 0..=255u8 {
+            let x = k as f32 / 255.0;
+            assert_eq!(unorm8_exact(x), Some(k));
+            if k > 0 {
+                assert_eq!(unorm8_exact(f32::from_bits(x.to_bits() + 1)), None, "{k}");
+            }
+        }
+        for x in [
+            0.5,
+            -1.0 / 255.0,
+            256.0 / 255.0,
+            f32::NAN,
+            f32::INFINITY,
+            -0.0,
+        ] {
+            assert_eq!(unorm8_exact(x), None, "{x}");
+        }
+    }
 }

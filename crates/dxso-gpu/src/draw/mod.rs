@@ -5,11 +5,13 @@
 //! - **Vertex stage.** The translated vertex shader's `@vertex` entry (for a draw without
 //!   one, a generated pass-through: [`stages`]), with its position moved by D3D9's
 //!   pixel-centre offset, the colours a ps_1_x / ps_2_x pixel shader reads clamped and, for
-//!   `SHADEMODE FLAT`, its colours flat ([`patch`]). Vertex fetch is the GPU's where WebGPU
-//!   has the declaration's formats (streams as vertex buffers, the declaration as their
-//!   layouts, the indices composed with the primitive assembly: [`fetch`]); elsewhere
-//!   dxso-vm's fetch decodes the inputs (exactly as the CPU draw sees them) and uploads one
-//!   `vec4<f32>` per input register. Primitives become a triangle index list in dxso-draw's
+//!   `SHADEMODE FLAT`, its colours flat ([`patch`]). Vertex fetch is the GPU's for every
+//!   declaration type and stream frequency ([`fetch`]): vertex buffer layouts where WebGPU
+//!   has the format and step (integer formats converted in the vertex entry), a decode from
+//!   the stream's bytes in a storage buffer in the vertex entry elsewhere (UDEC3, DEC3N,
+//!   dividers, unaligned elements), the indices composed with the primitive assembly and
+//!   instances the GPU's. Each distinct buffer is uploaded once per frame and each distinct
+//!   pipeline made once ([`FrameStats`]). Primitives become a triangle index list in dxso-draw's
 //!   order (lists, strips with alternating order, fans; turned to start at the provoking
 //!   vertex when flat).
 //! - **Pixel stage.** The translated pixel shader's `@fragment` entry (without one, a
@@ -39,6 +41,9 @@ mod state;
 
 use crate::{Error, FrameError, Gpu, Refusal};
 use dxso_draw::{Draw, Frame, Primitive, Surfaces, TargetFormat, Viewport};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use wgpu::util::DeviceExt;
 
 /// One colour target: its D3D9 format, wgpu format and texture.
 struct ColorSurface {
@@ -143,14 +148,19 @@ impl Gpu {
         }
         let targets = self.targets(frame)?;
         let mut prepared = Vec::new();
+        let mut cache = Cache::default();
         for (n, d) in draws.iter().enumerate() {
-            prepared.extend(self.prepare_one(&targets, frame, d).map_err(in_draw(n))?);
+            prepared.extend(
+                self.prepare_one(&targets, frame, d, &mut cache)
+                    .map_err(in_draw(n))?,
+            );
         }
         Ok(PreparedFrame {
             gpu: self,
             frame: frame.clone(),
             targets,
             draws: prepared,
+            stats: cache.stats,
         })
     }
 
@@ -265,9 +275,76 @@ pub struct PreparedFrame<'a> {
     frame: Frame,
     targets: Targets,
     draws: Vec<Prepared>,
+    stats: FrameStats,
+}
+
+/// What preparing a frame made: buffers and pipelines are made once per distinct content
+/// within the frame, however many draws use them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// GPU buffers uploaded for vertices: streams, index lists and index buffers, one per
+    /// distinct content (draws binding the same vertex buffer share its upload).
+    pub buffers: usize,
+    /// Render pipelines made.
+    pub pipelines: usize,
+    /// Draws whose vertices dxso-vm's fetch decoded on the CPU (the adapter's limits too
+    /// small for the GPU's fetch).
+    pub cpu_fetches: usize,
+}
+
+/// What draws of one frame share: buffers by their bytes, pipelines by everything they are
+/// made of.
+#[derive(Default)]
+struct Cache {
+    /// By the bytes' length and hash: each buffer with its bytes (compared on a hit).
+    buffers: HashMap<(usize, u64), Vec<(fetch::Data, wgpu::Buffer)>>,
+    pipelines: HashMap<String, (wgpu::RenderPipeline, Vec<wgpu::BindGroupLayout>)>,
+    stats: FrameStats,
+}
+
+impl Cache {
+    /// The GPU buffer of `data` (vertex, index and read-only storage use), uploaded on the
+    /// first use of these bytes in the frame (draws of a scene each hold their streams, so
+    /// the same vertex buffer is the same bytes); padded to a multiple of four bytes, at
+    /// least four.
+    fn buffer(&mut self, device: &wgpu::Device, data: &fetch::Data) -> wgpu::Buffer {
+        let bytes = data.bytes();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        let found = self.buffers.entry((bytes.len(), h.finish())).or_default();
+        if let Some((_, b)) = found
+            .iter()
+            .find(|(d, _)| std::ptr::eq(d.bytes().as_ptr(), bytes.as_ptr()) || d.bytes() == bytes)
+        {
+            return b.clone();
+        }
+        self.stats.buffers += 1;
+        let mut padded;
+        let contents = if !bytes.len().is_multiple_of(4) || bytes.is_empty() {
+            padded = bytes.to_vec();
+            padded.resize((bytes.len().div_ceil(4) * 4).max(4), 0);
+            &padded[..]
+        } else {
+            bytes
+        };
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("dxso-gpu draw vertices"),
+            contents,
+            usage: wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::INDEX
+                | wgpu::BufferUsages::STORAGE,
+        });
+        found.push((data.clone(), buffer.clone()));
+        buffer
+    }
 }
 
 impl PreparedFrame<'_> {
+    /// What preparing the frame made ([`FrameStats`]).
+    pub fn stats(&self) -> FrameStats {
+        self.stats
+    }
+
     /// Clear the surfaces and draw every draw, in order; returns when the GPU is done.
     pub fn run(&self) -> Result<(), Error> {
         let gpu = self.gpu;
@@ -319,9 +396,12 @@ fn rectangle(vp: &Viewport, draw: &Draw) -> Option<[u32; 4]> {
 struct Prepared {
     pipeline: wgpu::RenderPipeline,
     groups: Vec<(u32, wgpu::BindGroup)>,
-    vertices: Vec<wgpu::Buffer>,
+    /// Vertex buffers and the offsets they are bound at.
+    vertices: Vec<(wgpu::Buffer, u64)>,
     indices: wgpu::Buffer,
     index_count: u32,
+    /// Instances the GPU draws.
+    instances: u32,
     viewport: Viewport,
     rect: [u32; 4],
     stencil_reference: u32,

@@ -2,13 +2,12 @@
 //! loads and stores the frame's surfaces.
 
 use super::{
-    Prepared, Targets, assemble, fetch, formats, patch, rectangle, stages, state, viewport,
+    Cache, Prepared, Targets, assemble, fetch, formats, patch, rectangle, stages, state, viewport,
 };
 use crate::bind::{self, Source};
 use crate::{Error, FrameError, Gpu, Refusal};
 use dxso_draw::{Draw, Frame, MAX_DRAW_VERTICES, Primitive};
 use dxso_naga::{Options, Translation};
-use wgpu::util::DeviceExt;
 
 /// The two stages' translations and what they bind.
 type StagePair<'a> = (
@@ -25,6 +24,7 @@ impl Gpu {
         t: &Targets,
         frame: &Frame,
         draw: &Draw,
+        cache: &mut Cache,
     ) -> Result<Option<Prepared>, Error> {
         let total = draw.vertex_count.checked_mul(draw.instance_count.max(1));
         if total.is_none_or(|n| n > MAX_DRAW_VERTICES) {
@@ -34,7 +34,7 @@ impl Gpu {
                 max: MAX_DRAW_VERTICES,
             }));
         }
-        self.prepare_draw(t, frame, draw)
+        self.prepare_draw(t, frame, draw, cache)
     }
 
     /// Record one prepared draw: a pass that loads and stores the surfaces.
@@ -103,14 +103,14 @@ impl Gpu {
             rp.set_scissor_rect(x, y, w, h);
             rp.set_stencil_reference(p.stencil_reference);
             rp.set_blend_constant(p.blend_constant);
-            for (slot, vb) in p.vertices.iter().enumerate() {
-                rp.set_vertex_buffer(slot as u32, vb.slice(..));
+            for (slot, (vb, offset)) in p.vertices.iter().enumerate() {
+                rp.set_vertex_buffer(slot as u32, vb.slice(*offset..));
             }
             match p.points {
                 Some(n) => rp.draw(0..6, 0..n),
                 None => {
                     rp.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    rp.draw_indexed(0..p.index_count, 0, 0..1);
+                    rp.draw_indexed(0..p.index_count, 0, 0..p.instances);
                 }
             }
         }
@@ -122,6 +122,7 @@ impl Gpu {
         t: &Targets,
         frame: &Frame,
         draw: &Draw,
+        cache: &mut Cache,
     ) -> Result<Option<Prepared>, Error> {
         let mut vp = viewport(frame, draw)?;
         let Some(rect) = rectangle(&vp, draw) else {
@@ -146,38 +147,39 @@ impl Gpu {
             (vp.min_z, vp.max_z) = (0.0, 1.0);
             screen_positions(draw)?;
         }
-        let (vs, ps) = self.finish_stages(draw, st, &vp)?;
+        let (mut vs, ps) = self.finish_stages(draw, st, &vp)?;
 
         let program = draw.vertex.program().ok_or(dxso_vm::VmError::NoShader)?;
         let expanded = expanded_points(draw, psize);
-        let on_gpu = if expanded {
-            None
-        } else {
-            fetch::on_gpu(draw, &vs.interface, program, &indices, &self.limits)?
-        };
+        let flat = state::flat(&draw.states);
+        let mut on_gpu = fetch::on_gpu(draw, &vs.interface, program, flat, expanded, &self.limits)?;
+        if let Some(v) = &on_gpu {
+            let mut module = vs.module.clone();
+            if patch::fetch_inputs(&mut module, &vs.interface.entry_point, &v.inputs)? {
+                vs.module = module;
+            } else {
+                on_gpu = None;
+            }
+        }
         let input = match on_gpu {
             Some(v) => v,
-            None => fetch::on_cpu(draw, &vs.interface, program, &indices)?,
+            None => {
+                cache.stats.cpu_fetches += 1;
+                fetch::on_cpu(draw, &vs.interface, program, indices, expanded)?
+            }
         };
-        let vertices: Vec<wgpu::Buffer> = input
+        let vertices: Vec<(wgpu::Buffer, u64)> = input
             .streams
             .iter()
-            .map(|st| {
-                self.device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("dxso-gpu draw vertices"),
-                        contents: &st.bytes,
-                        usage: wgpu::BufferUsages::VERTEX,
-                    })
-            })
+            .map(|st| (cache.buffer(&self.device, &st.data), st.offset))
             .collect();
-        let index_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("dxso-gpu draw indices"),
-                contents: bytemuck::cast_slice(&input.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
+        let index_data = fetch::Data::Owned(bytemuck::cast_slice(&input.indices).to_vec());
+        let index_buffer = cache.buffer(&self.device, &index_data);
+        let storage: Vec<(u32, wgpu::Buffer)> = input
+            .storage
+            .iter()
+            .map(|(b, d)| (*b, cache.buffer(&self.device, d)))
+            .collect();
 
         let vs_source: &dyn Source = if generated_vs {
             &stages::Nothing
@@ -196,12 +198,7 @@ impl Gpu {
             .iter()
             .map(|st| wgpu::VertexBufferLayout {
                 array_stride: st.stride,
-                // Expanded points: one point an instance, its six corners the vertices.
-                step_mode: if expanded {
-                    wgpu::VertexStepMode::Instance
-                } else {
-                    wgpu::VertexStepMode::Vertex
-                },
+                step_mode: st.step,
                 attributes: &st.attributes,
             })
             .collect();
@@ -211,13 +208,15 @@ impl Gpu {
         } else {
             state::topology(draw.primitive)
         };
-        let (pipeline, groups) = self.pipeline(t, draw, stages, &layouts, topology)?;
+        let (pipeline, groups) =
+            self.pipeline(t, draw, stages, (&layouts, &storage), topology, cache)?;
         Ok(Some(Prepared {
             pipeline,
             groups,
             vertices,
             indices: index_buffer,
             index_count: input.indices.len() as u32,
+            instances: input.instances,
             viewport: vp,
             rect,
             stencil_reference: state::stencil_reference(&draw.states),
@@ -329,14 +328,16 @@ impl Gpu {
         Ok((vs, ps))
     }
 
-    /// The render pipeline of a draw and its bind groups.
+    /// The render pipeline of a draw (made once per distinct pipeline in the frame) and its
+    /// bind groups; `storage`: the vertex entry's storage buffers ([`fetch`]).
     fn pipeline(
         &self,
         t: &Targets,
         draw: &Draw,
         (vs, ps, vs_source, ps_source): StagePair<'_>,
-        buffers: &[wgpu::VertexBufferLayout<'_>],
+        (buffers, storage): (&[wgpu::VertexBufferLayout<'_>], &[(u32, wgpu::Buffer)]),
         topology: wgpu::PrimitiveTopology,
+        cache: &mut Cache,
     ) -> Result<(wgpu::RenderPipeline, Vec<(u32, wgpu::BindGroup)>), Error> {
         let device = &self.device;
         let (vsi, psi) = (&vs.interface, &ps.interface);
@@ -344,17 +345,30 @@ impl Gpu {
         let mut layouts = Vec::new();
         bind::add_layout(&mut layouts, vsi, visibility, self.features);
         bind::add_layout(&mut layouts, psi, visibility, self.features);
-        let bgls = bind::layouts(device, &layouts);
         let vs_resources = bind::resources(self, vsi, vs_source)?;
         let ps_resources = bind::resources(self, psi, ps_source)?;
         let mut entries = vs_resources.entries();
         entries.extend(ps_resources.entries());
-        let groups = bind::groups(device, &bgls, &entries, &[]);
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("dxso-gpu draw"),
-            bind_group_layouts: &bgls.iter().map(Some).collect::<Vec<_>>(),
-            immediate_size: 0,
-        });
+        if !storage.is_empty() {
+            let group = patch::STORAGE_GROUP;
+            if layouts.len() <= group as usize {
+                layouts.resize_with(group as usize + 1, Vec::new);
+            }
+            for (b, buffer) in storage {
+                layouts[group as usize].push(bind::storage_entry(
+                    *b,
+                    true,
+                    wgpu::ShaderStages::VERTEX,
+                ));
+                entries.push((
+                    group,
+                    wgpu::BindGroupEntry {
+                        binding: *b,
+                        resource: buffer.as_entire_binding(),
+                    },
+                ));
+            }
+        }
         let written: Vec<u32> = psi
             .outputs
             .iter()
@@ -389,50 +403,78 @@ impl Gpu {
                 write_mask: mask,
             }));
         }
-        let module = |tr: &Translation, label| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(tr.module.clone())),
-            })
-        };
-        let vs_module = module(vs, "dxso-gpu draw vertex");
-        let ps_module = module(ps, "dxso-gpu draw pixel");
         let depth_stencil = t
             .depth
             .as_ref()
             .map(|d| state::depth_stencil(&draw.states, d.wgpu, d.format.has_stencil()));
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("dxso-gpu draw"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &vs_module,
-                entry_point: Some(&vsi.entry_point),
-                compilation_options: Default::default(),
-                buffers: &buffers.iter().cloned().map(Some).collect::<Vec<_>>(),
+        let primitive = wgpu::PrimitiveState {
+            topology,
+            front_face: wgpu::FrontFace::Cw,
+            cull_mode: if draw.primitive == Primitive::PointList {
+                None
+            } else {
+                state::cull(&draw.states)
             },
-            primitive: wgpu::PrimitiveState {
-                topology,
-                front_face: wgpu::FrontFace::Cw,
-                cull_mode: if draw.primitive == Primitive::PointList {
-                    None
-                } else {
-                    state::cull(&draw.states)
+            ..Default::default()
+        };
+        // Everything the pipeline is made of, as its key.
+        let key = format!(
+            "{:?}",
+            (
+                &vs.module,
+                &ps.module,
+                &vsi.entry_point,
+                &psi.entry_point,
+                buffers,
+                primitive,
+                &depth_stencil,
+                &targets,
+                &layouts
+            )
+        );
+        if !cache.pipelines.contains_key(&key) {
+            let bgls = bind::layouts(device, &layouts);
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("dxso-gpu draw"),
+                bind_group_layouts: &bgls.iter().map(Some).collect::<Vec<_>>(),
+                immediate_size: 0,
+            });
+            let module = |tr: &Translation, label| {
+                device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(label),
+                    source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(tr.module.clone())),
+                })
+            };
+            let vs_module = module(vs, "dxso-gpu draw vertex");
+            let ps_module = module(ps, "dxso-gpu draw pixel");
+            let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("dxso-gpu draw"),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &vs_module,
+                    entry_point: Some(&vsi.entry_point),
+                    compilation_options: Default::default(),
+                    buffers: &buffers.iter().cloned().map(Some).collect::<Vec<_>>(),
                 },
-                ..Default::default()
-            },
-            depth_stencil,
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &ps_module,
-                entry_point: Some(&psi.entry_point),
-                compilation_options: Default::default(),
-                targets: &targets,
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        self.check()?;
-        Ok((pipeline, groups))
+                primitive,
+                depth_stencil,
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &ps_module,
+                    entry_point: Some(&psi.entry_point),
+                    compilation_options: Default::default(),
+                    targets: &targets,
+                }),
+                multiview_mask: None,
+                cache: None,
+            });
+            self.check()?;
+            cache.stats.pipelines += 1;
+            cache.pipelines.insert(key.clone(), (pipeline, bgls));
+        }
+        let (pipeline, bgls) = &cache.pipelines[&key];
+        let groups = bind::groups(device, bgls, &entries, &[]);
+        Ok((pipeline.clone(), groups))
     }
 }
 

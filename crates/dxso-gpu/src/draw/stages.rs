@@ -77,6 +77,10 @@ impl Source for PixelSource<'_> {
     fn sampler_state(&self, register: u32) -> SamplerState {
         self.ps.sampler_state(register as usize)
     }
+    /// The draw's pixel textures: 8-bit ones compact (its targets hide their last bit).
+    fn compact_textures(&self) -> bool {
+        true
+    }
 }
 
 fn checked(text: &str, what: &str) -> Result<Checked, Error> {

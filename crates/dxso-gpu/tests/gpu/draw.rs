@@ -423,9 +423,10 @@ fn example_scenes_agree_with_the_cpu_draw() {
 /// (`vertex_texture`); `DEPTHBIAS` pulling a coplanar decal in front, and pushing one behind,
 /// with and without an oDepth shader (`depth_bias_decal`); `SLOPESCALEDEPTHBIAS` both ways on
 /// sloped quads, one with a `texkill` shader (`depth_bias_slope`); pixel shader inputs no vertex output feeds, (0, 0, 0, 1) and a
-/// missing diffuse colour white (`unwritten_inputs`); SHORT4, UBYTE4 and DEC3N elements, which WebGPU has no vertex
-/// format for, through dxso-vm's fetch (`short4_ubyte4_dec3n_cpu_fetch`). The others use the
-/// GPU's vertex fetch (D3DCOLOR as `Unorm8x4Bgra`, FLOAT2/4, indices).
+/// missing diffuse colour white (`unwritten_inputs`); SHORT4 and UBYTE4 (integer layouts
+/// converted in the vertex entry) and DEC3N (decoded in the entry from a storage buffer)
+/// elements (`short4_ubyte4_dec3n`). The others use layouts of float formats (D3DCOLOR as
+/// `Uint8x4` divided by 255, FLOAT2/4, indices); `fetch.rs` checks every type and frequency.
 #[test]
 fn test_scenes_agree_with_the_cpu_draw() {
     let Some(gpu) = crate::gpu() else { return };
@@ -548,4 +549,42 @@ fn refusals_name_the_state_and_the_draw() {
     for (refusal, message) in cases {
         assert_eq!(refusal.to_string(), message);
     }
+}
+
+/// Draws sharing a vertex buffer share its upload, and the index list's, and draws of the
+/// same shaders and states share one pipeline: three copies of `textured`'s first draw
+/// upload what one does and make one pipeline (and draw what the CPU draws); a fourth with
+/// another colour write mask makes a second pipeline and uploads nothing more.
+#[test]
+fn buffers_and_pipelines_are_made_once_per_frame() {
+    let Some(gpu) = crate::gpu() else { return };
+    let path = dxso_testdata::repo_root().join("examples/draw/textured.scene.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let draw = json["draws"][0].clone();
+    let mut masked = draw.clone();
+    masked["states"] = serde_json::json!({"COLORWRITEENABLE": 3});
+    let with = |draws: Vec<serde_json::Value>| {
+        let mut j = json.clone();
+        j["draws"] = serde_json::Value::Array(draws);
+        let dir = dxso_testdata::repo_root().join("examples/draw");
+        DrawScene::from_json(&j.to_string(), &dir).unwrap()
+    };
+    let stats = |s: &DrawScene| gpu.prepare_frame(&s.frame, &s.draws).unwrap().stats();
+    let one = stats(&with(vec![draw.clone()]));
+    assert_eq!(one.pipelines, 1);
+    assert_eq!(one.cpu_fetches, 0);
+    // Its stream and its index list.
+    assert_eq!(one.buffers, 2, "{one:?}");
+    let three = with(vec![draw.clone(), draw.clone(), draw.clone()]);
+    assert_eq!(stats(&three), one);
+    let two = stats(&with(vec![draw.clone(), masked]));
+    assert_eq!((two.buffers, two.pipelines), (one.buffers, 2), "{two:?}");
+    let cpu = dxso_draw::draw_frame(&three.frame, &three.draws).unwrap();
+    agree(
+        "textured, draw 0 three times",
+        &cpu,
+        &gpu_draw(&gpu, &three),
+        EXACT,
+    );
 }

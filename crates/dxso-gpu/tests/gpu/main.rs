@@ -5,6 +5,7 @@
 mod compare;
 mod corpus;
 mod draw;
+mod fetch;
 mod instructions;
 mod pixel;
 mod pixel1x;

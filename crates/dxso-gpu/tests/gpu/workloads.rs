@@ -27,3 +27,45 @@ fn indexed_instanced_draws_fetch_as_dxso_vm_does() {
     // The same vertex twice gives the same outputs.
     assert_eq!(out.vertex(2), out.vertex(3));
 }
+
+/// `Resident::run` (inputs uploaded once, outputs left on the GPU and read back after) gives
+/// dxso-vm's bits and the harness path's outputs (`Draw::run`: fetch, upload, dispatch,
+/// read back): W1-W3 and an indexed instanced draw, run twice each (the second over the
+/// same resident inputs).
+#[test]
+fn resident_runs_give_the_harness_outputs() {
+    let Some(gpu) = crate::gpu() else { return };
+    let mut cases: Vec<(String, dxso_vm::Device, usize, usize)> = dxso_vm::workloads::builtin(4099)
+        .unwrap()
+        .into_iter()
+        .map(|w| (w.name.to_string(), w.device, w.vertices, 1))
+        .collect();
+    let mut w = dxso_vm::workloads::builtin(10).unwrap().remove(0);
+    w.device.set_indices(Some(vec![9, 0, 3, 3, 7, 1, 2]));
+    cases.push(("W1 indexed, 3 instances".into(), w.device, 7, 3));
+    for (name, device, vertices, instances) in &cases {
+        let cpu = device.draw(*vertices, *instances).unwrap();
+        // Resident first, so that no harness run has filled the input buffer before.
+        let draw = gpu.prepare(device, *vertices, *instances).unwrap();
+        let resident = draw
+            .resident()
+            .unwrap()
+            .expect("one dispatch holds the draw");
+        assert_eq!(resident.vertices(), vertices * instances);
+        let mut out = dxso_vm::Outputs::default();
+        for _ in 0..2 {
+            resident.run().unwrap();
+            resident.read_back(&mut out).unwrap();
+            assert!(
+                out == cpu,
+                "{name}: the resident run's outputs are not dxso-vm's"
+            );
+        }
+        let mut harness = dxso_vm::Outputs::default();
+        draw.run(&mut harness).unwrap();
+        assert!(
+            out == harness,
+            "{name}: the resident and harness outputs differ"
+        );
+    }
+}

@@ -9,9 +9,13 @@ use naga::{
     Statement, TypeInner, VectorSize,
 };
 
+mod inputs;
 mod pixel;
 mod vertex;
 
+pub(super) use inputs::{
+    Convert, Decode, Element, FIRST_BINDING, Input, STORAGE_GROUP, Step, fetch_inputs,
+};
 pub(super) use pixel::{FogFactor, PixelTail, finish_pixel, flat_inputs};
 pub(super) use vertex::{Points, VertexTail, finish_vertex};
 
