@@ -7,6 +7,7 @@ mod corpus;
 mod draw;
 mod fetch;
 mod instructions;
+mod lacks;
 mod pixel;
 mod pixel1x;
 mod texture_kinds;
