@@ -6,3 +6,4 @@ mod behaviour;
 mod compile_back;
 mod lifting;
 mod snapshots;
+mod spirv_split;
