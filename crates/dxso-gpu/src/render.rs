@@ -239,7 +239,10 @@ impl Gpu {
             .filter(|v| v.builtin.is_none())
         {
             let location = v.location.ok_or_else(|| {
-                Error::Interface(format!("input {} has neither location nor builtin", v.semantic))
+                Error::Interface(format!(
+                    "input {} has neither location nor builtin",
+                    v.semantic
+                ))
             })?;
             let carrier = format!("TEXCOORD{location}");
             agreed.push((carrier.clone(), location));

@@ -5,5 +5,6 @@
 mod behaviour;
 mod compile_back;
 mod lifting;
+mod pixel_behaviour;
 mod snapshots;
 mod spirv_split;

@@ -23,6 +23,10 @@ const OP_TYPE_SAMPLED_IMAGE: u16 = 27;
 const OP_TYPE_POINTER: u16 = 32;
 const OP_VARIABLE: u16 = 59;
 const OP_LOAD: u16 = 61;
+const OP_FUNCTION_CALL: u16 = 57;
+const OP_ACCESS_CHAIN: u16 = 65;
+const OP_IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
+const OP_COPY_OBJECT: u16 = 83;
 const OP_DECORATE: u16 = 71;
 const OP_SAMPLED_IMAGE: u16 = 86;
 const UNIFORM_CONSTANT: u32 = 0;
@@ -137,19 +141,18 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
     if vars.is_empty() {
         return Ok((words.to_vec(), Vec::new()));
     }
-    // Every use of a variable must be an OpLoad's pointer: look for the id anywhere else
-    // in the functions (annotations, names and the entry point's interface may name it).
-    let first_function = insts
-        .iter()
-        .position(|i| op(i) == 54)
-        .unwrap_or(insts.len());
-    for i in &insts[first_function..] {
-        let uses: &[u32] = if op(i) == OP_LOAD && i.len() >= 4 {
-            &i[4..]
-        } else {
-            &i[1..]
+    // Every use of a variable must be an OpLoad's pointer: a use as a pointer operand of
+    // an access chain, a function call's argument or a copy is refused (the operands of
+    // other instructions cannot be one of these variables; literals such as `OpExtInst`'s
+    // instruction number are not ids and are not looked at).
+    for i in &insts {
+        let ids: &[u32] = match op(i) {
+            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if i.len() > 3 => &i[3..4],
+            OP_FUNCTION_CALL if i.len() > 4 => &i[4..],
+            OP_COPY_OBJECT if i.len() > 3 => &i[3..4],
+            _ => &[],
         };
-        if let Some(v) = uses.iter().find(|w| vars.contains_key(w)) {
+        if let Some(v) = ids.iter().find(|w| vars.contains_key(w)) {
             return Err(SplitError::UnsupportedUse(*v));
         }
     }
@@ -158,22 +161,37 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
         bound += 1;
         bound - 1
     };
-    // New types: the sampler, a pointer to it, a pointer to each image type.
-    let mut new_types: Vec<Vec<u32>> = Vec::new();
+    // New types: the sampler and a pointer to it (after the first combined type), a
+    // pointer to each image type (after its combined type: the image type is declared
+    // before it, every variable of the combined type after it).
+    let mut new_types: BTreeMap<u32, Vec<Vec<u32>>> = BTreeMap::new();
+    let first_combined = insts
+        .iter()
+        .find(|i| op(i) == OP_TYPE_SAMPLED_IMAGE && i.len() > 2)
+        .map_or(0, |i| i[1]);
     let sampler_type = sampler_type.unwrap_or_else(|| {
         let id = fresh();
-        new_types.push(inst(OP_TYPE_SAMPLER, &[id]));
+        new_types
+            .entry(first_combined)
+            .or_default()
+            .push(inst(OP_TYPE_SAMPLER, &[id]));
         id
     });
     let sampler_pointer = sampler_pointer.unwrap_or_else(|| {
         let id = fresh();
-        new_types.push(inst(OP_TYPE_POINTER, &[id, UNIFORM_CONSTANT, sampler_type]));
+        new_types
+            .entry(first_combined)
+            .or_default()
+            .push(inst(OP_TYPE_POINTER, &[id, UNIFORM_CONSTANT, sampler_type]));
         id
     });
-    for &image in sampled.values() {
+    for (&combined, &image) in &sampled {
         if !image_pointers.contains_key(&image) {
             let id = fresh();
-            new_types.push(inst(OP_TYPE_POINTER, &[id, UNIFORM_CONSTANT, image]));
+            new_types
+                .entry(combined)
+                .or_default()
+                .push(inst(OP_TYPE_POINTER, &[id, UNIFORM_CONSTANT, image]));
             image_pointers.insert(image, id);
         }
     }
@@ -201,7 +219,6 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
     }
 
     let mut out: Vec<Vec<u32>> = Vec::new();
-    let mut types_placed = false;
     for i in insts {
         match op(&i) {
             OP_ENTRY_POINT => {
@@ -244,14 +261,10 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
                     _ => out.push(i),
                 }
             }
-            OP_TYPE_SAMPLED_IMAGE => {
+            OP_TYPE_SAMPLED_IMAGE if i.len() > 2 => {
+                let combined = i[1];
                 out.push(i);
-                if !types_placed {
-                    // After the first combined type: every image type is declared before
-                    // its combined type, and every variable of one after it.
-                    out.append(&mut new_types);
-                    types_placed = true;
-                }
+                out.extend(new_types.remove(&combined).unwrap_or_default());
             }
             OP_VARIABLE if i.len() >= 4 && vars.contains_key(&i[2]) => {
                 let v = i[2];

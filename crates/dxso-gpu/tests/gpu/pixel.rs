@@ -589,7 +589,12 @@ fn render_module_draws_a_module_compiled_elsewhere() {
     each(&img, "oC1", "render_module", |i, j| {
         let (x, y) = (i as f32, j as f32);
         // Texel (i, j) of A times 2, then NORMAL0.zw = (3, (j + 0.5) / 2) and vPos.
-        [2.0 * x + 3.0, 2.0 * y + (y + 0.5) * 0.5, 2.0 * (10.0 + x + 4.0 * y) + x, 2.0 + y]
+        [
+            2.0 * x + 3.0,
+            2.0 * y + (y + 0.5) * 0.5,
+            2.0 * (10.0 + x + 4.0 * y) + x,
+            2.0 + y,
+        ]
     });
     // A vertex-stage interface is refused, not drawn.
     let mut vertex = interface.clone();
