@@ -232,8 +232,8 @@ fn reference(
         for lane in 0..LANES {
             let (x, y) = at(lane);
             let value = v.at(x as f32 + 0.5, y as f32 + 0.5);
-            for c in 0..4 {
-                b.inputs[k][c][lane] = value[c];
+            for (c, x) in value.into_iter().enumerate() {
+                b.inputs[k][c][lane] = x;
             }
         }
     }

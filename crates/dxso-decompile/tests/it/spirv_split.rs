@@ -84,10 +84,8 @@ fn name(id: u32, text: &str) -> Vec<u32> {
     inst(OP_NAME, &operands)
 }
 
-/// Rewrite `words` (a SPIR-V module) so that every `UniformConstant` variable of a combined
-/// image-sampler type is an image and a sampler in descriptor set `set`; the module is
-/// returned unchanged (and no [`Split`]) where it has none.
-pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitError> {
+/// The instructions of a module (after its five-word header).
+fn instructions(words: &[u32]) -> Result<Vec<Vec<u32>>, SplitError> {
     if words.len() < 5 || words[0] != 0x0723_0203 {
         return Err(SplitError::Malformed);
     }
@@ -101,6 +99,14 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
         insts.push(words[at..at + count].to_vec());
         at += count;
     }
+    Ok(insts)
+}
+
+/// Rewrite `words` (a SPIR-V module) so that every `UniformConstant` variable of a combined
+/// image-sampler type is an image and a sampler in descriptor set `set`; the module is
+/// returned unchanged (and no [`Split`]) where it has none.
+pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitError> {
+    let insts = instructions(words)?;
     let operands_ok = |i: &[u32], n: usize| i.len() > n;
     // Combined types -> their image type; pointers to them; the variables.
     let mut sampled: BTreeMap<u32, u32> = BTreeMap::new();
@@ -186,13 +192,13 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
         id
     });
     for (&combined, &image) in &sampled {
-        if !image_pointers.contains_key(&image) {
+        if let std::collections::btree_map::Entry::Vacant(e) = image_pointers.entry(image) {
             let id = fresh();
             new_types
                 .entry(combined)
                 .or_default()
                 .push(inst(OP_TYPE_POINTER, &[id, UNIFORM_CONSTANT, image]));
-            image_pointers.insert(image, id);
+            e.insert(id);
         }
     }
     let sampler_vars: BTreeMap<u32, u32> = vars.keys().map(|&v| (v, fresh())).collect();
@@ -218,6 +224,61 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
         });
     }
 
+    let plan = Plan {
+        set,
+        sampled,
+        vars,
+        sampler_vars,
+        image_pointers,
+        sampler_type,
+        sampler_pointer,
+        new_types,
+    };
+    let out = rewrite(insts, plan, &mut bound)?;
+    let mut words_out = words[..5].to_vec();
+    words_out[3] = bound;
+    words_out.extend(out.into_iter().flatten());
+    Ok((words_out, splits))
+}
+
+/// The words of a SPIR-V file.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// What [`split`] found and made, for [`rewrite`].
+struct Plan {
+    set: u32,
+    /// Combined type -> its image type.
+    sampled: BTreeMap<u32, u32>,
+    /// Variable -> its combined type.
+    vars: BTreeMap<u32, u32>,
+    /// Variable -> its new sampler variable.
+    sampler_vars: BTreeMap<u32, u32>,
+    /// Image type -> the pointer to it.
+    image_pointers: BTreeMap<u32, u32>,
+    sampler_type: u32,
+    sampler_pointer: u32,
+    /// Combined type -> the new types declared after it.
+    new_types: BTreeMap<u32, Vec<Vec<u32>>>,
+}
+
+/// The instructions with the plan applied: decorations, names, types, variables and loads
+/// (`bound`: the module's id bound, raised for the new ids).
+fn rewrite(insts: Vec<Vec<u32>>, plan: Plan, bound: &mut u32) -> Result<Vec<Vec<u32>>, SplitError> {
+    let Plan {
+        set,
+        sampled,
+        vars,
+        sampler_vars,
+        image_pointers,
+        sampler_type,
+        sampler_pointer,
+        mut new_types,
+    } = plan;
     let mut out: Vec<Vec<u32>> = Vec::new();
     for i in insts {
         match op(&i) {
@@ -279,7 +340,16 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
             OP_LOAD if i.len() >= 4 && vars.contains_key(&i[3]) => {
                 let (combined, result, v) = (i[1], i[2], i[3]);
                 let image = *sampled.get(&combined).ok_or(SplitError::Malformed)?;
-                let (img, smp) = (fresh(), fresh());
+                let (img, smp) = (
+                    {
+                        *bound += 1;
+                        *bound - 1
+                    },
+                    {
+                        *bound += 1;
+                        *bound - 1
+                    },
+                );
                 out.push(inst(OP_LOAD, &[image, img, v]));
                 out.push(inst(OP_LOAD, &[sampler_type, smp, sampler_vars[&v]]));
                 out.push(inst(OP_SAMPLED_IMAGE, &[combined, result, img, smp]));
@@ -287,18 +357,7 @@ pub fn split(words: &[u32], set: u32) -> Result<(Vec<u32>, Vec<Split>), SplitErr
             _ => out.push(i),
         }
     }
-    let mut words_out = words[..5].to_vec();
-    words_out[3] = bound;
-    words_out.extend(out.into_iter().flatten());
-    Ok((words_out, splits))
-}
-
-/// The words of a SPIR-V file.
-pub fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    Ok(out)
 }
 
 #[cfg(test)]
