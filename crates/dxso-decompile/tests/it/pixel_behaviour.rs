@@ -294,7 +294,7 @@ fn class_of(shader: &dxso::Shader) -> &'static str {
     } else if has(&[Opcode::Exp, Opcode::Log, Opcode::Pow]) {
         "exp/log/pow precision"
     } else if has(&[Opcode::Tex, Opcode::TexLdl]) {
-        "texture read at a texel edge"
+        "arithmetic in a sampling shader"
     } else {
         "arithmetic"
     }
@@ -566,6 +566,10 @@ fn uniform_with_table(
         }
         bytes[at..at + data.len()].copy_from_slice(&data);
     }
+    // Members the table does not name and no register number gives (past the last one
+    // written) read 0: the buffer reaches 4 KiB past the last member's offset.
+    let last = globals.iter().map(|g| g.1 as usize).max().unwrap_or(0);
+    bytes.resize(bytes.len().max(last + 4096), 0);
     bytes
 }
 
@@ -651,7 +655,7 @@ fn sweep(step: usize, with_table: bool) {
         unexplained.is_empty(),
         "outside the classes: {unexplained:?}"
     );
-    // Measured: 124 of 149 without the table, 50 of 74 with it (docs/decompile.md).
+    // Measured: 125 of 149 without the table, 50 of 74 with it (docs/decompile.md).
     let floor = if with_table { 60 } else { 80 };
     assert!(
         matched * 100 >= compared * floor,
@@ -660,7 +664,7 @@ fn sweep(step: usize, with_table: bool) {
 }
 
 /// The classes of difference docs/decompile.md describes.
-const CLASSES: [&str; 9] = [
+const CLASSES: [&str; 10] = [
     "naga's SPIR-V front end",
     "naga's validator",
     "non-finite values (Strict against IEEE)",
@@ -669,6 +673,7 @@ const CLASSES: [&str; 9] = [
     "derivatives",
     "texkill",
     "exp/log/pow precision",
+    "arithmetic in a sampling shader",
     "arithmetic",
 ];
 
