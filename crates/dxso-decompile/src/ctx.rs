@@ -16,6 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) enum Helper {
     /// D3D9's `lit` (HLSL's `lit` differs where n·l is 0).
     Lit,
+    /// `mova`'s rounding: to nearest, exact halves to even (HLSL's `round` leaves halves
+    /// to the implementation).
+    Round,
 }
 
 /// Constant values a `def`/`defi`/`defb` gives.
@@ -322,6 +325,15 @@ impl<'a> Ctx<'a> {
 
     /// The statements that write `value` (one component per channel of `inst`'s mask, or
     /// one scalar for all) to `inst`'s destination, with its result modifiers and predicate.
+    /// [`convert_to`], noting the helper it calls.
+    fn convert(&mut self, kind: RegisterKind, v: &E, w: usize) -> E {
+        let (e, round) = convert_to(kind, v, w);
+        if round {
+            self.helpers.insert(Helper::Round);
+        }
+        e
+    }
+
     pub fn assign(&mut self, inst: &Instruction, value: E) -> Result<Vec<String>, Error> {
         let d = inst
             .dst
@@ -369,7 +381,7 @@ impl<'a> Ctx<'a> {
             } else {
                 value.swizzle(idx)
             };
-            let stmt = format!("{lv} = {};", convert(d.reg.kind, &rhs, idx.len()).s);
+            let stmt = format!("{lv} = {};", self.convert(d.reg.kind, &rhs, idx.len()).s);
             return Ok(match pred {
                 Some((not, comps)) => {
                     vec![format!("if ({not}p0.{}) {stmt}", expr::XYZW[comps[0]])]
@@ -402,7 +414,7 @@ impl<'a> Ctx<'a> {
                     out.push(format!(
                         "  if ({not}p0.{}) {lvk} = {};",
                         expr::XYZW[comps[i]],
-                        convert(d.reg.kind, &E::atom(tv, 1), 1).s
+                        self.convert(d.reg.kind, &E::atom(tv, 1), 1).s
                     ));
                 }
             } else {
@@ -413,7 +425,7 @@ impl<'a> Ctx<'a> {
                 };
                 out.push(format!(
                     "  {lv} = {};",
-                    convert(d.reg.kind, &tv, idx.len()).s
+                    self.convert(d.reg.kind, &tv, idx.len()).s
                 ));
             }
         }
@@ -436,8 +448,9 @@ fn single_component(lv: &str, k: usize, n: usize) -> String {
     }
 }
 
-/// A value converted for a destination file: `a0` takes ints (mova rounds), `p0` bools.
-fn convert(kind: RegisterKind, v: &E, w: usize) -> E {
+/// A value converted for a destination file: `a0` takes ints (`mova` rounds to nearest,
+/// halves to even: the `dx9_round` helper; vs_1_1's `mov a0.x` floors), `p0` bools.
+fn convert_to(kind: RegisterKind, v: &E, w: usize) -> (E, bool) {
     match kind {
         RegisterKind::Addr => {
             let ty = if w == 1 {
@@ -446,10 +459,10 @@ fn convert(kind: RegisterKind, v: &E, w: usize) -> E {
                 format!("int{w}")
             };
             if v.s.starts_with("floor(") && v.p == ATOM {
-                return E::new(format!("({ty}){}", v.s), UNARY, w);
+                return (E::new(format!("({ty}){}", v.s), UNARY, w), false);
             }
-            E::new(format!("({ty})round({})", v.s), UNARY, w)
+            (E::new(format!("({ty})dx9_round({})", v.s), UNARY, w), true)
         }
-        _ => v.clone(),
+        _ => (v.clone(), false),
     }
 }

@@ -146,6 +146,9 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     if cx.helpers.contains(&Helper::Lit) {
         s.push_str(LIT);
     }
+    if cx.helpers.contains(&Helper::Round) {
+        s.push_str(ROUND);
+    }
     let mut main = None;
     let mut subs = Vec::new();
     for b in bodies {
@@ -303,6 +306,22 @@ fn call_order<'b>(subs: &'b [Body], main: Option<&Body>) -> Vec<&'b Body> {
     }
     out
 }
+
+/// `mova`'s rounding (C3 in ../shared/spec/instructions.md): to nearest, exact halves to
+/// even. Every step is exact: `x - floor(x)` and `frac(t * 0.5)` (0 for an even `t`, 0.5
+/// for an odd one) need no rounding, where `floor(x + 0.5)` would round the sum.
+const ROUND: &str = "
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+";
 
 /// D3D9's `lit`: HLSL's `lit` gives a specular term where n·l is 0, D3D9's does not.
 const LIT: &str = "

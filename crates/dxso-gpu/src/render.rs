@@ -6,7 +6,7 @@
 //! - **Varyings.** In [`Gpu::render`] each input of the pixel shader is a linear function of
 //!   the pixel position ([`crate::Varying`]), so a value at a pixel can be computed by hand: the
 //!   vertex stage is a generated vs_3_0 (`mov o#, v#` for each semantic the pixel shader
-//!   reads) translated with [`dxso_naga::translate_pair`], fed the function's values at the
+//!   reads) translated with [`dxso_naga::translate_linked`] at the pixel stage's locations, fed the function's values at the
 //!   triangle's corners. With w = 1 at every corner, interpolation is exactly linear.
 //! - **Pixel positions.** Pixel (x, y) has its centre at (x + 0.5, y + 0.5) in the target
 //!   (origin top left, y down), where varyings are evaluated. `vPos` reads (x, y, 0, 0): the
@@ -77,6 +77,61 @@ fn fullscreen_vs(semantics: &[String]) -> Result<String, Error> {
     Ok(dcl + &code)
 }
 
+/// The generated full-screen vertex stage and its three vertices: `inputs` are (the
+/// semantic the stage writes, the semantic of the frame's [`crate::Varying`] it carries),
+/// `agreed` the locations of written semantics without a fixed one.
+fn fullscreen(
+    inputs: &[(String, String)],
+    agreed: &[(String, u32)],
+    frame: &Frame,
+) -> Result<(Translation, Vec<f32>), Error> {
+    let written: Vec<String> = inputs.iter().map(|i| i.0.clone()).collect();
+    let source = fullscreen_vs(&written)?;
+    let shader = dxso::text::parse(&source)
+        .map_err(|e| Error::Interface(format!("the generated vertex stage: {e}")))?;
+    let vs = dxso::validate::validate(&shader, &dxso::validate::Caps::max())
+        .map_err(|e| Error::Interface(format!("the generated vertex stage: {e:?}")))?;
+    let vs = dxso_naga::translate_linked(&vs, agreed, &Options { float: frame.float })?;
+
+    // The corners in the target: (0, 0), (2w, 0), (0, 2h) cover it.
+    let (w, h) = (frame.width as f32, frame.height as f32);
+    let mut corners = [(0.0, 0.0), (2.0 * w, 0.0), (0.0, 2.0 * h)];
+    if frame.winding == Winding::CounterClockwise {
+        corners.swap(1, 2);
+    }
+    let mut per_register: Vec<Vec<[f32; 4]>> = Vec::new();
+    per_register.push(
+        corners
+            .iter()
+            .map(|&(x, y)| [x / w * 2.0 - 1.0, 1.0 - y / h * 2.0, 0.0, 1.0])
+            .collect(),
+    );
+    for (_, s) in inputs {
+        let v = frame
+            .varyings
+            .iter()
+            .find(|v| v.semantic.eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::Frame(FrameError::MissingInput(s.clone())))?;
+        per_register.push(corners.iter().map(|&(x, y)| v.at(x, y)).collect());
+    }
+    // The vertex buffer in the order of the vertex shader's interface.
+    let mut order = Vec::new();
+    for i in &vs.interface.inputs {
+        let n: usize = i
+            .register
+            .strip_prefix('v')
+            .and_then(|n| n.parse().ok())
+            .filter(|&n: &usize| n < per_register.len())
+            .ok_or_else(|| Error::Interface(format!("generated vertex input {}", i.register)))?;
+        order.push(n);
+    }
+    let per_register = &per_register;
+    let vertices: Vec<f32> = (0..3)
+        .flat_map(|corner| order.iter().flat_map(move |&n| per_register[n][corner]))
+        .collect();
+    Ok((vs, vertices))
+}
+
 fn pixel_shader(ps: &Checked) -> Result<(), Error> {
     if ps.shader().version.is_pixel() {
         Ok(())
@@ -87,12 +142,14 @@ fn pixel_shader(ps: &Checked) -> Result<(), Error> {
     }
 }
 
-/// A draw ready to record: both translations, their sources and the vertices (one
-/// `vec4<f32>` per vertex-shader input, in the Interface's order).
+/// A draw ready to record: the vertex translation, the pixel stage's module and
+/// interface, their sources and the vertices (one `vec4<f32>` per vertex-shader input, in
+/// the Interface's order).
 struct Pass<'a> {
     vs: Translation,
     vs_source: &'a dyn Source,
-    ps: Translation,
+    ps_module: naga::Module,
+    ps: dxso_naga::Interface,
     vertices: Vec<f32>,
     vertex_count: u32,
 }
@@ -120,65 +177,84 @@ impl Gpu {
     pub fn render(&self, ps: &Checked, frame: &Frame) -> Result<Image, Error> {
         pixel_shader(ps)?;
         let options = Options { float: frame.float };
-        let alone = dxso_naga::translate(ps, &options)?;
-        let semantics: Vec<String> = alone
+        let ps = dxso_naga::translate(ps, &options)?;
+        let inputs: Vec<(String, String)> = ps
             .interface
             .inputs
             .iter()
             .flat_map(|i| &i.varyings)
             .filter(|v| v.builtin.is_none())
-            .map(|v| v.semantic.clone())
+            .map(|v| (v.semantic.clone(), v.semantic.clone()))
             .collect();
-        let source = fullscreen_vs(&semantics)?;
-        let shader = dxso::text::parse(&source)
-            .map_err(|e| Error::Interface(format!("the generated vertex stage: {e}")))?;
-        let vs = dxso::validate::validate(&shader, &dxso::validate::Caps::max())
-            .map_err(|e| Error::Interface(format!("the generated vertex stage: {e:?}")))?;
-        let (vs, ps) = dxso_naga::translate_pair(&vs, ps, &options)?;
-
-        // The corners in the target: (0, 0), (2w, 0), (0, 2h) cover it.
-        let (w, h) = (frame.width as f32, frame.height as f32);
-        let mut corners = [(0.0, 0.0), (2.0 * w, 0.0), (0.0, 2.0 * h)];
-        if frame.winding == Winding::CounterClockwise {
-            corners.swap(1, 2);
-        }
-        let mut per_register: Vec<Vec<[f32; 4]>> = Vec::new();
-        per_register.push(
-            corners
-                .iter()
-                .map(|&(x, y)| [x / w * 2.0 - 1.0, 1.0 - y / h * 2.0, 0.0, 1.0])
-                .collect(),
-        );
-        for s in &semantics {
-            let v = frame
-                .varyings
-                .iter()
-                .find(|v| v.semantic.eq_ignore_ascii_case(s))
-                .ok_or_else(|| Error::Frame(FrameError::MissingInput(s.clone())))?;
-            per_register.push(corners.iter().map(|&(x, y)| v.at(x, y)).collect());
-        }
-        // The vertex buffer in the order of the vertex shader's interface.
-        let mut order = Vec::new();
-        for i in &vs.interface.inputs {
-            let n: usize = i
-                .register
-                .strip_prefix('v')
-                .and_then(|n| n.parse().ok())
-                .filter(|&n: &usize| n < per_register.len())
-                .ok_or_else(|| {
-                    Error::Interface(format!("generated vertex input {}", i.register))
-                })?;
-            order.push(n);
-        }
-        let per_register = &per_register;
-        let vertices: Vec<f32> = (0..3)
-            .flat_map(|corner| order.iter().flat_map(move |&n| per_register[n][corner]))
+        let agreed: Vec<(String, u32)> = ps
+            .interface
+            .inputs
+            .iter()
+            .flat_map(|i| &i.varyings)
+            .filter_map(|v| Some((v.semantic.clone(), v.location?)))
             .collect();
+        let (vs, vertices) = fullscreen(&inputs, &agreed, frame)?;
         self.run_pass(
             Pass {
                 vs,
                 vs_source: &Nothing,
-                ps,
+                ps_module: ps.module,
+                ps: ps.interface,
+                vertices,
+                vertex_count: 3,
+            },
+            frame,
+        )
+    }
+
+    /// [`Gpu::render`] with a pixel stage compiled elsewhere: `module` (naga IR, such as
+    /// naga's SPIR-V front end reads from another compiler's output) drawn through its
+    /// `interface.entry_point`, which `interface` describes as a translation's Interface
+    /// would: each input varying's semantic (the [`crate::Varying`] of the frame that feeds
+    /// it) and location, a builtin for `vPos`/`vFace`, the colour outputs' locations (or
+    /// `frag_depth`), and the constant buffers and samplers it binds — filled from the frame
+    /// by register exactly as for a translation (a `float_constants` buffer of `registers`
+    /// registers holds `frame.float_constants[0..registers]`, whatever the module calls
+    /// it). The generated vertex stage writes the varyings at the locations given.
+    pub fn render_module(
+        &self,
+        module: naga::Module,
+        interface: &dxso_naga::Interface,
+        frame: &Frame,
+    ) -> Result<Image, Error> {
+        if interface.stage != "fragment" {
+            return Err(Error::Interface(format!(
+                "render_module takes a fragment stage, not {}",
+                interface.stage
+            )));
+        }
+        // Each input is carried as TEXCOORD<location>: fixed at that location below 10,
+        // agreed from 10 on.
+        let mut inputs = Vec::new();
+        let mut agreed = Vec::new();
+        for v in interface
+            .inputs
+            .iter()
+            .flat_map(|i| &i.varyings)
+            .filter(|v| v.builtin.is_none())
+        {
+            let location = v.location.ok_or_else(|| {
+                Error::Interface(format!(
+                    "input {} has neither location nor builtin",
+                    v.semantic
+                ))
+            })?;
+            let carrier = format!("TEXCOORD{location}");
+            agreed.push((carrier.clone(), location));
+            inputs.push((carrier, v.semantic.clone()));
+        }
+        let (vs, vertices) = fullscreen(&inputs, &agreed, frame)?;
+        self.run_pass(
+            Pass {
+                vs,
+                vs_source: &Nothing,
+                ps_module: module,
+                ps: interface.clone(),
                 vertices,
                 vertex_count: 3,
             },
@@ -202,6 +278,7 @@ impl Gpu {
         let program = device.program().ok_or(dxso_vm::VmError::NoShader)?;
         let options = Options { float: frame.float };
         let (vs, ps) = dxso_naga::translate_pair(checked, ps, &options)?;
+        let (ps_module, ps) = (ps.module, ps.interface);
         let slots = crate::run::input_slots(&vs.interface, program)?;
         let fetched = device.fetch(vertex_count, 1)?;
         let mut vertices = Vec::new();
@@ -212,6 +289,7 @@ impl Gpu {
             Pass {
                 vs,
                 vs_source: device,
+                ps_module,
                 ps,
                 vertices,
                 vertex_count,
@@ -234,7 +312,7 @@ impl Gpu {
                 max,
             }));
         }
-        let (vs, ps) = (&pass.vs.interface, &pass.ps.interface);
+        let (vs, ps) = (&pass.vs.interface, &pass.ps);
 
         // Bindings: the vertex shader's groups and the pixel shader's.
         let visibility = wgpu::ShaderStages::VERTEX_FRAGMENT;
@@ -472,15 +550,15 @@ fn render_pipeline(
     targets: &[Option<wgpu::ColorTargetState>],
     depth: Option<wgpu::TextureFormat>,
 ) -> wgpu::RenderPipeline {
-    let (vs, ps) = (&pass.vs.interface, &pass.ps.interface);
-    let module = |t: &Translation, label| {
+    let (vs, ps) = (&pass.vs.interface, &pass.ps);
+    let module = |m: &naga::Module, label| {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
-            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(t.module.clone())),
+            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(m.clone())),
         })
     };
-    let vs_module = module(&pass.vs, "dxso-gpu vertex");
-    let ps_module = module(&pass.ps, "dxso-gpu pixel");
+    let vs_module = module(&pass.vs.module, "dxso-gpu vertex");
+    let ps_module = module(&pass.ps_module, "dxso-gpu pixel");
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("dxso-gpu render"),
         layout: Some(layout),

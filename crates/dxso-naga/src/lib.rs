@@ -192,8 +192,20 @@ pub fn translate_pair(
         .flat_map(|i| &i.varyings)
         .filter_map(|v| Some((v.semantic.clone(), v.location?)))
         .collect();
-    let vs = translate_with(vs.shader(), options, &agreed)?;
+    let vs = translate_linked(vs, &agreed, options)?;
     Ok((vs, ps))
+}
+
+/// Translate a vertex shader for a pixel stage translated elsewhere (another translation,
+/// or a module from another compiler): each output semantic without a fixed location
+/// ([`interface::fixed_location`]) that `agreed` names (`("NORMAL0", 14)`) gets that
+/// location; the others are numbered after the largest agreed one.
+pub fn translate_linked(
+    vs: &dxso::validate::Checked,
+    agreed: &[(String, u32)],
+    options: &Options,
+) -> Result<Translation, Error> {
+    translate_with(vs.shader(), options, agreed)
 }
 
 /// The translation, by phase: the body's argument and result structs, the constant

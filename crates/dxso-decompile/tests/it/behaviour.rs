@@ -13,19 +13,74 @@
 //! The default test takes every 16th vertex shader of the corpus; `--ignored` all of them.
 
 use dxso::Opcode;
-use dxso::ir::{RegisterKind, Usage};
+use dxso::ir::{RegisterKind, TextureType, Usage};
 use dxso_decompile::{Dialect, Options};
-use dxso_vm::{DeclType, Device, Frequency, StreamSource, VertexElement};
+use dxso_vm::{
+    DeclType, Device, Format, Frequency, SamplerState, StreamSource, Texture, TextureKind,
+    VertexElement,
+};
 use std::collections::BTreeMap;
 use std::process::Command;
+use std::sync::Arc;
 
 const VERTICES: usize = 64;
 
+/// An 8x8 single-level texture of `kind` whose texels all differ.
+pub(crate) fn texture(kind: TextureKind) -> Arc<Texture> {
+    texture_of(kind, false)
+}
+
+/// [`texture`], or with `flat` every texel (0.5, 0.25, 0.75, 1): a comparison that differs
+/// with varied texels and agrees with flat ones differs in which texel a read picked.
+pub(crate) fn texture_of(kind: TextureKind, flat: bool) -> Arc<Texture> {
+    let (faces, depth) = match kind {
+        TextureKind::Cube => (6, 1),
+        TextureKind::Volume => (1, 8),
+        TextureKind::TwoD => (1, 1),
+    };
+    let n = 64 * depth * faces;
+    let bytes: Vec<u8> = (0..n)
+        .flat_map(|t| {
+            let f = t as f32 / n as f32;
+            if flat {
+                return [0.5, 0.25, 0.75, 1.0];
+            }
+            [
+                f,
+                1.0 - f,
+                0.25 + (t % 7) as f32 * 0.125,
+                0.5 + (t % 3) as f32 * 0.25,
+            ]
+        })
+        .flat_map(f32::to_le_bytes)
+        .collect();
+    Arc::new(Texture::new(kind, Format::A32B32G32R32F, 8, 8, depth, &[bytes]).expect("a texture"))
+}
+
+/// The sampler registers the shader declares, with their texture kinds.
+pub(crate) fn sampler_kinds(shader: &dxso::Shader) -> BTreeMap<u32, TextureKind> {
+    let mut out = BTreeMap::new();
+    for i in &shader.instructions {
+        let (Opcode::Dcl, Some(d), Some(decl)) = (i.opcode, i.dst, i.decl) else {
+            continue;
+        };
+        if d.reg.kind == RegisterKind::Sampler {
+            let kind = match TextureType::from_u32(decl.texture_type as u32) {
+                Some(TextureType::Cube) => TextureKind::Cube,
+                Some(TextureType::Volume) => TextureKind::Volume,
+                _ => TextureKind::TwoD,
+            };
+            out.insert(d.reg.number, kind);
+        }
+    }
+    out
+}
+
 /// A deterministic generator of test values.
-struct Lcg(u64);
+pub(crate) struct Lcg(pub(crate) u64);
 
 impl Lcg {
-    fn next(&mut self) -> f32 {
+    pub(crate) fn next(&mut self) -> f32 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -33,7 +88,7 @@ impl Lcg {
         ((self.0 >> 40) as f32) / ((1u64 << 24) as f32)
     }
     /// In [lo, hi).
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+    pub(crate) fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.next()
     }
 }
@@ -41,6 +96,7 @@ impl Lcg {
 struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
+    features: wgpu::Features,
 }
 
 fn gpu() -> Option<Gpu> {
@@ -50,17 +106,24 @@ fn gpu() -> Option<Gpu> {
     });
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
     let adapter = adapters.into_iter().next()?;
+    // Filterable float textures: the compute entry's automatic layout asks for them.
+    let required_features = adapter.features() & wgpu::Features::FLOAT32_FILTERABLE;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dxso-decompile behaviour"),
+        required_features,
         required_limits: adapter.limits(),
         ..Default::default()
     }))
     .ok()?;
-    Some(Gpu { device, queue })
+    Some(Gpu {
+        device,
+        queue,
+        features: required_features,
+    })
 }
 
 /// The members (name, components) of struct `ty` in the HLSL.
-fn members(hlsl: &str, ty: &str) -> Vec<(String, usize, String)> {
+pub(crate) fn members(hlsl: &str, ty: &str) -> Vec<(String, usize, String)> {
     let Some(start) = hlsl.find(&format!("struct {ty}\n{{\n")) else {
         return Vec::new();
     };
@@ -128,8 +191,41 @@ fn harness(hlsl: &str, inputs: usize, outputs: &[(String, usize, String)]) -> Op
     Some(s)
 }
 
+/// Compile `src` (HLSL) with glslang for `stage` (`vert`, `frag`, `comp`) and entry
+/// `entry` into `spv`; the first error line where it fails.
+pub(crate) fn glslang(
+    src: &std::path::Path,
+    stage: &str,
+    entry: &str,
+    spv: &std::path::Path,
+) -> Result<(), String> {
+    let built = Command::new("glslangValidator")
+        .args([
+            "-D",
+            "--hlsl-dx9-compatible",
+            "-e",
+            entry,
+            "-S",
+            stage,
+            "-V",
+        ])
+        .arg(src)
+        .arg("-o")
+        .arg(spv)
+        .output()
+        .expect("glslang runs");
+    if built.status.success() {
+        return Ok(());
+    }
+    Err(String::from_utf8_lossy(&built.stdout)
+        .lines()
+        .find(|l| l.starts_with("ERROR"))
+        .unwrap_or("")
+        .to_string())
+}
+
 /// `$Global` members and their byte offsets, from the SPIR-V's disassembly.
-fn globals(spv: &std::path::Path) -> Vec<(String, u32)> {
+pub(crate) fn globals(spv: &std::path::Path) -> Vec<(String, u32)> {
     let out = Command::new("spirv-dis")
         .arg(spv)
         .output()
@@ -168,9 +264,9 @@ enum Verdict {
     Differ(String),
 }
 
-struct Consts {
-    f: Vec<[f32; 4]>,
-    i: [i32; 4],
+pub(crate) struct Consts {
+    pub(crate) f: Vec<[f32; 4]>,
+    pub(crate) i: [i32; 4],
 }
 
 fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict {
@@ -183,12 +279,6 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
     let Ok(checked) = dxso::validate::validate(&shader, &dxso::validate::Caps::max()) else {
         return Verdict::Skipped("does not validate");
     };
-    let samples = shader.instructions.iter().any(|i| {
-        i.opcode == Opcode::TexLdl || i.dst.is_some_and(|d| d.reg.kind == RegisterKind::Sampler)
-    });
-    if samples {
-        return Verdict::Skipped("samples a texture");
-    }
     let options = Options {
         dialect: Dialect::Glslang,
         asm_comments: false,
@@ -219,29 +309,8 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
     let src = dir.join(format!("{seed}.hlsl"));
     let spv = dir.join(format!("{seed}.spv"));
     std::fs::write(&src, &program).expect("writable");
-    let built = Command::new("glslangValidator")
-        .args([
-            "-D",
-            "--hlsl-dx9-compatible",
-            "-e",
-            "cs_main",
-            "-S",
-            "comp",
-            "-V",
-        ])
-        .arg(&src)
-        .arg("-o")
-        .arg(&spv)
-        .output()
-        .expect("glslang runs");
-    if !built.status.success() {
-        return Verdict::Differ(format!(
-            "harness does not compile: {}",
-            String::from_utf8_lossy(&built.stdout)
-                .lines()
-                .find(|l| l.starts_with("ERROR"))
-                .unwrap_or("")
-        ));
+    if let Err(e) = glslang(&src, "comp", "cs_main", &spv) {
+        return Verdict::Differ(format!("harness does not compile: {e}"));
     }
     let mut rng = Lcg(seed);
     let consts = Consts {
@@ -264,18 +333,36 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
             }
         }
     }
-    let expected = match reference(&checked, &decls, &consts, &input) {
+    let kinds = sampler_kinds(&shader);
+    let expected = match reference(&checked, &decls, &consts, &input, &kinds) {
         Ok(o) => o,
         // The harness's state is the same for every shader: a refusal is a harness gap.
         Err(e) => return Verdict::Differ(format!("dxso-vm refuses the draw: {e}")),
     };
     let uniform = uniform_bytes(&globals(&spv), &hlsl, &consts);
-    let words: Vec<u32> = std::fs::read(&spv)
-        .expect("spv")
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    let got = match run(gpu, &words, &uniform, &input, outputs.len()) {
+    let words = crate::spirv_split::words(&std::fs::read(&spv).expect("spv"));
+    // Vertex textures: glslang's combined image-samplers split for naga, in group 1.
+    let (words, splits) = match crate::spirv_split::split(&words, 1) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Differ(format!("SPIR-V split: {e:?}")),
+    };
+    let mut bound = Vec::new();
+    for s in &splits {
+        let kind = kinds.get(&s.register).copied().unwrap_or(TextureKind::TwoD);
+        match dxso_gpu::textures::bind(
+            &gpu.device,
+            &gpu.queue,
+            gpu.features,
+            s.register,
+            kind,
+            Some(&texture(kind)),
+            &SamplerState::default(),
+        ) {
+            Ok(b) => bound.push((s.texture_binding, s.sampler_binding, b)),
+            Err(e) => return Verdict::Differ(format!("texture s{}: {e}", s.register)),
+        }
+    }
+    let got = match run(gpu, &words, &uniform, &input, outputs.len(), &bound) {
         Ok(g) => g,
         Err(e) => return Verdict::Differ(format!("GPU: {e}")),
     };
@@ -283,7 +370,7 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
 }
 
 /// The `$Global` block: `c` (float4s), `iN` (int4), `bN` (bool as a 32-bit word).
-fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -> Vec<u8> {
+pub(crate) fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -> Vec<u8> {
     let mut bytes = vec![0u8; 16];
     let mut put = |at: usize, data: &[u8]| {
         if bytes.len() < at + data.len() {
@@ -331,9 +418,16 @@ fn reference(
     decls: &[(u32, Usage, u8)],
     c: &Consts,
     input: &[f32],
+    textures: &BTreeMap<u32, TextureKind>,
 ) -> Result<Vec<BTreeMap<String, [f32; 4]>>, String> {
     let mut dev = Device::new();
     dev.set_vertex_shader(checked).map_err(|e| e.to_string())?;
+    for (&n, &kind) in textures {
+        dev.set_texture(n as usize, Some(texture(kind)))
+            .map_err(|e| e.to_string())?;
+        dev.set_sampler_state(n as usize, SamplerState::default())
+            .map_err(|e| e.to_string())?;
+    }
     dev.set_constant_f(0, &c.f).map_err(|e| e.to_string())?;
     dev.set_constant_i(0, &[c.i; 16])
         .map_err(|e| e.to_string())?;
@@ -394,6 +488,7 @@ fn run(
     uniform: &[u8],
     input: &[f32],
     outputs: usize,
+    textures: &[(u32, u32, dxso_gpu::textures::Bound)],
 ) -> Result<Vec<f32>, String> {
     use wgpu::util::DeviceExt;
     let d = &gpu.device;
@@ -476,6 +571,36 @@ fn run(
         }
     }
     let group = group.ok_or("no bind group fits the layout")?;
+    // The textures and samplers (bindings 2n, 2n + 1 of s#) in group 1.
+    let texture_group = if textures.is_empty() {
+        None
+    } else {
+        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = textures
+            .iter()
+            .flat_map(|(t, s, b)| {
+                [
+                    wgpu::BindGroupEntry {
+                        binding: *t,
+                        resource: wgpu::BindingResource::TextureView(&b.view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: *s,
+                        resource: wgpu::BindingResource::Sampler(&b.sampler),
+                    },
+                ]
+            })
+            .collect();
+        let g = d.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(1),
+            entries: &entries,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("texture bind group: {e}"));
+        }
+        Some(g)
+    };
     let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -484,6 +609,9 @@ fn run(
         });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &group, &[]);
+        if let Some(g) = &texture_group {
+            pass.set_bind_group(1, g, &[]);
+        }
         pass.dispatch_workgroups((VERTICES as u32).div_ceil(64), 1, 1);
     }
     encoder.copy_buffer_to_buffer(&outb, 0, &readback, 0, out_len);
@@ -546,7 +674,7 @@ fn register_of(shader: &dxso::Shader, semantic: &str) -> Option<(String, usize)>
     })
 }
 
-fn close(a: f32, b: f32) -> bool {
+pub(crate) fn close(a: f32, b: f32) -> bool {
     (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-3 + 1e-3 * a.abs().max(b.abs())
 }
 
@@ -606,18 +734,24 @@ fn sweep(step: usize) {
         })
         .collect();
     let (mut matched, mut compared) = (0, 0);
+    // Of those, the shaders that sample textures (texldl).
+    let (mut textured_matched, mut textured) = (0, 0);
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut differ: Vec<(String, String)> = Vec::new();
     for (k, path) in files.iter().enumerate() {
         let source = dxso_testdata::read_text(path);
+        let samples = source.contains("texldl");
         match compare(&gpu, &source, &tmp, k as u64 + 1) {
             Verdict::Skipped(why) => *skipped.entry(why).or_default() += 1,
             Verdict::Match => {
                 matched += 1;
                 compared += 1;
+                textured_matched += usize::from(samples);
+                textured += usize::from(samples);
             }
             Verdict::Differ(why) => {
                 compared += 1;
+                textured += usize::from(samples);
                 let name = path
                     .strip_prefix(&dir)
                     .unwrap_or(path)
@@ -633,7 +767,8 @@ fn sweep(step: usize) {
     }
     eprintln!(
         "behaviour: {matched} of {compared} vertex shaders give dxso-vm's outputs through \
-         decompile + glslang + naga on the GPU; skipped: {skipped:?}"
+         decompile + glslang + naga on the GPU ({textured_matched} of {textured} that sample \
+         textures); skipped: {skipped:?}"
     );
     assert!(compared > 0);
     assert!(

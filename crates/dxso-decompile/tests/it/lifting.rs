@@ -233,7 +233,7 @@ mov oPos.w, v0.w
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
     int4 a0 = 0;
-    a0.xy = (int2)round(i.blendindices.xy);
+    a0.xy = (int2)dx9_round(i.blendindices.xy);
     o.color0 = Palette[a0.x + 2];
     o.position.x = dot(i.position, transpose(Bones[a0.y / 3])[a0.y % 3]);
     o.position.y = dot(i.position, transpose(Bones[(a0.y + 1) / 3])[(a0.y + 1) % 3]);
@@ -566,6 +566,17 @@ struct VS_OUTPUT
     float4 color0 : COLOR0;
 };
 
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+
 VS_OUTPUT main(VS_INPUT i)
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
@@ -578,7 +589,7 @@ VS_OUTPUT main(VS_INPUT i)
     r0 = mul(i.position, World);
     o.position = mul(ViewProj, r0);
     r1.xyz = normalize(i.normal.xyz);
-    a0.x = (int)round(i.texcoord0.z);
+    a0.x = (int)dx9_round(i.texcoord0.z);
     r2 = Sun.color * Lights[a0.x];
     r2.w = dot(r1.xyz, Sun.dir);
     r2.xyz = r2.xyz * r2.w;
@@ -873,6 +884,17 @@ float4 cd_at(int k)
     return (uint)k < 256 ? cd[k] : 0;
 }
 
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+
 VS_OUTPUT main(VS_INPUT i)
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
@@ -881,7 +903,7 @@ VS_OUTPUT main(VS_INPUT i)
         cd[k] = c[k];
     }
     cd[5] = float4(1, 2, 3, 4);
-    a0.x = (int)round(i.texcoord0.x);
+    a0.x = (int)dx9_round(i.texcoord0.x);
     o.position = cd_at(a0.x + 4);
     return o;
 }
@@ -980,4 +1002,38 @@ fn unsupported_constructs_are_typed() {
         Unsupported::UndeclaredOutput(output).to_string(),
         "an undeclared output Register { kind: Output, number: 3 }"
     );
+}
+
+/// `mova` rounds to nearest with exact halves to even (C3): a `dx9_round` helper whose every
+/// step is exact, not HLSL's `round` (whose halves are the implementation's).
+#[test]
+fn mova_rounds_halves_to_even() {
+    const SOURCE: &str = "vs_2_0\ndcl_position v0\nmova a0.x, v0.x\nmova a0.yz, v0\n\
+                          mov oPos, c4[a0.x]\nmov oD0, c4[a0.y]\nmov oD1, c4[a0.z]\n";
+    let text = hlsl(SOURCE);
+    let helper = "
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+";
+    assert!(text.contains(helper), "{text}");
+    assert!(!text.contains(" round("), "{text}");
+    let main = main_of(&text);
+    assert!(
+        main.contains("a0.x = (int)dx9_round(i.position.x);"),
+        "{main}"
+    );
+    assert!(
+        main.contains("a0.yz = (int2)dx9_round(i.position.yz);"),
+        "{main}"
+    );
+    // A shader without mova has no helper.
+    assert!(!hlsl("vs_2_0\ndcl_position v0\nmov oPos, v0\n").contains("dx9_round"));
 }

@@ -38,6 +38,17 @@ struct VS_OUTPUT
     float3 texcoord7 : TEXCOORD7;
 };
 
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+
 VS_OUTPUT main(VS_INPUT i)
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
@@ -57,15 +68,15 @@ VS_OUTPUT main(VS_INPUT i)
         r3 = frac(i.texcoord7);
         r4 = i.texcoord7 - r3;
         r3 = ((float4)(i.texcoord7 < -i.texcoord7) * (float4)(-r3 < r3) + r4) * 3;
-        a0.xy = (int2)round(r3.xy);
+        a0.xy = (int2)dx9_round(r3.xy);
         r4 = jointMatrices[a0.x] * i.texcoord6.x + i.texcoord6.y * jointMatrices[a0.y];
         r5 = jointMatrices[a0.x + 1] * i.texcoord6.x + i.texcoord6.y * jointMatrices[a0.y + 1];
         r6 = jointMatrices[a0.x + 2] * i.texcoord6.x + i.texcoord6.y * jointMatrices[a0.y + 2];
-        a0.x = (int)round(r3.z);
+        a0.x = (int)dx9_round(r3.z);
         r4 = jointMatrices[a0.x] * i.texcoord6.z + r4;
         r5 = jointMatrices[a0.x + 1] * i.texcoord6.z + r5;
         r6 = jointMatrices[a0.x + 2] * i.texcoord6.z + r6;
-        a0.x = (int)round(r3.w);
+        a0.x = (int)dx9_round(r3.w);
         r3 = jointMatrices[a0.x] * i.texcoord6.w + r4;
         r4 = jointMatrices[a0.x + 1] * i.texcoord6.w + r5;
         r5 = jointMatrices[a0.x + 2] * i.texcoord6.w + r6;

@@ -41,6 +41,17 @@ struct VS_OUTPUT
     float4 color1 : COLOR1;
 };
 
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+
 VS_OUTPUT main(VS_INPUT i)
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
@@ -58,7 +69,7 @@ VS_OUTPUT main(VS_INPUT i)
     r0.xyz = i.position1.xyz * cFlexScale.x + i.position.xyz;
     r1.xyz = i.normal1.xyz * cFlexScale.x + i.normal.xyz;
     r2.xyz = 765.00586 * i.blendindices.zyx;
-    a0.xyz = (int3)round(r2.xyz);
+    a0.xyz = (int3)dx9_round(r2.xyz);
     r1.w = c0.y - (i.blendweight.y + i.blendweight.x);
     r2 = transpose(cModel[a0.x / 3])[a0.x % 3] * i.blendweight.x + i.blendweight.y * transpose(cModel[a0.y / 3])[a0.y % 3];
     r3 = transpose(cModel[(a0.x + 1) / 3])[(a0.x + 1) % 3] * i.blendweight.x + i.blendweight.y * transpose(cModel[(a0.y + 1) / 3])[(a0.y + 1) % 3];
@@ -91,7 +102,7 @@ VS_OUTPUT main(VS_INPUT i)
     r1.w = c0.x;
     for (int n = 0; n < g_nLightCountRegister.x; n++) {
         r2.x = r1.w * 5;
-        a0.x = (int)round(r2.x);
+        a0.x = (int)dx9_round(r2.x);
         r7.xyz = cLightInfo[a0.x + 2].xyz - r5.xyz;
         r2.x = dot(r7.xyz, r7.xyz);
         r2.y = rsqrt(abs(r2.x));
@@ -110,7 +121,7 @@ VS_OUTPUT main(VS_INPUT i)
     o.texcoord5.xyz = r4.xyz;
     r2.xyz = r1.xyz * r1.xyz;
     r3.xyz = (float3)(r1.xyz < c0.x);
-    a0.xyz = (int3)round(r3.xyz);
+    a0.xyz = (int3)dx9_round(r3.xyz);
     r2.xyw = r2.x * cAmbientCubeX[a0.x].xyz + r2.y * cAmbientCubeY[a0.y].xyz;
     o.texcoord2.xyz = r2.z * cAmbientCubeZ[a0.z].xyz + r2.xyw + r6.xyz;
     o.texcoord0.x = dot(i.texcoord0, cBaseTexCoordTransform[0]);

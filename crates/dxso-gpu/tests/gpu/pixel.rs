@@ -507,3 +507,101 @@ fn varyings_reach_packed_and_unfixed_semantics() {
         [109.0 + centre(i, 4), 218.0 + centre(j, 4), 327.0, 437.0]
     });
 }
+
+/// `Gpu::render_module`: a fragment stage written in WGSL (not a translation), described by
+/// an Interface of its own — an input at location 12 fed by the frame's `NORMAL0`, vPos as the
+/// position builtin, a constant buffer at (0, 0), s2's texture and sampler at (3, 4) and
+/// (3, 5), the output oC1 at location 1 — against pixels computed by hand.
+#[test]
+fn render_module_draws_a_module_compiled_elsewhere() {
+    use dxso_naga::interface::{ConstantBuffer, Input, Interface, Output, Sampler as Slot};
+    let Some(gpu) = crate::gpu() else { return };
+    let wgsl = "@group(0) @binding(0) var<uniform> k: array<vec4<f32>, 2>;\n\
+                @group(3) @binding(4) var t: texture_2d<f32>;\n\
+                @group(3) @binding(5) var s: sampler;\n\
+                @fragment fn main(@location(12) n: vec4<f32>, @builtin(position) p: vec4<f32>)\n\
+                    -> @location(1) vec4<f32> {\n\
+                    return textureSample(t, s, n.xy) * k[1].x + vec4(n.zw, floor(p.xy));\n\
+                }\n";
+    let module = naga::front::wgsl::parse_str(wgsl).expect("WGSL");
+    let varying = |semantic: &str, location, builtin| dxso_naga::interface::Varying {
+        semantic: semantic.into(),
+        location,
+        builtin,
+        components: "xyzw".into(),
+    };
+    let interface = Interface {
+        stage: "fragment",
+        version: "ps_3_0".into(),
+        entry_point: "main".into(),
+        body: String::new(),
+        float_constants: Some(ConstantBuffer {
+            group: 0,
+            binding: 0,
+            registers: 2,
+            defs: Vec::new(),
+        }),
+        int_constants: None,
+        bool_constants: None,
+        samplers: vec![Slot {
+            register: 2,
+            group: 3,
+            texture_binding: 4,
+            sampler_binding: 5,
+            kind: "2d",
+        }],
+        inputs: vec![
+            Input {
+                register: "v0".into(),
+                varyings: vec![varying("NORMAL0", Some(12), None)],
+                kind: "vec4<f32>",
+            },
+            Input {
+                register: "vPos".into(),
+                varyings: vec![varying("VPOS", None, Some("position"))],
+                kind: "vec4<f32>",
+            },
+        ],
+        outputs: vec![Output {
+            register: "oC1".into(),
+            varyings: vec![varying("COLOR1", Some(1), None)],
+            components: "xyzw".into(),
+        }],
+        parameters: Vec::new(),
+        ps1x_parameters: None,
+    };
+    let mut frame = Frame::new(4, 4);
+    frame.float_constants = vec![[0.0; 4], [2.0, 0.0, 0.0, 0.0]];
+    frame.varyings.push(Varying {
+        semantic: "NORMAL0".into(),
+        origin: [0.0, 0.0, 3.0, 0.0],
+        dx: [0.25, 0.0, 0.0, 0.0],
+        dy: [0.0, 0.25, 0.0, 0.5],
+    });
+    frame.samplers.push(Sampler {
+        register: 2,
+        texture: texture(4, 4, 1, a),
+        state: SamplerState::default(),
+    });
+    let img = gpu
+        .render_module(module, &interface, &frame)
+        .expect("render_module");
+    each(&img, "oC1", "render_module", |i, j| {
+        let (x, y) = (i as f32, j as f32);
+        // Texel (i, j) of A times 2, then NORMAL0.zw = (3, (j + 0.5) / 2) and vPos.
+        [
+            2.0 * x + 3.0,
+            2.0 * y + (y + 0.5) * 0.5,
+            2.0 * (10.0 + x + 4.0 * y) + x,
+            2.0 + y,
+        ]
+    });
+    // A vertex-stage interface is refused, not drawn.
+    let mut vertex = interface.clone();
+    vertex.stage = "vertex";
+    let module = naga::front::wgsl::parse_str(wgsl).expect("WGSL");
+    assert!(matches!(
+        gpu.render_module(module, &vertex, &frame),
+        Err(Error::Interface(_))
+    ));
+}
