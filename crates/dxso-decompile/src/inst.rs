@@ -193,10 +193,7 @@ impl Ctx<'_> {
     /// parameter's, otherwise one `dot` a row.
     fn matrix_macro(&mut self, inst: &Instruction) -> Result<E, Error> {
         let rows = inst.opcode.matrix_rows().unwrap_or(4) as usize;
-        let n = match inst.opcode {
-            Opcode::M4x4 | Opcode::M4x3 => 4,
-            _ => 3,
-        };
+        let n = inst.opcode.matrix_width().unwrap_or(4) as usize;
         let vector = *inst.srcs.first().ok_or_else(|| missing(inst))?;
         let m = *inst.srcs.get(1).ok_or_else(|| missing(inst))?;
         if let Some(e) = self.matrix_product(&vector, n, &m, rows)? {

@@ -80,14 +80,7 @@ impl Tr {
     pub fn arithmetic(&mut self, inst: &Instruction) -> Result<bool, Error> {
         use Opcode as O;
         let v4 = Shape::Vec4;
-        let matrix = match inst.opcode {
-            O::M4x4 => Some((4, 4)),
-            O::M4x3 => Some((3, 4)),
-            O::M3x4 => Some((4, 3)),
-            O::M3x3 => Some((3, 3)),
-            O::M3x2 => Some((2, 3)),
-            _ => None,
-        };
+        let matrix = inst.opcode.matrix_rows().zip(inst.opcode.matrix_width());
         if let Some((rows, n)) = matrix {
             let a = self.src(&inst.srcs[0])?;
             let mut parts = Vec::new();

@@ -211,23 +211,13 @@ pub(crate) fn scan(shader: &Shader) -> Usage2 {
             match s.reg.kind {
                 RegisterKind::Const if s.relative.is_some() => u.relative_consts = true,
                 RegisterKind::Const => {
-                    let span = match inst.opcode {
-                        Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
-                        Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
-                        Opcode::M3x2 if k == 1 => 2,
-                        _ => 1,
-                    };
+                    let span = inst.opcode.source_registers(k);
                     u.consts_read.extend(s.reg.number..s.reg.number + span)
                 }
                 RegisterKind::ConstInt => u.ints_read.push(s.reg.number),
                 RegisterKind::ConstBool => u.bools_read.push(s.reg.number),
                 RegisterKind::Temp => {
-                    let span = match inst.opcode {
-                        Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
-                        Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
-                        Opcode::M3x2 if k == 1 => 2,
-                        _ => 1,
-                    };
+                    let span = inst.opcode.source_registers(k);
                     u.temps.extend(s.reg.number..s.reg.number + span)
                 }
                 _ => {}

@@ -741,9 +741,9 @@ impl Instruction {
         match self.opcode {
             Dp3 | Nrm | Crs => 0b0111,
             Dp4 => 0xF,
-            M4x4 | M4x3 => 0xF,
-            M3x4 | M3x3 | M3x2 => 0b0111,
-            Rcp | Rsq | Exp | Log | ExpP | LogP | Pow | SinCos if k == 0 || self.opcode == Pow => 1,
+            M4x4 | M4x3 | M3x4 | M3x3 | M3x2 => (1 << self.opcode.matrix_width().unwrap_or(4)) - 1,
+            op if op.is_scalar() && k == 0 => 1,
+            Pow | SinCos if k == 0 || self.opcode == Pow => 1,
             SinCos => 0,
             IfC | BreakC | If | BreakP | CallNz => 1,
             Lit => 0b1011,

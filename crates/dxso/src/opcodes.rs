@@ -352,6 +352,31 @@ impl Opcode {
             _ => None,
         }
     }
+    /// For a matrix macro, how many components of the vector and of each row it reads: 4 for
+    /// `m4x4` and `m4x3`, 3 for `m3x4`, `m3x3` and `m3x2`.
+    pub fn matrix_width(self) -> Option<u32> {
+        match self {
+            Opcode::M4x4 | Opcode::M4x3 => Some(4),
+            Opcode::M3x4 | Opcode::M3x3 | Opcode::M3x2 => Some(3),
+            _ => None,
+        }
+    }
+    /// How many consecutive registers source `k` reads: a matrix macro's rows for its second
+    /// source ([`Self::matrix_rows`]), one otherwise.
+    pub fn source_registers(self, k: usize) -> u32 {
+        match self.matrix_rows() {
+            Some(rows) if k == 1 => rows,
+            _ => 1,
+        }
+    }
+    /// Whether the instruction reads one component of its source and writes the scalar
+    /// result to every channel of its mask (`rcp`, `rsq`, `exp`, `log`, `expp`, `logp`).
+    pub fn is_scalar(self) -> bool {
+        matches!(
+            self,
+            Opcode::Rcp | Opcode::Rsq | Opcode::Exp | Opcode::Log | Opcode::ExpP | Opcode::LogP
+        )
+    }
     /// Instruction slots in a vertex shader of `version` (vs_2_0 / vs_2_x / vs_3_0 columns).
     pub fn vs_slots(self, version: Version) -> Option<u8> {
         let col = match version.number() {

@@ -205,12 +205,7 @@ impl Lowering<'_> {
         for inst in &self.shader.instructions {
             for (k, s) in inst.srcs.iter().enumerate() {
                 if s.reg.kind == RegisterKind::Const && s.relative.is_none() {
-                    let span = match inst.opcode {
-                        Opcode::M4x4 | Opcode::M3x4 if k == 1 => 4,
-                        Opcode::M4x3 | Opcode::M3x3 if k == 1 => 3,
-                        Opcode::M3x2 if k == 1 => 2,
-                        _ => 1,
-                    };
+                    let span = inst.opcode.source_registers(k);
                     consts.extend(s.reg.number..s.reg.number + span);
                 }
             }

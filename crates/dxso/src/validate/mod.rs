@@ -140,11 +140,6 @@ fn is_matrix(op: Opcode) -> Option<(u32, u8)> {
     op.matrix_rows().map(|rows| (rows, (1u8 << rows) - 1))
 }
 
-fn is_scalar(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(op, Rcp | Rsq | Exp | Log | ExpP | LogP)
-}
-
 impl Validator<'_> {
     fn push(&mut self, rule: Rule, severity: Severity, i: Option<usize>, message: String) {
         self.out.push(Diagnostic {

@@ -323,7 +323,7 @@ impl Validator<'_> {
                     );
                 }
             }
-            _ if is_scalar(op) => {
+            _ if op.is_scalar() => {
                 self.want_replicate(i, &format!("{m}'s source"), &inst.srcs[0], true);
                 if mask.count_ones() > 1 {
                     self.warn(
