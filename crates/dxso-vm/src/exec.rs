@@ -208,15 +208,16 @@ impl Machine {
         m
     }
 
-    /// Zero the temps (when `temps`), the outputs the program writes (when `outputs`; oD0
-    /// of vs_1_1 .. vs_2_x starts at 1.0 instead, C11), a0 and p0 (inputs are fetched by
-    /// the caller).
+    /// Zero the temps the program writes (when `temps`; and any input register an op
+    /// writes), the outputs it writes (when `outputs`; oD0 of vs_1_1 .. vs_2_x starts at
+    /// 1.0 instead, C11), a0 and p0 (inputs are fetched by the caller). The registers no
+    /// op writes hold the arena's zeros.
     pub fn reset(&mut self, program: &Program, temps: bool, outputs: bool) {
-        let t = TEMP_BASE as usize;
-        if temps {
-            for r in &mut self.rows[t..t + program.temp_rows as usize] {
-                *r = [0.0; LANES];
-            }
+        let mut written = if temps { program.written } else { 0 };
+        while written != 0 {
+            let t = TEMP_BASE as usize + written.trailing_zeros() as usize * 4;
+            self.rows[t..t + 4].fill([0.0; LANES]);
+            written &= written - 1;
         }
         let o = OUTPUT_BASE as usize;
         if outputs {

@@ -870,17 +870,13 @@ impl PixelRunner<'_> {
         let Some(m) = self.machine.as_mut() else {
             return Err(VmError::NotPixelShader);
         };
+        // The temporaries and outputs the program writes start at zero; the input rows
+        // the batch does not fill are never written, so hold the arena's zeros.
         m.reset(program, true, true);
-        let ib = crate::program::INPUT_BASE as usize;
-        for r in ib..ib + crate::program::INPUTS as usize * 4 {
-            m.rows[r] = [0.0; LANES];
-        }
         for (k, (&base, input)) in state.input_rows.iter().zip(&state.inputs).enumerate() {
-            let Some(v) = batch.inputs.get(k) else {
-                continue;
-            };
+            let v = batch.inputs.get(k);
             for c in (0..4).filter(|c| input.mask >> c & 1 != 0) {
-                m.rows[base as usize + c] = v[c];
+                m.rows[base as usize + c] = v.map_or([0.0; LANES], |v| v[c]);
             }
         }
         for &(from, to) in &state.tex_init {

@@ -60,7 +60,7 @@ pub(crate) fn lower_any(shader: &Shader) -> Result<Program, LowerError> {
         samplers: Vec::new(),
         op_source: Vec::new(),
         shader: shader.clone(),
-        temp_rows: 0,
+        written: 0,
         output_rows: 0,
         diffuse: None,
         pixel: None,
@@ -169,27 +169,42 @@ fn written_outputs(program: &mut Program, shader: &Shader) -> Vec<(u32, String, 
     outputs
 }
 
-/// The temp and output rows each batch clears: those the ops write (C11, C14).
+/// The temp, input and output rows each batch clears: those the ops write (C11, C14). A
+/// register no op writes keeps the arena's zeros from batch to batch; a written one could
+/// leak a lane's value into the next batch's lanes that read it before writing it (a write
+/// under a branch or a predicate, one component of it), so it starts each batch at zero.
 fn cleared_rows(program: &mut Program, ops: &[Op]) {
+    use crate::pixel::PixelOp;
+    let (mut written, mut output_rows) = (0u64, 0u16);
+    let mut mark = |row: u16| {
+        if row < OUTPUT_BASE {
+            written |= 1 << ((row - TEMP_BASE) / 4);
+        } else if row < CONST_BASE {
+            output_rows = output_rows.max((row - OUTPUT_BASE) / 4 * 4 + 4);
+        }
+    };
     for op in ops {
-        if let Op::Alu { dst, .. } = op {
-            match dst.kind {
-                DstKind::Rows(r) if r < INPUT_BASE => {
-                    program.temp_rows = program.temp_rows.max(r - TEMP_BASE + 4)
-                }
-                DstKind::Rows(r) if (OUTPUT_BASE..CONST_BASE).contains(&r) => {
-                    program.output_rows = program.output_rows.max(r - OUTPUT_BASE + 4)
-                }
-                DstKind::OutputByLoop(_) => program.output_rows = OUTPUTS * 4,
-                _ => {}
+        let dst = match op {
+            Op::Alu { dst, .. }
+            | Op::Pixel(PixelOp::Sample { dst, .. } | PixelOp::Divide { dst, .. }) => dst,
+            Op::Pixel(PixelOp::Luminance { dst, .. }) => {
+                (*dst..*dst + 4).for_each(&mut mark);
+                continue;
             }
+            // The others write scratch rows (written before they are read) or texdepth's
+            // oDepth, which starts each batch as the interpolated depth (the pixel runner).
+            _ => continue,
+        };
+        match dst.kind {
+            DstKind::Rows(r) => (0..4)
+                .filter(|c| dst.mask >> c & 1 != 0)
+                .for_each(|c| mark(r + c)),
+            DstKind::OutputByLoop(_) => mark(OUTPUT_BASE + OUTPUTS * 4 - 1),
+            DstKind::Addr | DstKind::Pred => {}
         }
     }
-    if program.pixel.is_some() {
-        // Every temp (the t# results of ps_1_1 .. ps_1_3 among them) and oC0..oC3, oDepth.
-        program.temp_rows = TEMPS * 4;
-        program.output_rows = crate::pixel::OUTPUT_ROWS;
-    }
+    program.written = written;
+    program.output_rows = output_rows;
     // Outputs a program declares but never writes still read as zero (oD0 of vs_1_1 ..
     // vs_2_x as one).
     for o in &program.outputs {

@@ -287,8 +287,10 @@ pub struct Program {
     /// (row, constant register) pairs broadcast at the start of each draw.
     pub(crate) const_rows: Vec<(u16, u32)>,
     pub(crate) rows: usize,
-    /// Temp and output rows the program writes: the rows each batch clears (C11, C14).
-    pub(crate) temp_rows: u16,
+    /// The temp (bit k: r#k) and input (bit 32 + k: v#k) registers the ops write, which
+    /// each batch clears (C11, C14): the others are never written, so keep the arena's
+    /// zeros. Then the output rows the program writes (or declares).
+    pub(crate) written: u64,
     pub(crate) output_rows: u16,
     /// vs_1_1 .. vs_2_x: the first row of `oD0`, which starts each vertex as (1, 1, 1, 1)
     /// instead of 0 (C11: on Windows the diffuse components a shader never writes reach the
