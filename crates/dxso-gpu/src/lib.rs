@@ -355,6 +355,15 @@ fn instance() -> wgpu::Instance {
 }
 
 impl Gpu {
+    /// The wgpu device dxso works on, for a caller's own passes beside dxso's (a module
+    /// compiled elsewhere, with textures from [`textures::bind`]).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+    /// The queue of [`Gpu::device`].
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
     /// Open the first Vulkan adapter whose name contains `adapter` (ignoring case), or the
     /// best one (a discrete GPU before an integrated, virtual or CPU one) when `None`.
     pub fn new(adapter: Option<&str>) -> Result<Gpu, Error> {
