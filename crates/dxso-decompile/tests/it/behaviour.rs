@@ -93,33 +93,11 @@ impl Lcg {
     }
 }
 
-struct Gpu {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    features: wgpu::Features,
-}
+use dxso_gpu::Gpu;
 
+/// dxso-gpu's device (its textures are bound by [`dxso_gpu::textures::bind`]).
 fn gpu() -> Option<Gpu> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
-    let adapter = adapters.into_iter().next()?;
-    // Filterable float textures: the compute entry's automatic layout asks for them.
-    let required_features = adapter.features() & wgpu::Features::FLOAT32_FILTERABLE;
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("dxso-decompile behaviour"),
-        required_features,
-        required_limits: adapter.limits(),
-        ..Default::default()
-    }))
-    .ok()?;
-    Some(Gpu {
-        device,
-        queue,
-        features: required_features,
-    })
+    Gpu::new(None).ok()
 }
 
 /// The members (name, components) of struct `ty` in the HLSL.
@@ -350,13 +328,12 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
     for s in &splits {
         let kind = kinds.get(&s.register).copied().unwrap_or(TextureKind::TwoD);
         match dxso_gpu::textures::bind(
-            &gpu.device,
-            &gpu.queue,
-            gpu.features,
+            gpu,
             s.register,
             kind,
             Some(&texture(kind)),
             &SamplerState::default(),
+            false,
         ) {
             Ok(b) => bound.push((s.texture_binding, s.sampler_binding, b)),
             Err(e) => return Verdict::Differ(format!("texture s{}: {e}", s.register)),
@@ -491,7 +468,7 @@ fn run(
     textures: &[(u32, u32, dxso_gpu::textures::Bound)],
 ) -> Result<Vec<f32>, String> {
     use wgpu::util::DeviceExt;
-    let d = &gpu.device;
+    let d = gpu.device();
     let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
@@ -615,7 +592,7 @@ fn run(
         pass.dispatch_workgroups((VERTICES as u32).div_ceil(64), 1, 1);
     }
     encoder.copy_buffer_to_buffer(&outb, 0, &readback, 0, out_len);
-    gpu.queue.submit([encoder.finish()]);
+    gpu.queue().submit([encoder.finish()]);
     let slice = readback.slice(..);
     let (tx, rx) = std::sync::mpsc::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
