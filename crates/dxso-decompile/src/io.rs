@@ -136,13 +136,21 @@ pub(crate) fn build(shader: &Shader, dialect: Dialect) -> Io {
         } else {
             span(d.mask.0)
         };
-        let e = io.member(input, float_ty(width), &name, &sem);
+        // A semantic keeps its components' positions (linkage: the pixel shader's mask lies
+        // in the vertex shader's at the same positions): `dcl_texcoord2 v0.zw` reads
+        // TEXCOORD2's z and w, so the member reaches its last component and is read there.
+        let e = io.member(input, float_ty(first + width), &name, &sem);
+        let expr = if first > 0 {
+            let comps: Vec<usize> = (first..first + width).collect();
+            E::atom(e, first + width).swizzle(&comps)
+        } else {
+            E::atom(e, width)
+        };
         let map = if input { &mut io.read } else { &mut io.write };
-        map.entry(d.reg).or_default().0.push(Seg {
-            expr: E::atom(e, width),
-            first,
-            width,
-        });
+        map.entry(d.reg)
+            .or_default()
+            .0
+            .push(Seg { expr, first, width });
     }
     if v.is_vertex() {
         if v.major < 3 {

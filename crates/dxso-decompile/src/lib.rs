@@ -49,6 +49,7 @@ mod uniforms;
 mod view;
 
 pub use listing::listing_table;
+pub use uniforms::ident;
 
 use dxso::ctab::ConstantTable;
 use dxso::validate::Checked;

@@ -606,8 +606,9 @@ pub(crate) fn sampler_ty(ty: TextureType) -> &'static str {
 }
 
 /// A name HLSL takes as an identifier: other characters become `_`, a leading digit or an
-/// HLSL keyword gets a `_` prefix.
-pub(crate) fn ident(name: &str) -> String {
+/// HLSL keyword gets a `_` prefix (`$s_blur` becomes `_s_blur`). The name a constant-table
+/// parameter has in the decompiled HLSL.
+pub fn ident(name: &str) -> String {
     let mut s: String = name
         .chars()
         .map(|c| {

@@ -355,15 +355,17 @@ fn instance() -> wgpu::Instance {
 }
 
 impl Gpu {
-    /// The wgpu device dxso works on, for a caller's own passes beside dxso's (a module
-    /// compiled elsewhere, with textures from [`textures::bind`]).
+    /// The wgpu device (for a harness that runs its own pipelines beside
+    /// [`textures::bind`]'s textures).
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
-    /// The queue of [`Gpu::device`].
+
+    /// The wgpu queue of [`Gpu::device`].
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
     }
+
     /// Open the first Vulkan adapter whose name contains `adapter` (ignoring case), or the
     /// best one (a discrete GPU before an integrated, virtual or CPU one) when `None`.
     pub fn new(adapter: Option<&str>) -> Result<Gpu, Error> {

@@ -609,7 +609,8 @@ VS_OUTPUT main(VS_INPUT i)
     assert_eq!(hlsl(SOURCE), expected);
 }
 
-/// ps_3_0 inputs packed two to a register become two members; vPos/vFace are `VPOS`/`VFACE`; oDepth is `DEPTH`.
+/// ps_3_0 inputs packed two to a register become two members, each read at its components'
+/// positions (`v0.zw` is TEXCOORD2's z and w); vPos/vFace are `VPOS`/`VFACE`; oDepth is `DEPTH`.
 #[test]
 fn vpos_vface_depth_for_fxc() {
     const SOURCE: &str = r#"ps_3_0
@@ -632,7 +633,7 @@ mov oDepth, c0.y
 struct PS_INPUT
 {
     float2 texcoord1 : TEXCOORD1;
-    float2 texcoord2 : TEXCOORD2;
+    float4 texcoord2 : TEXCOORD2;
     float2 vpos : VPOS;
     float vface : VFACE;
 };
@@ -651,7 +652,7 @@ PS_OUTPUT main(PS_INPUT i)
         o.color0 = -1;
     } else {
         r0.xy = i.vpos + i.texcoord1;
-        r0.zw = i.texcoord2;
+        r0.zw = i.texcoord2.zw;
         o.color0 = r0;
     }
     o.depth = 1;
@@ -692,7 +693,7 @@ mov oDepth, c0.y
 struct PS_INPUT
 {
     float2 texcoord1 : TEXCOORD1;
-    float2 texcoord2 : TEXCOORD2;
+    float4 texcoord2 : TEXCOORD2;
     float4 fragCoord : SV_Position;
     bool frontFace : SV_IsFrontFace;
 };
@@ -711,7 +712,7 @@ PS_OUTPUT main(PS_INPUT i)
         o.color0 = -1;
     } else {
         r0.xy = floor(i.fragCoord.xy) + i.texcoord1;
-        r0.zw = i.texcoord2;
+        r0.zw = i.texcoord2.zw;
         o.color0 = r0;
     }
     o.depth = 1;
@@ -1036,4 +1037,32 @@ float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
     );
     // A shader without mova has no helper.
     assert!(!hlsl("vs_2_0\ndcl_position v0\nmov oPos, v0\n").contains("dx9_round"));
+}
+
+/// A ps_3_0 input declared on components that do not start at x keeps their positions:
+/// `dcl_texcoord v0.zw` reads TEXCOORD0's z and w (linkage matches components in place), so
+/// the member is a `float4` read as `.z`/`.w`, not a `float2` whose x and y stand for them.
+#[test]
+fn an_input_declared_on_zw_reads_z_and_w() {
+    const SOURCE: &str = "ps_3_0\ndcl_texcoord v0.zw\nrcp r0.x, v0.w\nmul_pp oC0, r0.x, v0.z\n";
+    let expected = r#"// ps_3_0 pixel shader, decompiled by dxso (for fxc)
+
+struct PS_INPUT
+{
+    float4 texcoord0 : TEXCOORD0;
+};
+
+struct PS_OUTPUT
+{
+    float4 color0 : COLOR0;
+};
+
+PS_OUTPUT main(PS_INPUT i)
+{
+    PS_OUTPUT o = (PS_OUTPUT)0;
+    o.color0 = 1 / i.texcoord0.w * i.texcoord0.z;
+    return o;
+}
+"#;
+    assert_eq!(hlsl(SOURCE), expected);
 }
