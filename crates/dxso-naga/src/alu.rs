@@ -280,15 +280,7 @@ impl Tr {
     /// A D3D9 comparison of two values of one shape (IEEE ordered: NaN gives false except
     /// for `ne`, C7).
     pub fn compare(&mut self, c: Comparison, a: H, b: H) -> H {
-        let op = match c {
-            Comparison::Gt => B::Greater,
-            Comparison::Eq => B::Equal,
-            Comparison::Ge => B::GreaterEqual,
-            Comparison::Lt => B::Less,
-            Comparison::Ne => B::NotEqual,
-            Comparison::Le => B::LessEqual,
-        };
-        self.fb.bin(op, a, b)
+        self.fb.bin(crate::lanes::comparison_op(c), a, b)
     }
 
     fn setp(&mut self, inst: &Instruction) -> Result<(), Error> {

@@ -60,15 +60,7 @@ impl Lanes for Exprs<'_> {
         self.fb.math(M::Round, a)
     }
     fn cmp(&mut self, c: Comparison, a: H, b: H) -> H {
-        let op = match c {
-            Comparison::Gt => B::Greater,
-            Comparison::Eq => B::Equal,
-            Comparison::Ge => B::GreaterEqual,
-            Comparison::Lt => B::Less,
-            Comparison::Ne => B::NotEqual,
-            Comparison::Le => B::LessEqual,
-        };
-        self.fb.bin(op, a, b)
+        self.fb.bin(comparison_op(c), a, b)
     }
     fn is_nan(&mut self, a: H) -> H {
         self.fb.bin(B::NotEqual, a, a)
@@ -133,5 +125,17 @@ impl Lanes for Exprs<'_> {
     }
     fn float_of_bits(&mut self, a: H) -> H {
         self.fb.bitcast(a, ScalarKind::Float)
+    }
+}
+
+/// naga's operator for a D3D9 comparison (IEEE ordered: NaN gives false except for `ne`, C7).
+pub(crate) fn comparison_op(c: Comparison) -> B {
+    match c {
+        Comparison::Gt => B::Greater,
+        Comparison::Eq => B::Equal,
+        Comparison::Ge => B::GreaterEqual,
+        Comparison::Lt => B::Less,
+        Comparison::Ne => B::NotEqual,
+        Comparison::Le => B::LessEqual,
     }
 }
