@@ -699,17 +699,7 @@ fn sweep(step: usize) {
     };
     let tmp = std::env::temp_dir().join(format!("dxso-decompile-behaviour-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
-    let files: Vec<_> = dxso_testdata::asm_files(&dir)
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains("/vs_"))
-        .step_by(step)
-        // DXSO_BEHAVIOUR_ONLY=NAME,...: just these files (to look at a difference).
-        .filter(|p| {
-            std::env::var("DXSO_BEHAVIOUR_ONLY").map_or(true, |only| {
-                only.split(',').any(|o| p.to_string_lossy().contains(o))
-            })
-        })
-        .collect();
+    let files = corpus_sample(&dir, "vs", step);
     let (mut matched, mut compared) = (0, 0);
     // Of those, the shaders that sample textures (texldl).
     let (mut textured_matched, mut textured) = (0, 0);
@@ -763,4 +753,24 @@ fn vertex_shaders_behave_as_the_original() {
 #[ignore = "every corpus vertex shader: minutes on lavapipe"]
 fn every_vertex_shader_behaves_as_the_original() {
     sweep(1);
+}
+
+/// Every `step`th corpus file of `profile` (`"vs"`, `"ps"`), or with
+/// `DXSO_BEHAVIOUR_ONLY=NAME,...` just the files whose paths contain one of the names (to look
+/// at a difference).
+pub(crate) fn corpus_sample(
+    dir: &std::path::Path,
+    profile: &str,
+    step: usize,
+) -> Vec<std::path::PathBuf> {
+    let only = std::env::var("DXSO_BEHAVIOUR_ONLY").ok();
+    dxso_testdata::asm_files(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(&format!("/{profile}_")))
+        .step_by(step)
+        .filter(|p| {
+            only.as_ref()
+                .is_none_or(|only| only.split(',').any(|o| p.to_string_lossy().contains(o)))
+        })
+        .collect()
 }

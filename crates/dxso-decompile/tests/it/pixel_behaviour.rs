@@ -632,17 +632,7 @@ fn sweep(step: usize, with_table: bool) {
         std::process::id()
     ));
     std::fs::create_dir_all(&tmp).expect("temp dir");
-    let files: Vec<_> = dxso_testdata::asm_files(&dir)
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains("/ps_"))
-        .step_by(step)
-        // DXSO_BEHAVIOUR_ONLY=NAME,...: just these files (to look at a difference).
-        .filter(|p| {
-            std::env::var("DXSO_BEHAVIOUR_ONLY").map_or(true, |only| {
-                only.split(',').any(|o| p.to_string_lossy().contains(o))
-            })
-        })
-        .collect();
+    let files = crate::behaviour::corpus_sample(&dir, "ps", step);
     let (mut matched, mut compared) = (0, 0);
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
