@@ -19,7 +19,7 @@ pub(crate) fn program(
 ) -> Result<String, Error> {
     let defs = needs::defs(shader);
     let needs = needs::needs(shader, &defs);
-    let uniforms = Uniforms::build(table, &needs)?;
+    let uniforms = Uniforms::build(table, &needs, opts.dialect)?;
     let io = io::build(shader, opts.dialect);
     let mut cx = Ctx {
         shader,

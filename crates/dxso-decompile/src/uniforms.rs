@@ -2,9 +2,9 @@
 //! with their register binding, and the map from each `c#`/`i#`/`b#`/`s#` register to the
 //! expression that reads it (`WorldViewProj[2]`, `transpose(Bones[1])[0]`, `c[7]`).
 
-use crate::Error;
 use crate::expr::{E, float_ty};
 use crate::view::{Seg, View};
+use crate::{Dialect, Error};
 use dxso::ctab::{Class, Constant, ConstantTable, ParamType, RegisterSet, TypeInfo};
 use dxso::ir::TextureType;
 use std::collections::BTreeMap;
@@ -36,8 +36,11 @@ pub(crate) struct SamplerInfo {
 pub(crate) struct Uniforms {
     /// Struct type declarations the parameters need.
     pub structs: Vec<String>,
-    /// Declarations, one a line, in register order.
+    /// Declarations, one a line, in the order [`Uniforms::build`] gives.
     pub decls: Vec<String>,
+    /// The declarations while they are built, with their sort key (register file, first
+    /// register).
+    keyed: Vec<(u8, u32, String)>,
     /// `c#` register -> how its components read.
     pub float: BTreeMap<u32, View>,
     /// `i#` register -> an `int4` expression.
@@ -97,43 +100,83 @@ pub(crate) struct Needs {
 
 impl Uniforms {
     /// Build from the constant table (if any) and what the shader reads.
-    pub fn build(table: Option<&ConstantTable>, needs: &Needs) -> Result<Uniforms, Error> {
+    ///
+    /// For fxc the declarations come in the constant table's order (`b#`, `i#`, `c#`, `s#`,
+    /// each by register), then the registers it does not name. For glslang they are sorted
+    /// by register file (`c#`, `i#`, `b#`, `s#`), each by first register, named and unnamed
+    /// together: glslang lays `$Global` out in declaration order, `register(cN)` giving a
+    /// member the offset `16 N` and an `int4` or `bool` the next free offset, and naga takes
+    /// the block only where the offsets rise and no member reaches into the next.
+    pub fn build(
+        table: Option<&ConstantTable>,
+        needs: &Needs,
+        dialect: Dialect,
+    ) -> Result<Uniforms, Error> {
         let mut u = Uniforms::default();
         if let Some(t) = table {
             let mut constants: Vec<&Constant> = t.constants.iter().collect();
             constants.sort_by_key(|c| (c.register_set as u8, c.register_index));
             for c in constants {
-                u.constant(c, needs);
+                u.constant(c, needs, dialect);
             }
         }
         u.leftovers(table.is_some(), needs);
+        if dialect == Dialect::Glslang {
+            u.keyed.sort_by_key(|d| (d.0, d.1));
+        }
+        u.decls = std::mem::take(&mut u.keyed)
+            .into_iter()
+            .map(|d| d.2)
+            .collect();
         Ok(u)
     }
 
-    fn constant(&mut self, c: &Constant, needs: &Needs) {
+    /// Keep declaration `text` of register `at` of `set` for [`Uniforms::build`] to sort
+    /// (`c#` 0, `i#` 1, `b#` 2, `s#` 3: glslang's order).
+    fn declare(&mut self, set: RegisterSet, at: u32, text: String) {
+        let rank = match set {
+            RegisterSet::Float4 => 0,
+            RegisterSet::Int4 => 1,
+            RegisterSet::Bool => 2,
+            RegisterSet::Sampler => 3,
+        };
+        self.keyed.push((rank, at, text));
+    }
+
+    fn constant(&mut self, c: &Constant, needs: &Needs, dialect: Dialect) {
         let name = ident(&c.name);
         let at = c.register_index as u32;
         let count = c.register_count as u32;
         match c.register_set {
-            RegisterSet::Float4 => self.float_constant(c, &name, needs),
+            RegisterSet::Float4 => self.float_constant(c, &name, needs, dialect),
             RegisterSet::Int4 => {
-                let n = c.ty.elements.max(1) as u32;
+                // The registers the table gives it (an array the compiler cut short takes
+                // no more, where the next parameter may start).
+                let n = count.max(1);
                 let (decl, arr) = array_suffix(n);
-                self.decls.push(format!(
-                    "int4 {name}{decl} : register(i{at});{}",
-                    type_note(c, "int4")
-                ));
-                for k in 0..count.max(1) {
+                self.declare(
+                    RegisterSet::Int4,
+                    at,
+                    format!(
+                        "int4 {name}{decl} : register(i{at});{}",
+                        type_note(c, "int4")
+                    ),
+                );
+                for k in 0..n {
                     self.int.insert(at + k, format!("{name}{}", arr(k)));
                 }
             }
             RegisterSet::Bool => {
                 let n = count.max(1);
                 let (decl, arr) = array_suffix(n);
-                self.decls.push(format!(
-                    "bool {name}{decl} : register(b{at});{}",
-                    type_note(c, "bool")
-                ));
+                self.declare(
+                    RegisterSet::Bool,
+                    at,
+                    format!(
+                        "bool {name}{decl} : register(b{at});{}",
+                        type_note(c, "bool")
+                    ),
+                );
                 for k in 0..n {
                     self.bool_.insert(at + k, format!("{name}{}", arr(k)));
                 }
@@ -149,28 +192,55 @@ impl Uniforms {
                     ParamType::Sampler2D => TextureType::TwoD,
                     _ => first.unwrap_or(TextureType::TwoD),
                 };
-                self.decls.push(format!(
-                    "{} {name}{decl} : register(s{at});",
-                    sampler_ty(ty)
-                ));
-                for k in 0..n {
-                    self.samplers.insert(
-                        at + k,
-                        SamplerInfo {
-                            name: format!("{name}{}", arr(k)),
-                            ty,
-                        },
+                // glslang makes an array of samplers one arrayed binding, where D3D9 binds
+                // each register on its own: for glslang, each element the shader uses is
+                // a sampler of its own (`Name_3 : register(s3)`).
+                let apart = dialect == Dialect::Glslang && n > 1;
+                if !apart {
+                    self.declare(
+                        RegisterSet::Sampler,
+                        at,
+                        format!("{} {name}{decl} : register(s{at});", sampler_ty(ty)),
                     );
+                }
+                for k in 0..n {
+                    let (element, ty) = if apart {
+                        // Of the type the shader's `dcl` gives it (what it samples as).
+                        let Some(&dcl) = needs.samplers.get(&(at + k)) else {
+                            continue;
+                        };
+                        self.declare(
+                            RegisterSet::Sampler,
+                            at + k,
+                            format!(
+                                "{} {name}_{k} : register(s{}); // {name}[{k}] in the constant table",
+                                sampler_ty(dcl),
+                                at + k
+                            ),
+                        );
+                        (format!("{name}_{k}"), dcl)
+                    } else {
+                        (format!("{name}{}", arr(k)), ty)
+                    };
+                    self.samplers
+                        .insert(at + k, SamplerInfo { name: element, ty });
                 }
             }
         }
     }
 
-    fn float_constant(&mut self, c: &Constant, name: &str, needs: &Needs) {
+    fn float_constant(&mut self, c: &Constant, name: &str, needs: &Needs, dialect: Dialect) {
         let at = c.register_index as u32;
         let count = (c.register_count as u32).max(1);
+        // The type cut to the registers the table gives it: a declaration of the whole
+        // type would reach into the next parameter's registers.
+        let fitted = fitted(&c.ty, count).map(|t| match dialect {
+            Dialect::Glslang => transposed_for_glslang(&t),
+            Dialect::Fxc => t,
+        });
+        let t = fitted.as_ref().unwrap_or(&c.ty);
         let mut leaves = Vec::new();
-        flatten(&c.ty, name.to_string(), &mut leaves, 0);
+        flatten(t, name.to_string(), &mut leaves, 0);
         leaves.truncate(count as usize);
         // A leaf narrower than what the shader reads of its register, or a type HLSL would
         // not hold as floats, is declared as the raw registers: exact, and still named.
@@ -182,7 +252,8 @@ impl Uniforms {
             .fold(None, |m: Option<u8>, (_, c)| Some(m.unwrap_or(0) | c));
         // A struct indexed relatively: its members' registers as one array.
         let struct_indexed = relative_hits.is_some() && c.ty.class == Class::Struct;
-        let fits = !struct_indexed
+        let fits = fitted.is_some()
+            && !struct_indexed
             && leaves.len() == count as usize
             && leaves.iter().enumerate().all(|(k, leaf)| {
                 let mut read = needs.float.get(&(at + k as u32)).copied().unwrap_or(0);
@@ -193,10 +264,14 @@ impl Uniforms {
             });
         if !fits {
             let (decl, arr) = array_suffix(count);
-            self.decls.push(format!(
-                "float4 {name}{decl} : register(c{at}); // {} in the constant table",
-                described(&c.ty)
-            ));
+            self.declare(
+                RegisterSet::Float4,
+                at,
+                format!(
+                    "float4 {name}{decl} : register(c{at}); // {} in the constant table",
+                    described(&c.ty)
+                ),
+            );
             for k in 0..count {
                 self.float
                     .insert(at + k, View::full(format!("{name}{}", arr(k))));
@@ -210,9 +285,17 @@ impl Uniforms {
             });
             return;
         }
-        let (ty, suffix) = declared(&c.ty, name, &mut self.structs);
-        self.decls
-            .push(format!("{ty} {name}{suffix} : register(c{at});"));
+        let (ty, suffix) = declared(t, name, &mut self.structs);
+        let note = if *t == c.ty {
+            String::new()
+        } else {
+            format!(" // {} in the constant table", described(&c.ty))
+        };
+        self.declare(
+            RegisterSet::Float4,
+            at,
+            format!("{ty} {name}{suffix} : register(c{at});{note}"),
+        );
         for (k, leaf) in leaves.iter().enumerate() {
             if let Some(m) = &leaf.matrix {
                 self.matrices.insert(at + k as u32, m.clone());
@@ -226,14 +309,14 @@ impl Uniforms {
                 }]),
             );
         }
-        if c.ty.elements > 1 && c.ty.class != Class::Struct {
-            let stride = c.ty.element_registers(RegisterSet::Float4).max(1);
+        if t.elements > 1 && t.class != Class::Struct {
+            let stride = t.element_registers(RegisterSet::Float4).max(1);
             self.indexable.push(Indexable {
                 start: at,
                 count,
                 name: name.to_string(),
                 stride,
-                columns: c.ty.class == Class::MatrixColumns,
+                columns: t.class == Class::MatrixColumns,
             });
         }
     }
@@ -265,8 +348,11 @@ impl Uniforms {
                 } else {
                     ""
                 };
-                self.decls
-                    .push(format!("float4 c[{end}] : register(c0);{note}"));
+                self.declare(
+                    RegisterSet::Float4,
+                    0,
+                    format!("float4 c[{end}] : register(c0);{note}"),
+                );
                 for r in missing {
                     self.float.insert(r, View::full(format!("c[{r}]")));
                 }
@@ -280,28 +366,33 @@ impl Uniforms {
             }
         } else {
             for r in missing {
-                self.decls.push(format!(
-                    "float4 c{r} : register(c{r}); // not in the constant table"
-                ));
+                self.declare(
+                    RegisterSet::Float4,
+                    r,
+                    format!("float4 c{r} : register(c{r}); // not in the constant table"),
+                );
                 self.float.insert(r, View::full(format!("c{r}")));
             }
         }
         for &r in &needs.int {
             if !self.int.contains_key(&r) {
-                self.decls.push(format!("int4 i{r} : register(i{r});"));
+                self.declare(RegisterSet::Int4, r, format!("int4 i{r} : register(i{r});"));
                 self.int.insert(r, format!("i{r}"));
             }
         }
         for &r in &needs.bool_ {
             if !self.bool_.contains_key(&r) {
-                self.decls.push(format!("bool b{r} : register(b{r});"));
+                self.declare(RegisterSet::Bool, r, format!("bool b{r} : register(b{r});"));
                 self.bool_.insert(r, format!("b{r}"));
             }
         }
         for (&r, &ty) in &needs.samplers {
             if !self.samplers.contains_key(&r) {
-                self.decls
-                    .push(format!("{} s{r} : register(s{r});", sampler_ty(ty)));
+                self.declare(
+                    RegisterSet::Sampler,
+                    r,
+                    format!("{} s{r} : register(s{r});", sampler_ty(ty)),
+                );
                 self.samplers.insert(
                     r,
                     SamplerInfo {
@@ -510,6 +601,56 @@ fn flatten(t: &TypeInfo, path: String, out: &mut Vec<Leaf>, depth: usize) {
             }
         }
     }
+}
+
+/// Type `t` cut to the `count` registers the constant table gives it, where that is fewer
+/// than the type takes (a compiler leaves out trailing rows, columns or elements no
+/// instruction reads): a matrix of fewer rows (`row_major`) or columns (`column_major`), an
+/// array of fewer elements. `None` where no type of the same kind takes exactly those
+/// registers (an array cut inside an element, a struct): the parameter is then declared as
+/// its raw registers.
+fn fitted(t: &TypeInfo, count: u32) -> Option<TypeInfo> {
+    if count >= t.registers(RegisterSet::Float4) {
+        return Some(t.clone());
+    }
+    let mut t = t.clone();
+    if t.elements > 1 {
+        let stride = t.element_registers(RegisterSet::Float4).max(1);
+        if count % stride != 0 || count / stride < 2 {
+            return None;
+        }
+        t.elements = (count / stride) as u16;
+        return Some(t);
+    }
+    match t.class {
+        Class::MatrixRows => t.rows = count as u16,
+        Class::MatrixColumns => t.columns = count as u16,
+        _ => return None,
+    }
+    Some(t)
+}
+
+/// Type `t` with each non-square `column_major` matrix (in it, or in its struct members)
+/// as the `row_major` matrix of the transposed shape: the same registers in the same
+/// order (register `k` is column `k` of the one, row `k` of the other), read through
+/// `mul(M, v)` instead of `mul(v, M)`. For glslang: it writes a `column_major` HLSL matrix
+/// as a `RowMajor` SPIR-V member, and naga's SPIR-V front end (its row-major workaround)
+/// types the product of a non-square one with a vector wrongly and refuses the module.
+fn transposed_for_glslang(t: &TypeInfo) -> TypeInfo {
+    let mut t = t.clone();
+    match t.class {
+        Class::MatrixColumns if t.rows != t.columns => {
+            t.class = Class::MatrixRows;
+            std::mem::swap(&mut t.rows, &mut t.columns);
+        }
+        Class::Struct => {
+            for m in &mut t.members {
+                m.ty = transposed_for_glslang(&m.ty);
+            }
+        }
+        _ => {}
+    }
+    t
 }
 
 /// The HLSL type of a declaration and the array suffix after its name; a struct type is

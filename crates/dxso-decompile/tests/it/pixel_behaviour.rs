@@ -562,7 +562,9 @@ fn draw(
 
 /// The `$Global` block's bytes: [`uniform_bytes`] (the `c` array, `c#`, `i#`, `b#`), then
 /// each member the constant table names written from its registers: `c#` registers from
-/// `register_index` on, `i#` the integer constants, `b#` one 32-bit bool per register.
+/// `register_index` on, `i#` the integer constants, `b#` one 32-bit bool per register. A
+/// member is written up to the next member's offset: glslang packs a `float` or a `bool`
+/// into 4 bytes, and the next member (a `bool` after a `float`) may start there.
 fn uniform_with_table(
     globals: &[(String, u32)],
     table: Option<&dxso::ctab::ConstantTable>,
@@ -598,10 +600,16 @@ fn uniform_with_table(
             RegisterSet::Sampler => continue,
         };
         let at = *off as usize;
+        let next = globals
+            .iter()
+            .map(|g| g.1 as usize)
+            .filter(|&o| o > at)
+            .min();
+        let data = &data[..next.map_or(data.len(), |n| data.len().min(n - at))];
         if bytes.len() < at + data.len() {
             bytes.resize((at + data.len()).div_ceil(16) * 16, 0);
         }
-        bytes[at..at + data.len()].copy_from_slice(&data);
+        bytes[at..at + data.len()].copy_from_slice(data);
     }
     // Members the table does not name and no register number gives (past the last one
     // written) read 0: the buffer reaches 4 KiB past the last member's offset.
