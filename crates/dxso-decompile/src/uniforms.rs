@@ -185,17 +185,27 @@ impl Uniforms {
                 let n = c.ty.elements.max(1) as u32;
                 let (decl, arr) = array_suffix(n);
                 let first = needs.samplers.get(&at).copied();
-                let ty = match c.ty.ty {
-                    ParamType::Sampler1D => TextureType::OneD,
-                    ParamType::Sampler3D => TextureType::Volume,
-                    ParamType::SamplerCube => TextureType::Cube,
-                    ParamType::Sampler2D => TextureType::TwoD,
-                    _ => first.unwrap_or(TextureType::TwoD),
+                let table_ty = match c.ty.ty {
+                    ParamType::Sampler1D => Some(TextureType::OneD),
+                    ParamType::Sampler3D => Some(TextureType::Volume),
+                    ParamType::SamplerCube => Some(TextureType::Cube),
+                    ParamType::Sampler2D => Some(TextureType::TwoD),
+                    _ => None,
+                };
+                // What the shader samples a register as is its `dcl`'s type: a single
+                // sampler the table types otherwise is declared of the `dcl`'s type.
+                let ty = match (n, first, table_ty) {
+                    (1, Some(dcl), _) | (_, Some(dcl), None) => dcl,
+                    (_, _, Some(t)) => t,
+                    (_, None, None) => TextureType::TwoD,
                 };
                 // glslang makes an array of samplers one arrayed binding, where D3D9 binds
-                // each register on its own: for glslang, each element the shader uses is
-                // a sampler of its own (`Name_3 : register(s3)`).
-                let apart = dialect == Dialect::Glslang && n > 1;
+                // each register on its own: for glslang each element the shader uses is a
+                // sampler of its own (`Name_3 : register(s3)`), of its `dcl`'s type; for
+                // fxc too where a `dcl` gives an element another type than the array's.
+                let apart = n > 1
+                    && (dialect == Dialect::Glslang
+                        || (at..at + n).any(|r| needs.samplers.get(&r).is_some_and(|&d| d != ty)));
                 if !apart {
                     self.declare(
                         RegisterSet::Sampler,
