@@ -11,6 +11,8 @@
 //! against the GPU's IEEE one: the `Ieee` class of docs/translate.md).
 //!
 //! The default test takes every 16th vertex shader of the corpus; `--ignored` all of them.
+//! The same with the constant tables (the output a user gets: the table's names and types,
+//! `$Global` filled by name as for pixel shaders) takes every 32nd; `--ignored` all of them.
 
 use dxso::Opcode;
 use dxso::ir::{RegisterKind, TextureType, Usage};
@@ -247,7 +249,7 @@ pub(crate) struct Consts {
     pub(crate) i: [i32; 4],
 }
 
-fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict {
+fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64, with_table: bool) -> Verdict {
     let Ok(shader) = dxso::text::parse(source) else {
         return Verdict::Skipped("does not assemble");
     };
@@ -261,7 +263,16 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
         dialect: Dialect::Glslang,
         asm_comments: false,
     };
-    let Ok(hlsl) = dxso_decompile::decompile_with_table(&checked, None, &options) else {
+    // With the table: the constant table's names and types (or the listing's header).
+    let table = if with_table {
+        match shader.constant_table() {
+            Ok(Some(t)) => Some(t),
+            _ => dxso_decompile::listing_table(source, shader.version),
+        }
+    } else {
+        None
+    };
+    let Ok(hlsl) = dxso_decompile::decompile_with_table(&checked, table.as_ref(), &options) else {
         return Verdict::Differ("does not decompile".into());
     };
     // Inputs: the declared v# in declaration order (the order of VS_INPUT's members).
@@ -317,7 +328,8 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
         // The harness's state is the same for every shader: a refusal is a harness gap.
         Err(e) => return Verdict::Differ(format!("dxso-vm refuses the draw: {e}")),
     };
-    let uniform = uniform_bytes(&globals(&spv), &hlsl, &consts);
+    let uniform =
+        crate::pixel_behaviour::uniform_with_table(&globals(&spv), table.as_ref(), &hlsl, &consts);
     let words = crate::spirv_split::words(&std::fs::read(&spv).expect("spv"));
     // Vertex textures: glslang's combined image-samplers split for naga, in group 1.
     let (words, splits) = match crate::spirv_split::split(&words, 1) {
@@ -684,7 +696,7 @@ fn check(
     Verdict::Match
 }
 
-fn sweep(step: usize) {
+fn sweep(step: usize, with_table: bool) {
     if !(dxso_testdata::tool("glslangValidator", "glslang-tools")
         && dxso_testdata::tool("spirv-dis", "spirv-tools"))
     {
@@ -697,7 +709,11 @@ fn sweep(step: usize) {
         dxso_testdata::skip("no Vulkan adapter (lavapipe: Debian mesa-vulkan-drivers)");
         return;
     };
-    let tmp = std::env::temp_dir().join(format!("dxso-decompile-behaviour-{}", std::process::id()));
+    // One directory per sweep: the sweeps run at once in one process.
+    let tmp = std::env::temp_dir().join(format!(
+        "dxso-decompile-behaviour-{}-{step}-{with_table}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&tmp).expect("temp dir");
     let files = corpus_sample(&dir, "vs", step);
     let (mut matched, mut compared) = (0, 0);
@@ -708,7 +724,7 @@ fn sweep(step: usize) {
     for (k, path) in files.iter().enumerate() {
         let source = dxso_testdata::read_text(path);
         let samples = source.contains("texldl");
-        match compare(&gpu, &source, &tmp, k as u64 + 1) {
+        match compare(&gpu, &source, &tmp, k as u64 + 1, with_table) {
             Verdict::Skipped(why) => *skipped.entry(why).or_default() += 1,
             Verdict::Match => {
                 matched += 1;
@@ -728,12 +744,17 @@ fn sweep(step: usize) {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    // DXSO_BEHAVIOUR_KEEP=1: keep the HLSL and SPIR-V (named by the shader's index).
+    if std::env::var_os("DXSO_BEHAVIOUR_KEEP").is_some() {
+        eprintln!("kept in {}", tmp.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
     for (name, why) in &differ {
         eprintln!("differs: {name}: {why}");
     }
     eprintln!(
-        "behaviour: {matched} of {compared} vertex shaders give dxso-vm's outputs through \
+        "behaviour (constant table: {with_table}): {matched} of {compared} vertex shaders give dxso-vm's outputs through \
          decompile + glslang + naga on the GPU ({textured_matched} of {textured} that sample \
          textures); skipped: {skipped:?}"
     );
@@ -746,13 +767,25 @@ fn sweep(step: usize) {
 
 #[test]
 fn vertex_shaders_behave_as_the_original() {
-    sweep(16);
+    sweep(16, false);
 }
 
 #[test]
 #[ignore = "every corpus vertex shader: minutes on lavapipe"]
 fn every_vertex_shader_behaves_as_the_original() {
-    sweep(1);
+    sweep(1, false);
+}
+
+/// The same with the constant tables' names and types (every 32nd shader).
+#[test]
+fn vertex_shaders_with_their_constant_tables_behave() {
+    sweep(32, true);
+}
+
+#[test]
+#[ignore = "every corpus vertex shader with its constant table: minutes on lavapipe"]
+fn every_vertex_shader_with_its_constant_table_behaves() {
+    sweep(1, true);
 }
 
 /// Every `step`th corpus file of `profile` (`"vs"`, `"ps"`), or with

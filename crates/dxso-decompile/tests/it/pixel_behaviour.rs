@@ -565,7 +565,7 @@ fn draw(
 /// `register_index` on, `i#` the integer constants, `b#` one 32-bit bool per register. A
 /// member is written up to the next member's offset: glslang packs a `float` or a `bool`
 /// into 4 bytes, and the next member (a `bool` after a `float`) may start there.
-fn uniform_with_table(
+pub(crate) fn uniform_with_table(
     globals: &[(String, u32)],
     table: Option<&dxso::ctab::ConstantTable>,
     hlsl: &str,
