@@ -53,6 +53,10 @@ pub(crate) struct Uniforms {
     pub indexable: Vec<Indexable>,
     /// `c#` registers that are a row or column of a matrix parameter.
     pub matrices: BTreeMap<u32, MatrixLeaf>,
+    /// Relative reads outside the table's arrays read `cd`, the register file copied from
+    /// each register's expression ([`Uniforms::register_file`]); the `c` array of
+    /// [`Uniforms::indexable`] then stands for it.
+    pub file_copy: bool,
 }
 
 /// A register that holds one row (`row_major`) or column (`column_major`) of a matrix.
@@ -331,8 +335,58 @@ impl Uniforms {
         }
     }
 
+    /// Relative reads outside every array of the table: they read `cd`, a copy of the
+    /// register file `c0 .. c{end - 1}` built as `main` starts from each register's
+    /// expression (a parameter's, or for the registers the table does not name, one
+    /// declaration per run of them: `float4 c7`, `float4 c40_63[24]`), the way a relative
+    /// read with `def`s reads it. No declaration lays over another: fxc refuses overlapping
+    /// registers and naga overlapping members.
+    fn register_file(&mut self, end: u32) {
+        let mut r = 0;
+        while r < end {
+            if self.float.contains_key(&r) {
+                r += 1;
+                continue;
+            }
+            let mut last = r;
+            while last + 1 < end && !self.float.contains_key(&(last + 1)) {
+                last += 1;
+            }
+            let note = "// registers the constant table does not name";
+            if last == r {
+                self.declare(
+                    RegisterSet::Float4,
+                    r,
+                    format!("float4 c{r} : register(c{r}); // not in the constant table"),
+                );
+                self.float.insert(r, View::full(format!("c{r}")));
+            } else {
+                let n = last - r + 1;
+                self.declare(
+                    RegisterSet::Float4,
+                    r,
+                    format!("float4 c{r}_{last}[{n}] : register(c{r}); {note}"),
+                );
+                for k in r..=last {
+                    self.float
+                        .insert(k, View::full(format!("c{r}_{last}[{}]", k - r)));
+                }
+            }
+            r = last + 1;
+        }
+        self.file_copy = true;
+        self.indexable.push(Indexable {
+            start: 0,
+            count: end,
+            name: "c".into(),
+            stride: 1,
+            columns: false,
+        });
+    }
+
     /// Registers read that no parameter covers: without a table `float4 c[N]`; with one,
-    /// one `float4 cN` each (and `c[N]` for relative reads outside every array).
+    /// one `float4 cN` each (or, for relative reads outside every array, the register file
+    /// as [`Uniforms::register_file`] builds it).
     fn leftovers(&mut self, has_table: bool, needs: &Needs) {
         let missing: Vec<u32> = needs
             .float
@@ -346,22 +400,19 @@ impl Uniforms {
                 .iter()
                 .any(|a| base >= a.start && base < a.start + a.count)
         });
-        if !has_table || relative_outside {
+        if has_table && relative_outside {
+            self.register_file(needs.file_end + 1);
+        } else if !has_table {
             let end = if !needs.relative.is_empty() {
                 needs.file_end + 1
             } else {
                 missing.iter().max().map_or(0, |m| m + 1)
             };
             if end > 0 {
-                let note = if has_table {
-                    " // registers the constant table does not name"
-                } else {
-                    ""
-                };
                 self.declare(
                     RegisterSet::Float4,
                     0,
-                    format!("float4 c[{end}] : register(c0);{note}"),
+                    format!("float4 c[{end}] : register(c0);"),
                 );
                 for r in missing {
                     self.float.insert(r, View::full(format!("c[{r}]")));
@@ -617,8 +668,8 @@ fn flatten(t: &TypeInfo, path: String, out: &mut Vec<Leaf>, depth: usize) {
 /// than the type takes (a compiler leaves out trailing rows, columns or elements no
 /// instruction reads): a matrix of fewer rows (`row_major`) or columns (`column_major`), an
 /// array of fewer elements. `None` where no type of the same kind takes exactly those
-/// registers (an array cut inside an element, a struct): the parameter is then declared as
-/// its raw registers.
+/// registers (an array cut inside an element or to one element, a matrix cut to one row or
+/// column, a struct): the parameter is then declared as its raw registers.
 fn fitted(t: &TypeInfo, count: u32) -> Option<TypeInfo> {
     if count >= t.registers(RegisterSet::Float4) {
         return Some(t.clone());
@@ -633,8 +684,9 @@ fn fitted(t: &TypeInfo, count: u32) -> Option<TypeInfo> {
         return Some(t);
     }
     match t.class {
-        Class::MatrixRows => t.rows = count as u16,
-        Class::MatrixColumns => t.columns = count as u16,
+        // One register left is a vector (`float1x4` is not a matrix glslang and naga take).
+        Class::MatrixRows if count > 1 => t.rows = count as u16,
+        Class::MatrixColumns if count > 1 => t.columns = count as u16,
         _ => return None,
     }
     Some(t)
