@@ -358,7 +358,8 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64, with_table
     check(&shader, &outputs, &expected, &got)
 }
 
-/// The `$Global` block: `c` (float4s), `iN` (int4), `bN` (bool as a 32-bit word).
+/// The `$Global` block: `c` (float4s), `cN` and `cF_L` (registers N, F to L), `iN` (int4),
+/// `bN` (bool as a 32-bit word).
 pub(crate) fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -> Vec<u8> {
     let mut bytes = vec![0u8; 16];
     let mut put = |at: usize, data: &[u8]| {
@@ -388,6 +389,18 @@ pub(crate) fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -
             put(at, &data);
         } else if let Some(n) = name.strip_prefix('b').and_then(|n| n.parse::<u32>().ok()) {
             put(at, &u32::from(n % 2 == 0).to_le_bytes());
+        } else if let Some((first, last)) = name
+            .strip_prefix('c')
+            .and_then(|n| n.split_once('_'))
+            .and_then(|(f, l)| Some((f.parse::<usize>().ok()?, l.parse::<usize>().ok()?)))
+        {
+            // `cF_L`: registers F to L that the constant table does not name.
+            let data: Vec<u8> = c.f[first.min(255)..=last.min(255)]
+                .iter()
+                .flatten()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            put(at, &data);
         } else if let Some(n) = name.strip_prefix('c').and_then(|n| n.parse::<usize>().ok()) {
             let data: Vec<u8> = c.f[n.min(255)]
                 .iter()
@@ -495,10 +508,14 @@ fn run(
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
+        // The first lines, and naga's cause lines (`= ...`) where it refused the module.
+        let e = e.to_string();
+        let cause = e.lines().filter(|l| l.trim_start().starts_with("= "));
         return Err(e
-            .to_string()
             .lines()
             .take(3)
+            .chain(cause)
+            .map(str::trim)
             .collect::<Vec<_>>()
             .join(" / "));
     }

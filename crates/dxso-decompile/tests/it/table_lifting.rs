@@ -27,7 +27,7 @@ fn declarations(text: &str) -> &str {
 /// The table gives a parameter fewer registers than its type takes (the compiler leaves out
 /// what no instruction reads): a `row_major` matrix is declared with that many rows, a
 /// `column_major` one with that many columns, an array with that many whole elements, and
-/// an array cut inside an element as its raw registers. Declared whole, each would reach
+/// an array cut inside an element or a matrix cut to one register as its raw registers. Declared whole, each would reach
 /// into the next parameter's registers (`Shadow` into `c7`, which the table does not name).
 #[test]
 fn a_parameter_takes_the_registers_the_table_gives() {
@@ -37,6 +37,7 @@ fn a_parameter_takes_the_registers_the_table_gives() {
 //   float4x4 Shadow;
 //   float4x4 Bones[2];
 //   float4 Lights[4];
+//   float4x4 Proj;
 //
 // Registers:
 //
@@ -46,6 +47,7 @@ fn a_parameter_takes_the_registers_the_table_gives() {
 //   Shadow       c4       3
 //   Bones        c8       6
 //   Lights       c14      2
+//   Proj         c16      1
 //
 vs_2_0
 dcl_position v0
@@ -57,7 +59,8 @@ dp4 oT1.y, v0, c5
 dp4 oT1.z, v0, c6
 mul r0, v0, c7
 add r0, r0, c9
-add oPos, r0, c15
+add r0, r0, c15
+add oPos, r0, c16
 "#;
     let expected = r#"// vs_2_0 vertex shader, decompiled by dxso (for fxc)
 
@@ -65,6 +68,7 @@ row_major float3x4 LightMatrix : register(c0); // row_major float4x4 in the cons
 column_major float4x3 Shadow : register(c4); // column_major float4x4 in the constant table
 float4 Bones[6] : register(c8); // column_major float4x4[2] in the constant table
 float4 Lights[2] : register(c14); // float4[4] in the constant table
+float4 Proj : register(c16); // column_major float4x4 in the constant table
 float4 c7 : register(c7); // not in the constant table
 
 struct VS_INPUT
@@ -84,7 +88,7 @@ VS_OUTPUT main(VS_INPUT i)
     VS_OUTPUT o = (VS_OUTPUT)0;
     o.texcoord0.xyz = mul(LightMatrix, i.position);
     o.texcoord1.xyz = mul(i.position, Shadow);
-    o.position = i.position * c7 + Bones[1] + Lights[1];
+    o.position = i.position * c7 + Bones[1] + Lights[1] + Proj;
     return o;
 }
 "#;
@@ -170,6 +174,109 @@ float4 c2 : register(c2); // not in the constant table
 bool b1 : register(b1);
 "#;
     assert_eq!(declarations(&hlsl(SOURCE, Dialect::Fxc)), fxc);
+}
+
+/// A relative read outside every array of the table (`c[a0.x + 5]`: `World` ends at `c4`,
+/// `Tints` starts at `c8`) may reach any register: it reads `cd`, the register file copied
+/// as `main` starts from each register's expression, and the registers the table does not
+/// name are declared in runs (`c5_7`, `c10_11`, `c13_255`) beside the named parameters,
+/// none laid over another (fxc refuses overlapping registers, naga overlapping members). A
+/// relative read inside `Tints` still indexes it.
+#[test]
+fn a_relative_read_outside_the_arrays_reads_the_register_file() {
+    const SOURCE: &str = r#"// Parameters:
+//
+//   float4 Scale;
+//   float4x4 World;
+//   float4 Tints[2];
+//   float Bias;
+//
+// Registers:
+//
+//   Name   Reg   Size
+//   ------ ----- ----
+//   Scale  c0       1
+//   World  c1       4
+//   Tints  c8       2
+//   Bias   c12      1
+//
+vs_2_0
+dcl_position v0
+dcl_blendindices v1
+mova a0.x, v1.x
+mul r0, v0, c[a0.x + 5]
+add r0, r0, c[a0.x + 8]
+mul r0, r0, c12.x
+add oPos, r0, c0
+"#;
+    let expected = r#"// vs_2_0 vertex shader, decompiled by dxso (for fxc)
+
+float4 Scale : register(c0);
+column_major float4x4 World : register(c1);
+float4 Tints[2] : register(c8);
+float Bias : register(c12);
+float4 c5_7[3] : register(c5); // registers the constant table does not name
+float4 c10_11[2] : register(c10); // registers the constant table does not name
+float4 c13_255[243] : register(c13); // registers the constant table does not name
+
+struct VS_INPUT
+{
+    float4 position : POSITION;
+    float4 blendindices : BLENDINDICES;
+};
+
+struct VS_OUTPUT
+{
+    float4 position : POSITION;
+};
+
+// The constants as relative reads see them: the shader's defs written over the
+// uniforms (filled as main starts), 0 outside the register file (dxso's choice).
+static float4 cd[256];
+float4 cd_at(int k)
+{
+    return (uint)k < 256 ? cd[k] : 0;
+}
+
+// mova's rounding: to nearest, exact halves to even.
+float4 dx9_round(float4 x)
+{
+    float4 t = floor(x);
+    float4 d = x - t;
+    return t + (float4)(d > 0.5) + (float4)(d == 0.5) * (frac(t * 0.5) * 2);
+}
+float3 dx9_round(float3 x) { return dx9_round(float4(x, 0)).xyz; }
+float2 dx9_round(float2 x) { return dx9_round(float4(x, 0, 0)).xy; }
+float dx9_round(float x) { return dx9_round(float4(x, 0, 0, 0)).x; }
+
+VS_OUTPUT main(VS_INPUT i)
+{
+    VS_OUTPUT o = (VS_OUTPUT)0;
+    int4 a0 = 0;
+    cd[0] = Scale;
+    cd[1] = transpose(World)[0];
+    cd[2] = transpose(World)[1];
+    cd[3] = transpose(World)[2];
+    cd[4] = transpose(World)[3];
+    for (int k = 0; k < 3; k++) {
+        cd[5 + k] = c5_7[k];
+    }
+    for (int k = 0; k < 2; k++) {
+        cd[8 + k] = Tints[k];
+    }
+    for (int k = 0; k < 2; k++) {
+        cd[10 + k] = c10_11[k];
+    }
+    cd[12] = float4(Bias, float3(0, 0, 0));
+    for (int k = 0; k < 243; k++) {
+        cd[13 + k] = c13_255[k];
+    }
+    a0.x = (int)dx9_round(i.blendindices.x);
+    o.position = (i.position * cd_at(a0.x + 5) + Tints[a0.x]) * Bias + Scale;
+    return o;
+}
+"#;
+    assert_eq!(hlsl(SOURCE, Dialect::Fxc), expected);
 }
 
 /// An array of samplers: for fxc the array (`Maps[1]`); for glslang, which binds an array
