@@ -677,7 +677,7 @@ fn fitted(t: &TypeInfo, count: u32) -> Option<TypeInfo> {
     let mut t = t.clone();
     if t.elements > 1 {
         let stride = t.element_registers(RegisterSet::Float4).max(1);
-        if count % stride != 0 || count / stride < 2 {
+        if !count.is_multiple_of(stride) || count / stride < 2 {
             return None;
         }
         t.elements = (count / stride) as u16;
