@@ -164,7 +164,10 @@ impl<'a> Ctx<'a> {
                 )))?;
             // A relative read sees the shader's `def`s: the array with them written over.
             // (Defs below the base are reached only by a negative index: not overlaid.)
-            if e.s.starts_with("c[") && self.defs.float.range(reg.number..).next().is_some() {
+            // With the table, a read outside its arrays reads the copy of the register file.
+            if e.s.starts_with("c[")
+                && (self.uniforms.file_copy || self.defs.float.range(reg.number..).next().is_some())
+            {
                 self.def_overlay = true;
                 let inner = e.s.get(2..e.s.len().saturating_sub(1)).unwrap_or("0");
                 e.s = format!("cd_at({inner})");

@@ -19,7 +19,7 @@ pub(crate) fn program(
 ) -> Result<String, Error> {
     let defs = needs::defs(shader);
     let needs = needs::needs(shader, &defs);
-    let uniforms = Uniforms::build(table, &needs)?;
+    let uniforms = Uniforms::build(table, &needs, opts.dialect)?;
     let io = io::build(shader, opts.dialect);
     let mut cx = Ctx {
         shader,
@@ -197,10 +197,14 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     }
     if cx.def_overlay {
         let n = overlay_len(cx);
-        let _ = writeln!(
-            s,
-            "    for (int k = 0; k < {n}; k++) {{\n        cd[k] = c[k];\n    }}"
-        );
+        if cx.uniforms.file_copy {
+            copy_file(cx, n, &mut s);
+        } else {
+            let _ = writeln!(
+                s,
+                "    for (int k = 0; k < {n}; k++) {{\n        cd[k] = c[k];\n    }}"
+            );
+        }
         for (r, v) in cx.defs.float.iter().filter(|(r, _)| **r < n) {
             let lit = crate::expr::literal(v);
             let _ = writeln!(s, "    cd[{r}] = {};", lit.s);
@@ -224,6 +228,50 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
 }
 
 /// Registers of the `c` array the def overlay copies.
+/// `cd[r] = ...;` for registers `0 .. n` from each one's expression (the constant table's
+/// parameters and the declarations of the registers it does not name): a run of elements
+/// of one array (`Lights[0]`, `Lights[1]`, ...) as one loop.
+fn copy_file(cx: &Ctx, n: u32, s: &mut String) {
+    let exprs: Vec<String> = (0..n)
+        .map(|r| {
+            cx.uniforms
+                .float
+                .get(&r)
+                .map_or_else(|| "0".to_string(), |v| v.read(&[0, 1, 2, 3]).s)
+        })
+        .collect();
+    // `Name[j]` -> (Name, j).
+    let element = |e: &str| -> Option<(String, u32)> {
+        let (name, rest) = e.strip_suffix(']')?.split_once('[')?;
+        let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        Some((name.to_string(), rest.parse().ok().filter(|_| ok)?))
+    };
+    let mut r = 0;
+    while r < exprs.len() {
+        let run = element(&exprs[r]).map_or(1, |(name, j)| {
+            1 + (r + 1..exprs.len())
+                .take_while(|&k| element(&exprs[k]) == Some((name.clone(), j + (k - r) as u32)))
+                .count()
+        });
+        if run > 1 {
+            let (name, j) = element(&exprs[r]).unwrap_or_default();
+            let plus = |base: u32| match base {
+                0 => "k".to_string(),
+                b => format!("{b} + k"),
+            };
+            let _ = writeln!(
+                s,
+                "    for (int k = 0; k < {run}; k++) {{\n        cd[{}] = {name}[{}];\n    }}",
+                plus(r as u32),
+                plus(j)
+            );
+        } else {
+            let _ = writeln!(s, "    cd[{r}] = {};", exprs[r]);
+        }
+        r += run;
+    }
+}
+
 fn overlay_len(cx: &Ctx) -> u32 {
     cx.uniforms
         .indexable

@@ -2,9 +2,9 @@
 //! with their register binding, and the map from each `c#`/`i#`/`b#`/`s#` register to the
 //! expression that reads it (`WorldViewProj[2]`, `transpose(Bones[1])[0]`, `c[7]`).
 
-use crate::Error;
 use crate::expr::{E, float_ty};
 use crate::view::{Seg, View};
+use crate::{Dialect, Error};
 use dxso::ctab::{Class, Constant, ConstantTable, ParamType, RegisterSet, TypeInfo};
 use dxso::ir::TextureType;
 use std::collections::BTreeMap;
@@ -36,8 +36,11 @@ pub(crate) struct SamplerInfo {
 pub(crate) struct Uniforms {
     /// Struct type declarations the parameters need.
     pub structs: Vec<String>,
-    /// Declarations, one a line, in register order.
+    /// Declarations, one a line, in the order [`Uniforms::build`] gives.
     pub decls: Vec<String>,
+    /// The declarations while they are built, with their sort key (register file, first
+    /// register).
+    keyed: Vec<(u8, u32, String)>,
     /// `c#` register -> how its components read.
     pub float: BTreeMap<u32, View>,
     /// `i#` register -> an `int4` expression.
@@ -50,6 +53,10 @@ pub(crate) struct Uniforms {
     pub indexable: Vec<Indexable>,
     /// `c#` registers that are a row or column of a matrix parameter.
     pub matrices: BTreeMap<u32, MatrixLeaf>,
+    /// Relative reads outside the table's arrays read `cd`, the register file copied from
+    /// each register's expression ([`Uniforms::register_file`]); the `c` array of
+    /// [`Uniforms::indexable`] then stands for it.
+    pub file_copy: bool,
 }
 
 /// A register that holds one row (`row_major`) or column (`column_major`) of a matrix.
@@ -97,43 +104,83 @@ pub(crate) struct Needs {
 
 impl Uniforms {
     /// Build from the constant table (if any) and what the shader reads.
-    pub fn build(table: Option<&ConstantTable>, needs: &Needs) -> Result<Uniforms, Error> {
+    ///
+    /// For fxc the declarations come in the constant table's order (`b#`, `i#`, `c#`, `s#`,
+    /// each by register), then the registers it does not name. For glslang they are sorted
+    /// by register file (`c#`, `i#`, `b#`, `s#`), each by first register, named and unnamed
+    /// together: glslang lays `$Global` out in declaration order, `register(cN)` giving a
+    /// member the offset `16 N` and an `int4` or `bool` the next free offset, and naga takes
+    /// the block only where the offsets rise and no member reaches into the next.
+    pub fn build(
+        table: Option<&ConstantTable>,
+        needs: &Needs,
+        dialect: Dialect,
+    ) -> Result<Uniforms, Error> {
         let mut u = Uniforms::default();
         if let Some(t) = table {
             let mut constants: Vec<&Constant> = t.constants.iter().collect();
             constants.sort_by_key(|c| (c.register_set as u8, c.register_index));
             for c in constants {
-                u.constant(c, needs);
+                u.constant(c, needs, dialect);
             }
         }
         u.leftovers(table.is_some(), needs);
+        if dialect == Dialect::Glslang {
+            u.keyed.sort_by_key(|d| (d.0, d.1));
+        }
+        u.decls = std::mem::take(&mut u.keyed)
+            .into_iter()
+            .map(|d| d.2)
+            .collect();
         Ok(u)
     }
 
-    fn constant(&mut self, c: &Constant, needs: &Needs) {
+    /// Keep declaration `text` of register `at` of `set` for [`Uniforms::build`] to sort
+    /// (`c#` 0, `i#` 1, `b#` 2, `s#` 3: glslang's order).
+    fn declare(&mut self, set: RegisterSet, at: u32, text: String) {
+        let rank = match set {
+            RegisterSet::Float4 => 0,
+            RegisterSet::Int4 => 1,
+            RegisterSet::Bool => 2,
+            RegisterSet::Sampler => 3,
+        };
+        self.keyed.push((rank, at, text));
+    }
+
+    fn constant(&mut self, c: &Constant, needs: &Needs, dialect: Dialect) {
         let name = ident(&c.name);
         let at = c.register_index as u32;
         let count = c.register_count as u32;
         match c.register_set {
-            RegisterSet::Float4 => self.float_constant(c, &name, needs),
+            RegisterSet::Float4 => self.float_constant(c, &name, needs, dialect),
             RegisterSet::Int4 => {
-                let n = c.ty.elements.max(1) as u32;
+                // The registers the table gives it (an array the compiler cut short takes
+                // no more, where the next parameter may start).
+                let n = count.max(1);
                 let (decl, arr) = array_suffix(n);
-                self.decls.push(format!(
-                    "int4 {name}{decl} : register(i{at});{}",
-                    type_note(c, "int4")
-                ));
-                for k in 0..count.max(1) {
+                self.declare(
+                    RegisterSet::Int4,
+                    at,
+                    format!(
+                        "int4 {name}{decl} : register(i{at});{}",
+                        type_note(c, "int4")
+                    ),
+                );
+                for k in 0..n {
                     self.int.insert(at + k, format!("{name}{}", arr(k)));
                 }
             }
             RegisterSet::Bool => {
                 let n = count.max(1);
                 let (decl, arr) = array_suffix(n);
-                self.decls.push(format!(
-                    "bool {name}{decl} : register(b{at});{}",
-                    type_note(c, "bool")
-                ));
+                self.declare(
+                    RegisterSet::Bool,
+                    at,
+                    format!(
+                        "bool {name}{decl} : register(b{at});{}",
+                        type_note(c, "bool")
+                    ),
+                );
                 for k in 0..n {
                     self.bool_.insert(at + k, format!("{name}{}", arr(k)));
                 }
@@ -142,35 +189,72 @@ impl Uniforms {
                 let n = c.ty.elements.max(1) as u32;
                 let (decl, arr) = array_suffix(n);
                 let first = needs.samplers.get(&at).copied();
-                let ty = match c.ty.ty {
-                    ParamType::Sampler1D => TextureType::OneD,
-                    ParamType::Sampler3D => TextureType::Volume,
-                    ParamType::SamplerCube => TextureType::Cube,
-                    ParamType::Sampler2D => TextureType::TwoD,
-                    _ => first.unwrap_or(TextureType::TwoD),
+                let table_ty = match c.ty.ty {
+                    ParamType::Sampler1D => Some(TextureType::OneD),
+                    ParamType::Sampler3D => Some(TextureType::Volume),
+                    ParamType::SamplerCube => Some(TextureType::Cube),
+                    ParamType::Sampler2D => Some(TextureType::TwoD),
+                    _ => None,
                 };
-                self.decls.push(format!(
-                    "{} {name}{decl} : register(s{at});",
-                    sampler_ty(ty)
-                ));
-                for k in 0..n {
-                    self.samplers.insert(
-                        at + k,
-                        SamplerInfo {
-                            name: format!("{name}{}", arr(k)),
-                            ty,
-                        },
+                // What the shader samples a register as is its `dcl`'s type: a single
+                // sampler the table types otherwise is declared of the `dcl`'s type.
+                let ty = match (n, first, table_ty) {
+                    (1, Some(dcl), _) | (_, Some(dcl), None) => dcl,
+                    (_, _, Some(t)) => t,
+                    (_, None, None) => TextureType::TwoD,
+                };
+                // glslang makes an array of samplers one arrayed binding, where D3D9 binds
+                // each register on its own: for glslang each element the shader uses is a
+                // sampler of its own (`Name_3 : register(s3)`), of its `dcl`'s type; for
+                // fxc too where a `dcl` gives an element another type than the array's.
+                let apart = n > 1
+                    && (dialect == Dialect::Glslang
+                        || (at..at + n).any(|r| needs.samplers.get(&r).is_some_and(|&d| d != ty)));
+                if !apart {
+                    self.declare(
+                        RegisterSet::Sampler,
+                        at,
+                        format!("{} {name}{decl} : register(s{at});", sampler_ty(ty)),
                     );
+                }
+                for k in 0..n {
+                    let (element, ty) = if apart {
+                        // Of the type the shader's `dcl` gives it (what it samples as).
+                        let Some(&dcl) = needs.samplers.get(&(at + k)) else {
+                            continue;
+                        };
+                        self.declare(
+                            RegisterSet::Sampler,
+                            at + k,
+                            format!(
+                                "{} {name}_{k} : register(s{}); // {name}[{k}] in the constant table",
+                                sampler_ty(dcl),
+                                at + k
+                            ),
+                        );
+                        (format!("{name}_{k}"), dcl)
+                    } else {
+                        (format!("{name}{}", arr(k)), ty)
+                    };
+                    self.samplers
+                        .insert(at + k, SamplerInfo { name: element, ty });
                 }
             }
         }
     }
 
-    fn float_constant(&mut self, c: &Constant, name: &str, needs: &Needs) {
+    fn float_constant(&mut self, c: &Constant, name: &str, needs: &Needs, dialect: Dialect) {
         let at = c.register_index as u32;
         let count = (c.register_count as u32).max(1);
+        // The type cut to the registers the table gives it: a declaration of the whole
+        // type would reach into the next parameter's registers.
+        let fitted = fitted(&c.ty, count).map(|t| match dialect {
+            Dialect::Glslang => transposed_for_glslang(&t),
+            Dialect::Fxc => t,
+        });
+        let t = fitted.as_ref().unwrap_or(&c.ty);
         let mut leaves = Vec::new();
-        flatten(&c.ty, name.to_string(), &mut leaves, 0);
+        flatten(t, name.to_string(), &mut leaves, 0);
         leaves.truncate(count as usize);
         // A leaf narrower than what the shader reads of its register, or a type HLSL would
         // not hold as floats, is declared as the raw registers: exact, and still named.
@@ -182,7 +266,8 @@ impl Uniforms {
             .fold(None, |m: Option<u8>, (_, c)| Some(m.unwrap_or(0) | c));
         // A struct indexed relatively: its members' registers as one array.
         let struct_indexed = relative_hits.is_some() && c.ty.class == Class::Struct;
-        let fits = !struct_indexed
+        let fits = fitted.is_some()
+            && !struct_indexed
             && leaves.len() == count as usize
             && leaves.iter().enumerate().all(|(k, leaf)| {
                 let mut read = needs.float.get(&(at + k as u32)).copied().unwrap_or(0);
@@ -193,10 +278,14 @@ impl Uniforms {
             });
         if !fits {
             let (decl, arr) = array_suffix(count);
-            self.decls.push(format!(
-                "float4 {name}{decl} : register(c{at}); // {} in the constant table",
-                described(&c.ty)
-            ));
+            self.declare(
+                RegisterSet::Float4,
+                at,
+                format!(
+                    "float4 {name}{decl} : register(c{at}); // {} in the constant table",
+                    described(&c.ty)
+                ),
+            );
             for k in 0..count {
                 self.float
                     .insert(at + k, View::full(format!("{name}{}", arr(k))));
@@ -210,9 +299,17 @@ impl Uniforms {
             });
             return;
         }
-        let (ty, suffix) = declared(&c.ty, name, &mut self.structs);
-        self.decls
-            .push(format!("{ty} {name}{suffix} : register(c{at});"));
+        let (ty, suffix) = declared(t, name, &mut self.structs);
+        let note = if *t == c.ty {
+            String::new()
+        } else {
+            format!(" // {} in the constant table", described(&c.ty))
+        };
+        self.declare(
+            RegisterSet::Float4,
+            at,
+            format!("{ty} {name}{suffix} : register(c{at});{note}"),
+        );
         for (k, leaf) in leaves.iter().enumerate() {
             if let Some(m) = &leaf.matrix {
                 self.matrices.insert(at + k as u32, m.clone());
@@ -226,20 +323,70 @@ impl Uniforms {
                 }]),
             );
         }
-        if c.ty.elements > 1 && c.ty.class != Class::Struct {
-            let stride = c.ty.element_registers(RegisterSet::Float4).max(1);
+        if t.elements > 1 && t.class != Class::Struct {
+            let stride = t.element_registers(RegisterSet::Float4).max(1);
             self.indexable.push(Indexable {
                 start: at,
                 count,
                 name: name.to_string(),
                 stride,
-                columns: c.ty.class == Class::MatrixColumns,
+                columns: t.class == Class::MatrixColumns,
             });
         }
     }
 
+    /// Relative reads outside every array of the table: they read `cd`, a copy of the
+    /// register file `c0 .. c{end - 1}` built as `main` starts from each register's
+    /// expression (a parameter's, or for the registers the table does not name, one
+    /// declaration per run of them: `float4 c7`, `float4 c40_63[24]`), the way a relative
+    /// read with `def`s reads it. No declaration lays over another: fxc refuses overlapping
+    /// registers and naga overlapping members.
+    fn register_file(&mut self, end: u32) {
+        let mut r = 0;
+        while r < end {
+            if self.float.contains_key(&r) {
+                r += 1;
+                continue;
+            }
+            let mut last = r;
+            while last + 1 < end && !self.float.contains_key(&(last + 1)) {
+                last += 1;
+            }
+            let note = "// registers the constant table does not name";
+            if last == r {
+                self.declare(
+                    RegisterSet::Float4,
+                    r,
+                    format!("float4 c{r} : register(c{r}); // not in the constant table"),
+                );
+                self.float.insert(r, View::full(format!("c{r}")));
+            } else {
+                let n = last - r + 1;
+                self.declare(
+                    RegisterSet::Float4,
+                    r,
+                    format!("float4 c{r}_{last}[{n}] : register(c{r}); {note}"),
+                );
+                for k in r..=last {
+                    self.float
+                        .insert(k, View::full(format!("c{r}_{last}[{}]", k - r)));
+                }
+            }
+            r = last + 1;
+        }
+        self.file_copy = true;
+        self.indexable.push(Indexable {
+            start: 0,
+            count: end,
+            name: "c".into(),
+            stride: 1,
+            columns: false,
+        });
+    }
+
     /// Registers read that no parameter covers: without a table `float4 c[N]`; with one,
-    /// one `float4 cN` each (and `c[N]` for relative reads outside every array).
+    /// one `float4 cN` each (or, for relative reads outside every array, the register file
+    /// as [`Uniforms::register_file`] builds it).
     fn leftovers(&mut self, has_table: bool, needs: &Needs) {
         let missing: Vec<u32> = needs
             .float
@@ -253,20 +400,20 @@ impl Uniforms {
                 .iter()
                 .any(|a| base >= a.start && base < a.start + a.count)
         });
-        if !has_table || relative_outside {
+        if has_table && relative_outside {
+            self.register_file(needs.file_end + 1);
+        } else if !has_table {
             let end = if !needs.relative.is_empty() {
                 needs.file_end + 1
             } else {
                 missing.iter().max().map_or(0, |m| m + 1)
             };
             if end > 0 {
-                let note = if has_table {
-                    " // registers the constant table does not name"
-                } else {
-                    ""
-                };
-                self.decls
-                    .push(format!("float4 c[{end}] : register(c0);{note}"));
+                self.declare(
+                    RegisterSet::Float4,
+                    0,
+                    format!("float4 c[{end}] : register(c0);"),
+                );
                 for r in missing {
                     self.float.insert(r, View::full(format!("c[{r}]")));
                 }
@@ -280,28 +427,33 @@ impl Uniforms {
             }
         } else {
             for r in missing {
-                self.decls.push(format!(
-                    "float4 c{r} : register(c{r}); // not in the constant table"
-                ));
+                self.declare(
+                    RegisterSet::Float4,
+                    r,
+                    format!("float4 c{r} : register(c{r}); // not in the constant table"),
+                );
                 self.float.insert(r, View::full(format!("c{r}")));
             }
         }
         for &r in &needs.int {
             if !self.int.contains_key(&r) {
-                self.decls.push(format!("int4 i{r} : register(i{r});"));
+                self.declare(RegisterSet::Int4, r, format!("int4 i{r} : register(i{r});"));
                 self.int.insert(r, format!("i{r}"));
             }
         }
         for &r in &needs.bool_ {
             if !self.bool_.contains_key(&r) {
-                self.decls.push(format!("bool b{r} : register(b{r});"));
+                self.declare(RegisterSet::Bool, r, format!("bool b{r} : register(b{r});"));
                 self.bool_.insert(r, format!("b{r}"));
             }
         }
         for (&r, &ty) in &needs.samplers {
             if !self.samplers.contains_key(&r) {
-                self.decls
-                    .push(format!("{} s{r} : register(s{r});", sampler_ty(ty)));
+                self.declare(
+                    RegisterSet::Sampler,
+                    r,
+                    format!("{} s{r} : register(s{r});", sampler_ty(ty)),
+                );
                 self.samplers.insert(
                     r,
                     SamplerInfo {
@@ -510,6 +662,57 @@ fn flatten(t: &TypeInfo, path: String, out: &mut Vec<Leaf>, depth: usize) {
             }
         }
     }
+}
+
+/// Type `t` cut to the `count` registers the constant table gives it, where that is fewer
+/// than the type takes (a compiler leaves out trailing rows, columns or elements no
+/// instruction reads): a matrix of fewer rows (`row_major`) or columns (`column_major`), an
+/// array of fewer elements. `None` where no type of the same kind takes exactly those
+/// registers (an array cut inside an element or to one element, a matrix cut to one row or
+/// column, a struct): the parameter is then declared as its raw registers.
+fn fitted(t: &TypeInfo, count: u32) -> Option<TypeInfo> {
+    if count >= t.registers(RegisterSet::Float4) {
+        return Some(t.clone());
+    }
+    let mut t = t.clone();
+    if t.elements > 1 {
+        let stride = t.element_registers(RegisterSet::Float4).max(1);
+        if !count.is_multiple_of(stride) || count / stride < 2 {
+            return None;
+        }
+        t.elements = (count / stride) as u16;
+        return Some(t);
+    }
+    match t.class {
+        // One register left is a vector (`float1x4` is not a matrix glslang and naga take).
+        Class::MatrixRows if count > 1 => t.rows = count as u16,
+        Class::MatrixColumns if count > 1 => t.columns = count as u16,
+        _ => return None,
+    }
+    Some(t)
+}
+
+/// Type `t` with each non-square `column_major` matrix (in it, or in its struct members)
+/// as the `row_major` matrix of the transposed shape: the same registers in the same
+/// order (register `k` is column `k` of the one, row `k` of the other), read through
+/// `mul(M, v)` instead of `mul(v, M)`. For glslang: it writes a `column_major` HLSL matrix
+/// as a `RowMajor` SPIR-V member, and naga's SPIR-V front end (its row-major workaround)
+/// types the product of a non-square one with a vector wrongly and refuses the module.
+fn transposed_for_glslang(t: &TypeInfo) -> TypeInfo {
+    let mut t = t.clone();
+    match t.class {
+        Class::MatrixColumns if t.rows != t.columns => {
+            t.class = Class::MatrixRows;
+            std::mem::swap(&mut t.rows, &mut t.columns);
+        }
+        Class::Struct => {
+            for m in &mut t.members {
+                m.ty = transposed_for_glslang(&m.ty);
+            }
+        }
+        _ => {}
+    }
+    t
 }
 
 /// The HLSL type of a declaration and the array suffix after its name; a struct type is

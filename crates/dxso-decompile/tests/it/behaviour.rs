@@ -11,6 +11,8 @@
 //! against the GPU's IEEE one: the `Ieee` class of docs/translate.md).
 //!
 //! The default test takes every 16th vertex shader of the corpus; `--ignored` all of them.
+//! The same with the constant tables (the output a user gets: the table's names and types,
+//! `$Global` filled by name as for pixel shaders) takes every 16th too; `--ignored` all of them.
 
 use dxso::Opcode;
 use dxso::ir::{RegisterKind, TextureType, Usage};
@@ -247,7 +249,7 @@ pub(crate) struct Consts {
     pub(crate) i: [i32; 4],
 }
 
-fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict {
+fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64, with_table: bool) -> Verdict {
     let Ok(shader) = dxso::text::parse(source) else {
         return Verdict::Skipped("does not assemble");
     };
@@ -261,7 +263,16 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
         dialect: Dialect::Glslang,
         asm_comments: false,
     };
-    let Ok(hlsl) = dxso_decompile::decompile_with_table(&checked, None, &options) else {
+    // With the table: the constant table's names and types (or the listing's header).
+    let table = if with_table {
+        match shader.constant_table() {
+            Ok(Some(t)) => Some(t),
+            _ => dxso_decompile::listing_table(source, shader.version),
+        }
+    } else {
+        None
+    };
+    let Ok(hlsl) = dxso_decompile::decompile_with_table(&checked, table.as_ref(), &options) else {
         return Verdict::Differ("does not decompile".into());
     };
     // Inputs: the declared v# in declaration order (the order of VS_INPUT's members).
@@ -317,7 +328,8 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
         // The harness's state is the same for every shader: a refusal is a harness gap.
         Err(e) => return Verdict::Differ(format!("dxso-vm refuses the draw: {e}")),
     };
-    let uniform = uniform_bytes(&globals(&spv), &hlsl, &consts);
+    let uniform =
+        crate::pixel_behaviour::uniform_with_table(&globals(&spv), table.as_ref(), &hlsl, &consts);
     let words = crate::spirv_split::words(&std::fs::read(&spv).expect("spv"));
     // Vertex textures: glslang's combined image-samplers split for naga, in group 1.
     let (words, splits) = match crate::spirv_split::split(&words, 1) {
@@ -369,7 +381,8 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64) -> Verdict
 /// The class of a difference that dxso-vm's own value shows when its inputs move by an ulp.
 const ILL_CONDITIONED: &str = "ill-conditioned (an ulp of input moves the output)";
 
-/// The `$Global` block: `c` (float4s), `iN` (int4), `bN` (bool as a 32-bit word).
+/// The `$Global` block: `c` (float4s), `cN` and `cF_L` (registers N, F to L), `iN` (int4),
+/// `bN` (bool as a 32-bit word).
 pub(crate) fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -> Vec<u8> {
     let mut bytes = vec![0u8; 16];
     let mut put = |at: usize, data: &[u8]| {
@@ -399,6 +412,18 @@ pub(crate) fn uniform_bytes(globals: &[(String, u32)], hlsl: &str, c: &Consts) -
             put(at, &data);
         } else if let Some(n) = name.strip_prefix('b').and_then(|n| n.parse::<u32>().ok()) {
             put(at, &u32::from(n % 2 == 0).to_le_bytes());
+        } else if let Some((first, last)) = name
+            .strip_prefix('c')
+            .and_then(|n| n.split_once('_'))
+            .and_then(|(f, l)| Some((f.parse::<usize>().ok()?, l.parse::<usize>().ok()?)))
+        {
+            // `cF_L`: registers F to L that the constant table does not name.
+            let data: Vec<u8> = c.f[first.min(255)..=last.min(255)]
+                .iter()
+                .flatten()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            put(at, &data);
         } else if let Some(n) = name.strip_prefix('c').and_then(|n| n.parse::<usize>().ok()) {
             let data: Vec<u8> = c.f[n.min(255)]
                 .iter()
@@ -506,10 +531,14 @@ fn run(
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
+        // The first lines, and naga's cause lines (`= ...`) where it refused the module.
+        let e = e.to_string();
+        let cause = e.lines().filter(|l| l.trim_start().starts_with("= "));
         return Err(e
-            .to_string()
             .lines()
             .take(3)
+            .chain(cause)
+            .map(str::trim)
             .collect::<Vec<_>>()
             .join(" / "));
     }
@@ -712,7 +741,7 @@ fn check(
     Ok(())
 }
 
-fn sweep(step: usize) {
+fn sweep(step: usize, with_table: bool) {
     if !(dxso_testdata::tool("glslangValidator", "glslang-tools")
         && dxso_testdata::tool("spirv-dis", "spirv-tools"))
     {
@@ -725,7 +754,11 @@ fn sweep(step: usize) {
         dxso_testdata::skip("no Vulkan adapter (lavapipe: Debian mesa-vulkan-drivers)");
         return;
     };
-    let tmp = std::env::temp_dir().join(format!("dxso-decompile-behaviour-{}", std::process::id()));
+    // One directory per sweep: the sweeps run at once in one process.
+    let tmp = std::env::temp_dir().join(format!(
+        "dxso-decompile-behaviour-{}-{step}-{with_table}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&tmp).expect("temp dir");
     let files = corpus_sample(&dir, "vs", step);
     let (mut matched, mut compared) = (0, 0);
@@ -736,7 +769,7 @@ fn sweep(step: usize) {
     for (k, path) in files.iter().enumerate() {
         let source = dxso_testdata::read_text(path);
         let samples = source.contains("texldl");
-        match compare(&gpu, &source, &tmp, k as u64 + 1) {
+        match compare(&gpu, &source, &tmp, k as u64 + 1, with_table) {
             Verdict::Skipped(why) => *skipped.entry(why).or_default() += 1,
             Verdict::Match => {
                 matched += 1;
@@ -756,7 +789,12 @@ fn sweep(step: usize) {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    // DXSO_BEHAVIOUR_KEEP=1: keep the HLSL and SPIR-V (named by the shader's index).
+    if std::env::var_os("DXSO_BEHAVIOUR_KEEP").is_some() {
+        eprintln!("kept in {}", tmp.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
     for (name, why) in &differ {
         eprintln!("differs: {name}: {why}");
     }
@@ -765,7 +803,7 @@ fn sweep(step: usize) {
         .filter(|d| d.1.starts_with(ILL_CONDITIONED))
         .count();
     eprintln!(
-        "behaviour: {matched} of {compared} vertex shaders give dxso-vm's outputs through \
+        "behaviour (constant table: {with_table}): {matched} of {compared} vertex shaders give dxso-vm's outputs through \
          decompile + glslang + naga on the GPU ({textured_matched} of {textured} that sample \
          textures); of the rest, {ill} ill-conditioned; skipped: {skipped:?}"
     );
@@ -778,13 +816,25 @@ fn sweep(step: usize) {
 
 #[test]
 fn vertex_shaders_behave_as_the_original() {
-    sweep(16);
+    sweep(16, false);
 }
 
 #[test]
 #[ignore = "every corpus vertex shader: minutes on lavapipe"]
 fn every_vertex_shader_behaves_as_the_original() {
-    sweep(1);
+    sweep(1, false);
+}
+
+/// The same with the constant tables' names and types (every 16th shader).
+#[test]
+fn vertex_shaders_with_their_constant_tables_behave() {
+    sweep(16, true);
+}
+
+#[test]
+#[ignore = "every corpus vertex shader with its constant table: minutes on lavapipe"]
+fn every_vertex_shader_with_its_constant_table_behaves() {
+    sweep(1, true);
 }
 
 /// Every `step`th corpus file of `profile` (`"vs"`, `"ps"`), or with

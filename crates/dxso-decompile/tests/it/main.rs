@@ -9,3 +9,4 @@ mod lifting;
 mod pixel_behaviour;
 mod snapshots;
 mod spirv_split;
+mod table_lifting;

@@ -2,10 +2,10 @@
 
 bool isSkining : register(b0);
 column_major float4x4 worldMatrix : register(c0);
-column_major float4x4 worldITMatrix : register(c4);
+column_major float4x3 worldITMatrix : register(c4); // column_major float4x4 in the constant table
 column_major float4x4 worldViewProjMatrix : register(c8);
 column_major float4x4 textureMatrix0 : register(c12);
-column_major float4x4 viewITMatrix : register(c16);
+column_major float4x3 viewITMatrix : register(c16); // column_major float4x4 in the constant table
 float4 controlColor : register(c20);
 float4 jointMatrices[144] : register(c21);
 float4 vfxFresnelParam : register(c165);
