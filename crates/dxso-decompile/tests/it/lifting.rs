@@ -9,6 +9,7 @@ mod ctab;
 mod errors;
 mod flow;
 mod io;
+mod locals;
 mod ps1x;
 
 use dxso_decompile::{Options, decompile_with_table, listing_table};

@@ -116,17 +116,17 @@ VS_OUTPUT main(VS_INPUT i)
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
     float4 r0 = 0;
-    float4 r1 = 0;
+    float3 r1 = 0;
     float4 r2 = 0;
     float4 r3 = 0;
     float4 r4 = 0;
     int4 a0 = 0;
     r0 = mul(i.position, World);
     o.position = mul(ViewProj, r0);
-    r1.xyz = normalize(i.normal.xyz);
+    r1 = normalize(i.normal.xyz);
     a0.x = (int)dx9_round(i.texcoord0.z);
     r2 = Sun.color * Lights[a0.x];
-    r2.w = dot(r1.xyz, Sun.dir);
+    r2.w = dot(r1, Sun.dir);
     r2.xyz = r2.xyz * r2.w;
     if (UseFog) {
         r2 = r2 * Scale;
