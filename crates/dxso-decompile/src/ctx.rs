@@ -532,3 +532,37 @@ fn convert_to(kind: RegisterKind, v: &E, w: usize) -> (E, bool) {
         _ => (v.clone(), false),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shape_is_the_run_from_the_first_to_the_last_component_touched() {
+        let s = |first, width| Some(Shape { first, width });
+        assert_eq!(Shape::covering(0b0001), s(0, 1));
+        assert_eq!(Shape::covering(0b0011), s(0, 2));
+        assert_eq!(Shape::covering(0b0111), s(0, 3));
+        assert_eq!(Shape::covering(0b0101), s(0, 3));
+        assert_eq!(Shape::covering(0b1001), Some(Shape::FULL));
+        assert_eq!(Shape::covering(0b1000), s(3, 1));
+        assert_eq!(Shape::covering(0b0110), s(1, 2));
+        assert_eq!(Shape::covering(0), None);
+        let zw = Shape { first: 2, width: 2 };
+        assert!(zw.holds(0b1100) && zw.holds(0b0100));
+        assert!(!zw.holds(0b0010) && !zw.holds(0b1001));
+        assert!(Shape::FULL.holds(0b1111));
+        assert_eq!(zw.name(1), "r1_zw");
+        assert_eq!(Shape { first: 3, width: 1 }.name(12), "r12_w");
+        assert_eq!(Shape { first: 0, width: 3 }.name(0), "r0");
+    }
+
+    #[test]
+    fn one_component_of_a_whole_lvalue_is_named() {
+        assert_eq!(single_component("r0.xz", 1, 2), "r0.z");
+        assert_eq!(single_component("r0", 1, 2), "r0.y");
+        assert_eq!(single_component("r1_zw", 0, 2), "r1_zw.x");
+        assert_eq!(single_component("o.texcoord0", 2, 4), "o.texcoord0[2]");
+        assert_eq!(single_component("o.fog", 0, 1), "o.fog");
+    }
+}

@@ -212,3 +212,40 @@ VS_OUTPUT main(VS_INPUT input)
 "#;
     assert_eq!(hlsl(SOURCE), expected);
 }
+
+/// `nrm` into x, y, z reads x, y, z (r0 a `float3`); `dst` reads its first operand's y, z and
+/// its second's y, w: r2 (y, z) is a `float2 r2_yz`, r3 (y, w) the run y..w, a
+/// `float3 r3_yzw` whose x and z stand for y and w.
+#[test]
+fn nrm_and_dst_read_only_the_components_they_use() {
+    const SOURCE: &str = r#"vs_2_0
+dcl_position v0
+dcl_normal v1
+mul r0.xyz, v1, c0
+nrm r1.xyz, r0
+mul oT0.xyz, r0, c2
+mov r2.yz, c3
+mov r3.yw, c4
+dst oT1, r2, r3
+mad oD0.xyz, r1, c5, v0
+mov oPos, v0
+"#;
+    let expected = r#"VS_OUTPUT main(VS_INPUT i)
+{
+    VS_OUTPUT o = (VS_OUTPUT)0;
+    float3 r0 = 0;
+    float2 r2_yz = 0;
+    float3 r3_yzw = 0;
+    o.color0 = 1;
+    r0 = i.normal.xyz * c[0].xyz;
+    o.texcoord0.xyz = r0 * c[2].xyz;
+    r2_yz = c[3].yz;
+    r3_yzw.xz = c[4].yw;
+    o.texcoord1 = float4(1, r2_yz.x * r3_yzw.x, r2_yz.y, r3_yzw.z);
+    o.color0.xyz = normalize(r0) * c[5].xyz + i.position.xyz;
+    o.position = i.position;
+    return o;
+}
+"#;
+    assert_eq!(main_of(&hlsl(SOURCE)), expected);
+}
