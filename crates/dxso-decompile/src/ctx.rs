@@ -5,7 +5,7 @@
 use crate::expr::{self, ADD, ATOM, E, MUL, UNARY, float_ty, literal, literal_splat, swizzle_text};
 use crate::io::Io;
 use crate::uniforms::Uniforms;
-use crate::view::View;
+use crate::view::{Seg, View};
 use crate::{Error, Options, Unsupported};
 use dxso::Shader;
 use dxso::ir::{Dst, Instruction, Register, RegisterKind, Relative, Src, SrcModifier};
@@ -19,6 +19,52 @@ pub(crate) enum Helper {
     /// `mova`'s rounding: to nearest, exact halves to even (HLSL's `round` leaves halves
     /// to the implementation).
     Round,
+}
+
+/// The components `first .. first + width` of a temporary that its variable holds: the
+/// narrowest run covering every component the output touches (the rest are never read or
+/// written, so leaving them out changes nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub first: usize,
+    pub width: usize,
+}
+
+impl Shape {
+    /// All four components: a `float4 r#`.
+    pub const FULL: Shape = Shape { first: 0, width: 4 };
+
+    /// The narrowest shape covering `mask` (`None` for no component).
+    pub fn covering(mask: u8) -> Option<Shape> {
+        let mask = mask & 0xF;
+        if mask == 0 {
+            return None;
+        }
+        let first = mask.trailing_zeros() as usize;
+        let last = 7 - mask.leading_zeros() as usize;
+        Some(Shape {
+            first,
+            width: last + 1 - first,
+        })
+    }
+
+    /// Whether the shape holds every component of `mask`.
+    pub fn holds(self, mask: u8) -> bool {
+        let mine = ((1u8 << self.width) - 1) << self.first;
+        mask & !mine == 0
+    }
+
+    /// The variable of `r{n}`: `r{n}` when it starts at x, else named for its components
+    /// (`r3_w`, `r2_zw`).
+    pub fn name(self, n: u32) -> String {
+        if self.first == 0 {
+            return format!("r{n}");
+        }
+        let comps: String = expr::XYZW[self.first..self.first + self.width]
+            .iter()
+            .collect();
+        format!("r{n}_{comps}")
+    }
 }
 
 /// Constant values a `def`/`defi`/`defb` gives.
@@ -38,6 +84,10 @@ pub(crate) struct Ctx<'a> {
     pub defs: Defs,
     /// `r#` registers used.
     pub temps: BTreeSet<u32>,
+    /// The components of each `r#` the output reads or writes (a mask), over every function.
+    pub touched: BTreeMap<u32, u8>,
+    /// Temporaries declared narrower than `float4` ([`Shape`]); the others are `float4`.
+    pub shapes: BTreeMap<u32, Shape>,
     pub uses_a0: bool,
     pub uses_p0: bool,
     pub helpers: BTreeSet<Helper>,
@@ -190,8 +240,8 @@ impl<'a> Ctx<'a> {
                         return Ok(v);
                     }
                 }
-                self.temps.insert(reg.number);
-                View::full(format!("r{}", reg.number)).read(comps)
+                let mask = comps.iter().fold(0u8, |m, &c| m | 1 << c);
+                self.temp(reg.number, mask).read(comps)
             }
             K::Texture if v.is_pixel() && v.major == 1 && v.minor < 4 => {
                 View::full(format!("t{}", reg.number)).read(comps)
@@ -225,6 +275,19 @@ impl<'a> Ctx<'a> {
                 return Err(Error::Unsupported(Unsupported::Reading(reg.kind)));
             }
         })
+    }
+
+    /// The variable of temporary `r{n}` (its [`Shape`]), noting components `mask` as
+    /// read or written.
+    pub fn temp(&mut self, n: u32, mask: u8) -> View {
+        self.temps.insert(n);
+        *self.touched.entry(n).or_insert(0) |= mask;
+        let shape = self.shapes.get(&n).copied().unwrap_or(Shape::FULL);
+        View(vec![Seg {
+            expr: E::atom(shape.name(n), shape.width),
+            first: shape.first,
+            width: shape.width,
+        }])
     }
 
     /// The `bool` expression of `b#`.
@@ -282,10 +345,7 @@ impl<'a> Ctx<'a> {
             return Err(Error::Unsupported(Unsupported::RelativeDestination));
         }
         Ok(match d.reg.kind {
-            K::Temp => {
-                self.temps.insert(d.reg.number);
-                View::full(format!("r{}", d.reg.number))
-            }
+            K::Temp => self.temp(d.reg.number, d.mask.0),
             K::Texture if v.is_pixel() && v.major == 1 => View::full(format!("t{}", d.reg.number)),
             K::Addr if v.is_vertex() => {
                 self.uses_a0 = true;
@@ -440,13 +500,19 @@ impl<'a> Ctx<'a> {
 /// The longest expression folded into its reader (longer ones get a statement).
 const INLINE_LIMIT: usize = 100;
 
-/// Component `k` of a swizzled lvalue `base.xyz` (of `n` components).
+/// Component `k` of an lvalue of `n` components: a swizzled `base.xyz`, a whole variable
+/// (`r0` of a narrowed temporary: `r0.y`) or a member (`o.texcoord0[1]`).
 fn single_component(lv: &str, k: usize, n: usize) -> String {
     if n == 1 {
         return lv.to_string();
     }
     match lv.rsplit_once('.') {
-        Some((base, sw)) if sw.len() == n => format!("{base}.{}", &sw[k..k + 1]),
+        Some((base, sw)) if sw.len() == n && sw.chars().all(|c| expr::XYZW.contains(&c)) => {
+            format!("{base}.{}", &sw[k..k + 1])
+        }
+        None if lv.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+            format!("{lv}.{}", expr::XYZW[k])
+        }
         _ => format!("{lv}[{k}]"),
     }
 }
@@ -467,5 +533,39 @@ fn convert_to(kind: RegisterKind, v: &E, w: usize) -> (E, bool) {
             (E::new(format!("({ty})dx9_round({})", v.s), UNARY, w), true)
         }
         _ => (v.clone(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shape_is_the_run_from_the_first_to_the_last_component_touched() {
+        let s = |first, width| Some(Shape { first, width });
+        assert_eq!(Shape::covering(0b0001), s(0, 1));
+        assert_eq!(Shape::covering(0b0011), s(0, 2));
+        assert_eq!(Shape::covering(0b0111), s(0, 3));
+        assert_eq!(Shape::covering(0b0101), s(0, 3));
+        assert_eq!(Shape::covering(0b1001), Some(Shape::FULL));
+        assert_eq!(Shape::covering(0b1000), s(3, 1));
+        assert_eq!(Shape::covering(0b0110), s(1, 2));
+        assert_eq!(Shape::covering(0), None);
+        let zw = Shape { first: 2, width: 2 };
+        assert!(zw.holds(0b1100) && zw.holds(0b0100));
+        assert!(!zw.holds(0b0010) && !zw.holds(0b1001));
+        assert!(Shape::FULL.holds(0b1111));
+        assert_eq!(zw.name(1), "r1_zw");
+        assert_eq!(Shape { first: 3, width: 1 }.name(12), "r12_w");
+        assert_eq!(Shape { first: 0, width: 3 }.name(0), "r0");
+    }
+
+    #[test]
+    fn one_component_of_a_whole_lvalue_is_named() {
+        assert_eq!(single_component("r0.xz", 1, 2), "r0.z");
+        assert_eq!(single_component("r0", 1, 2), "r0.y");
+        assert_eq!(single_component("r1_zw", 0, 2), "r1_zw.x");
+        assert_eq!(single_component("o.texcoord0", 2, 4), "o.texcoord0[2]");
+        assert_eq!(single_component("o.fog", 0, 1), "o.fog");
     }
 }

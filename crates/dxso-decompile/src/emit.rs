@@ -1,22 +1,54 @@
 //! The whole program: uniforms, input and output structs, helpers, subroutines in call
 //! order, then `main`.
 
-use crate::ctx::{Ctx, Helper};
+use crate::ctx::{Ctx, Helper, Shape};
+use crate::expr::float_ty;
 use crate::flow::{Body, split};
 use crate::{Dialect, Error, Options, io, lift, needs, uniforms::Uniforms};
 use dxso::Opcode;
 use dxso::Shader;
 use dxso::ctab::ConstantTable;
 use dxso::ir::{Register, RegisterKind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// Decompile `shader` (already validated).
+/// Decompile `shader` (already validated): written once with every temporary a `float4`,
+/// then again with each declared as the narrowest run of components that first output
+/// touches ([`Shape`]). The second can only touch fewer (a shorter text may fold a value
+/// that the first wrote out); should it touch a component outside a shape, the first
+/// stands.
 pub(crate) fn program(
     shader: &Shader,
     table: Option<&ConstantTable>,
     opts: &Options,
 ) -> Result<String, Error> {
+    let (wide, touched) = pass(shader, table, opts, BTreeMap::new())?;
+    let v = shader.version;
+    let shapes: BTreeMap<u32, Shape> = touched
+        .iter()
+        // ps_1_x: r0 is the colour output, read whole as main ends.
+        .filter(|(r, _)| !(v.is_pixel() && v.major == 1 && **r == 0))
+        .filter_map(|(r, m)| Some((*r, Shape::covering(*m)?)))
+        .filter(|(_, s)| *s != Shape::FULL)
+        .collect();
+    if shapes.is_empty() {
+        return Ok(wide);
+    }
+    let (narrow, touched) = pass(shader, table, opts, shapes.clone())?;
+    let fits = touched
+        .iter()
+        .all(|(r, m)| shapes.get(r).is_none_or(|s| s.holds(*m)));
+    Ok(if fits { narrow } else { wide })
+}
+
+/// One writing of the program with temporaries shaped as `shapes`, and the components of
+/// each temporary it touched.
+fn pass(
+    shader: &Shader,
+    table: Option<&ConstantTable>,
+    opts: &Options,
+    shapes: BTreeMap<u32, Shape>,
+) -> Result<(String, BTreeMap<u32, u8>), Error> {
     let defs = needs::defs(shader);
     let needs = needs::needs(shader, &defs);
     let uniforms = Uniforms::build(table, &needs, opts.dialect)?;
@@ -28,6 +60,8 @@ pub(crate) fn program(
         io,
         defs,
         temps: BTreeSet::new(),
+        touched: BTreeMap::new(),
+        shapes,
         uses_a0: false,
         uses_p0: false,
         helpers: BTreeSet::new(),
@@ -50,7 +84,7 @@ pub(crate) fn program(
         let returns = if label.is_none() { main_return } else { "" };
         bodies.push(cx.body(label, range, &plan, returns)?);
     }
-    assemble(&cx, bodies)
+    Ok((assemble(&cx, bodies)?, cx.touched))
 }
 
 /// Subroutines that read `aL` outside their own loops.
@@ -288,7 +322,8 @@ fn locals(cx: &Ctx, ps1: bool) -> Vec<String> {
         temps.insert(0);
     }
     for r in temps {
-        out.push(format!("float4 r{r} = 0;"));
+        let shape = cx.shapes.get(&r).copied().unwrap_or(Shape::FULL);
+        out.push(format!("{} {} = 0;", float_ty(shape.width), shape.name(r)));
     }
     for t in &cx.io.t_locals {
         out.push(format!("float4 t{t} = i.texcoord{t};"));

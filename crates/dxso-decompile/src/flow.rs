@@ -169,7 +169,12 @@ impl Ctx<'_> {
                 // ps_1_4: the temporaries' alpha does not survive the phase (0 here, as
                 // dxso's engines do; D3D9 leaves it undefined).
                 let mut lines = vec!["// phase".to_string()];
-                lines.extend(self.temps.iter().map(|r| format!("r{r}.w = 0;")));
+                let temps: Vec<u32> = self.temps.iter().copied().collect();
+                for r in temps {
+                    for (lv, _) in self.temp(r, 1 << 3).writes(&[3]) {
+                        lines.push(format!("{lv} = 0;"));
+                    }
+                }
                 Ok((lines, 0))
             }
             _ => {

@@ -124,11 +124,12 @@ impl Ctx<'_> {
                 call("pow", &[&a.call("abs"), &b], 1)
             }
             O::Nrm => {
-                let a = self.s_n(inst, 0, 4)?;
-                let xyz = a.swizzle(&[0, 1, 2]);
                 if chans.iter().all(|&c| c < 3) {
-                    xyz.call("normalize").swizzle(&chans)
+                    // x, y, z written: w is not read.
+                    self.s_n(inst, 0, 3)?.call("normalize").swizzle(&chans)
                 } else {
+                    let a = self.s_n(inst, 0, 4)?;
+                    let xyz = a.swizzle(&[0, 1, 2]);
                     let len = call("dot", &[&xyz, &xyz], 1).call("rsqrt");
                     expr::mul(&a.swizzle(&chans), &len)
                 }
@@ -158,14 +159,16 @@ impl Ctx<'_> {
                 call("dx9_lit", &[&self.s_n(inst, 0, 4)?], 4).swizzle(&chans)
             }
             O::Dst => {
-                let (a, b) = (self.s_n(inst, 0, 4)?, self.s_n(inst, 1, 4)?);
-                let y = expr::mul(&a.swizzle(&[1]), &b.swizzle(&[1]));
-                let s = format!(
-                    "float4(1, {}, {}, {})",
-                    y.s,
-                    a.swizzle(&[2]).s,
-                    b.swizzle(&[3]).s
+                // (1, a.y * b.y, a.z, b.w): only those components are read.
+                let (s0, s1) = (inst.srcs.first(), inst.srcs.get(1));
+                let (s0, s1) = (
+                    *s0.ok_or_else(|| missing(inst))?,
+                    *s1.ok_or_else(|| missing(inst))?,
                 );
+                let (ay, az) = (self.src(&s0, &[1])?, self.src(&s0, &[2])?);
+                let (by, bw) = (self.src(&s1, &[1])?, self.src(&s1, &[3])?);
+                let y = expr::mul(&ay, &by);
+                let s = format!("float4(1, {}, {}, {})", y.s, az.s, bw.s);
                 E::atom(s, 4).swizzle(&chans)
             }
             O::M4x4 | O::M4x3 | O::M3x4 | O::M3x3 | O::M3x2 => self.matrix_macro(inst)?,

@@ -7,6 +7,8 @@
 //!   registers (`row_major float4x3 Bones[20] : register(c10);`); without a table, a
 //!   `float4 c[N]` array; `def` constants inlined as literals;
 //! - input and output structs with semantics (`POSITION`, `TEXCOORD1`, `VPOS`, `DEPTH` ...);
+//! - temporaries as locals of the narrowest type holding the components the output touches
+//!   (`float r0`, `float2 r1`, `float r2_w`);
 //! - one statement per value: `mad` as `a * b + c`, swizzles and masks folded, `dp4`s over a
 //!   matrix's rows as `mul(v, M)`, `dp3`/`rsq`/`mul` as `normalize`, `lrp` as `lerp`,
 //!   `cmp`/`cnd` as `?:`, structured flow (`if`, `for` for `loop aL, i#` and `rep`, `break`,

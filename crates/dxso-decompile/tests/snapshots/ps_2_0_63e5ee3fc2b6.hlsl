@@ -17,16 +17,16 @@ PS_OUTPUT main(PS_INPUT i)
 {
     PS_OUTPUT o = (PS_OUTPUT)0;
     float4 r0 = 0;
-    float4 r1 = 0;
-    float4 r2 = 0;
-    float4 r3 = 0;
-    float4 r4 = 0;
+    float2 r1 = 0;
+    float2 r2 = 0;
+    float2 r3 = 0;
+    float2 r4 = 0;
     r0.xy = i.texcoord1.xy + i.texcoord0.xy;
-    r1.xy = r0.xy + i.texcoord1.xy;
-    r2.xy = r1.xy + i.texcoord1.xy;
-    r3.xy = r2.xy + i.texcoord1.xy;
-    r4.xy = r3.xy + i.texcoord1.xy;
-    r0 = tex2D(_MainTex, r0.xy) + tex2D(_MainTex, i.texcoord0.xy) + tex2D(_MainTex, r1.xy) + tex2D(_MainTex, r2.xy);
-    o.color0 = (tex2D(_MainTex, r3.xy) + r0 + tex2D(_MainTex, r4.xy)) * 0.16666667;
+    r1 = r0.xy + i.texcoord1.xy;
+    r2 = r1 + i.texcoord1.xy;
+    r3 = r2 + i.texcoord1.xy;
+    r4 = r3 + i.texcoord1.xy;
+    r0 = tex2D(_MainTex, r0.xy) + tex2D(_MainTex, i.texcoord0.xy) + tex2D(_MainTex, r1) + tex2D(_MainTex, r2) + tex2D(_MainTex, r3);
+    o.color0 = (tex2D(_MainTex, r4) + r0) * 0.16666667;
     return o;
 }

@@ -23,8 +23,8 @@ PS_OUTPUT main(PS_INPUT i)
     float4 r0 = 0;
     float4 r1 = 0;
     float4 r2 = 0;
-    float4 r3 = 0;
-    float4 r4 = 0;
+    float3 r3 = 0;
+    float3 r4 = 0;
     float4 r20 = 0;
     r0 = tex2D(_MainTex, i.texcoord1);
     r1 = tex2D(_Overlay, i.texcoord0);
@@ -32,10 +32,10 @@ PS_OUTPUT main(PS_INPUT i)
     if (r20.y == 0) {
         r1 = 0.6;
     }
-    r3.xyz = r0.xyz - 0.5;
-    r2.xyz = r1.xyz * ((r0.xyz + r0.xyz) * (r3.xyz >= 0 ? 0 : 1));
-    r4.xyz = r3.xyz * -2 + 1;
-    r2.xyz = lerp(r0.xyz, (r3.xyz >= 0 ? 1 : 0) * (r4.xyz * -(1 - r1.xyz) + 1) + r2.xyz, (float3)_Intensity);
+    r3 = r0.xyz - 0.5;
+    r2.xyz = r1.xyz * ((r0.xyz + r0.xyz) * (r3 >= 0 ? 0 : 1));
+    r4 = r3 * -2 + 1;
+    r2.xyz = lerp(r0.xyz, (r3 >= 0 ? 1 : 0) * (r4 * -(1 - r1.xyz) + 1) + r2.xyz, (float3)_Intensity);
     r2.w = r0.w;
     o.color0 = r2;
     return o;

@@ -25,8 +25,8 @@ PS_OUTPUT main(PS_INPUT i)
 {
     PS_OUTPUT o = (PS_OUTPUT)0;
     float4 r0 = 0;
-    float4 r1 = 0;
-    float4 r2 = 0;
+    float3 r1 = 0;
+    float r2 = 0;
     float4 r31 = 0;
     r31.xy = i.vpos;
     r31.z = 1 / c210.x;
@@ -35,14 +35,14 @@ PS_OUTPUT main(PS_INPUT i)
     r0 = tex2Dproj(vaporTexture, i.texcoord0);
     r1.x = dot(r0, float4(0, 0, -0.5, 0.5));
     r0.y = dot(r0, float4(0.5, 0.5, 0, 0));
-    r1.xyz = (r1.x + 0.5) * lightColor.xyz;
-    r2.x = tex2D(_CameraDepthTexture, r31.xy).x * _ZBufferParams.z + _ZBufferParams.w;
+    r1 = (r1.x + 0.5) * lightColor.xyz;
+    r2 = tex2D(_CameraDepthTexture, r31.xy).x * _ZBufferParams.z + _ZBufferParams.w;
     r0 = pow(abs(2.718282), -(r0.y * vaporDensity));
-    r0.y = 1 / r2.x - i.texcoord0.z;
+    r0.y = 1 / r2 - i.texcoord0.z;
     r0.z = r0.x;
     r0.x = saturate(r0.y * inverseFadeDistance);
     r0.x = (1 - r0.z) * r0.x;
-    o.color0.xyz = r0.x * (r1.xyz * lightIntensity) + vaporColor.xyz;
+    o.color0.xyz = r0.x * (r1 * lightIntensity) + vaporColor.xyz;
     o.color0.w = r0.x;
     return o;
 }

@@ -61,9 +61,9 @@ VS_OUTPUT main(VS_INPUT i)
     float4 r3 = 0;
     float4 r4 = 0;
     float4 r5 = 0;
-    float4 r6 = 0;
-    float4 r7 = 0;
-    float4 r8 = 0;
+    float3 r6 = 0;
+    float3 r7 = 0;
+    float3 r8 = 0;
     float4 r10 = 0;
     int4 a0 = 0;
     r0.xyz = i.position1.xyz * cFlexScale.x + i.position.xyz;
@@ -98,24 +98,24 @@ VS_OUTPUT main(VS_INPUT i)
     r2.z = c0.y;
     r3.x = c0.y;
     r4.xyz = c0.x;
-    r6.xyz = c0.x;
+    r6 = c0.x;
     r1.w = c0.x;
     for (int n = 0; n < g_nLightCountRegister.x; n++) {
         r2.x = r1.w * 5;
         a0.x = (int)dx9_round(r2.x);
-        r7.xyz = cLightInfo[a0.x + 2].xyz - r5.xyz;
-        r2.x = dot(r7.xyz, r7.xyz);
+        r7 = cLightInfo[a0.x + 2].xyz - r5.xyz;
+        r2.x = dot(r7, r7);
         r2.y = rsqrt(abs(r2.x));
-        r8.xyz = r2.y * r7.xyz;
-        r7.xyz = max(dot(r1.xyz, cLightInfo[a0.x].w * (r7.xyz * -r2.y - cLightInfo[a0.x + 1].xyz) + r8.xyz), c0.x) * cLightInfo[a0.x].xyz;
+        r8 = r2.y * r7;
+        r7 = max(dot(r1.xyz, cLightInfo[a0.x].w * (r7 * -r2.y - cLightInfo[a0.x + 1].xyz) + r8), c0.x) * cLightInfo[a0.x].xyz;
         r3.yz = r2.yz * r2.x;
         r2.x = 1 / dot(cLightInfo[a0.x + 4].xyz, r3.xyz);
-        r2.y = max((dot(cLightInfo[a0.x + 1].xyz, -r8.xyz) - cLightInfo[a0.x + 3].z) * cLightInfo[a0.x + 3].w, 0.0001);
-        r2.x = cLightInfo[a0.x + 1].w * (r2.x * min(pow(abs(r2.y), cLightInfo[a0.x + 3].x), c0.y) - r2.x) + r2.x;
-        r2.xyw = (cLightInfo[a0.x].w * (c0.y - r2.x) + r2.x) * r7.xyz;
+        r3.y = pow(abs(max((dot(cLightInfo[a0.x + 1].xyz, -r8) - cLightInfo[a0.x + 3].z) * cLightInfo[a0.x + 3].w, 0.0001)), cLightInfo[a0.x + 3].x);
+        r2.x = cLightInfo[a0.x + 1].w * (r2.x * min(r3.y, c0.y) - r2.x) + r2.x;
+        r2.xyw = (cLightInfo[a0.x].w * (c0.y - r2.x) + r2.x) * r7;
         r4.xyz = (float)(-r1.w >= r1.w) * r2.xyw + r4.xyz;
         r3.y = (float)(-r1.w < r1.w);
-        r6.xyz = r2.xyw * r3.y + r6.xyz;
+        r6 = r2.xyw * r3.y + r6;
         r1.w = r1.w + c0.y;
     }
     o.texcoord5.xyz = r4.xyz;
@@ -123,7 +123,7 @@ VS_OUTPUT main(VS_INPUT i)
     r3.xyz = (float3)(r1.xyz < c0.x);
     a0.xyz = (int3)dx9_round(r3.xyz);
     r2.xyw = r2.x * cAmbientCubeX[a0.x].xyz + r2.y * cAmbientCubeY[a0.y].xyz;
-    o.texcoord2.xyz = r2.z * cAmbientCubeZ[a0.z].xyz + r2.xyw + r6.xyz;
+    o.texcoord2.xyz = r2.z * cAmbientCubeZ[a0.z].xyz + r2.xyw + r6;
     o.texcoord0.x = dot(i.texcoord0, cBaseTexCoordTransform[0]);
     o.texcoord0.y = dot(i.texcoord0, cBaseTexCoordTransform[1]);
     o.texcoord1.x = dot(i.texcoord0, cDetailTexCoordTransform[0]);

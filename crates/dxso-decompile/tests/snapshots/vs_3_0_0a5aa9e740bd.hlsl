@@ -27,7 +27,7 @@ VS_OUTPUT main(VS_INPUT i)
 {
     VS_OUTPUT o = (VS_OUTPUT)0;
     float4 r0 = 0;
-    float4 r1 = 0;
+    float3 r1 = 0;
     float4 r2 = 0;
     r0.w = dot(i.position, glstate_matrix_mvp[3]);
     r0.z = dot(i.position, glstate_matrix_mvp[2]);
@@ -35,7 +35,7 @@ VS_OUTPUT main(VS_INPUT i)
     o.position = r0;
     r2 = tex2Dlod(s0, float4(0.0625, 0.0625, 0.0625, 0.0625));
     r0.x = (r0.w - r2.y) * r2.x + r0.x;
-    r1.xyz = r0.xyw * 0.5;
+    r1 = r0.xyw * 0.5;
     r1.y = r1.y * _ProjectionParams.x;
     o.texcoord2.xy = r1.z * _ScreenParams.zw + r1.xy;
     o.texcoord2.zw = r0.zw;
