@@ -14,6 +14,7 @@
 //! The same with the constant tables (the output a user gets: the table's names and types,
 //! `$Global` filled by name as for pixel shaders) takes every 16th too; `--ignored` all of them.
 
+use crate::pixel_behaviour::strict_limit;
 use dxso::Opcode;
 use dxso::ir::{RegisterKind, TextureType, Usage};
 use dxso_decompile::{Dialect, Options};
@@ -27,13 +28,9 @@ use std::sync::Arc;
 
 const VERTICES: usize = 64;
 
-/// An 8x8 single-level texture of `kind` whose texels all differ.
-pub(crate) fn texture(kind: TextureKind) -> Arc<Texture> {
-    texture_of(kind, false)
-}
-
-/// [`texture`], or with `flat` every texel (0.5, 0.25, 0.75, 1): a comparison that differs
-/// with varied texels and agrees with flat ones differs in which texel a read picked.
+/// An 8x8 single-level texture of `kind` whose texels all differ, or with `flat` every texel
+/// (0.5, 0.25, 0.75, 1): a comparison that differs with varied texels and agrees with flat
+/// ones differs in which texel a read picked.
 pub(crate) fn texture_of(kind: TextureKind, flat: bool) -> Arc<Texture> {
     let (faces, depth) = match kind {
         TextureKind::Cube => (6, 1),
@@ -323,11 +320,6 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64, with_table
         }
     }
     let kinds = sampler_kinds(&shader);
-    let expected = match reference(&checked, &decls, &consts, &input, &kinds) {
-        Ok(o) => o,
-        // The harness's state is the same for every shader: a refusal is a harness gap.
-        Err(e) => return Verdict::Differ(format!("dxso-vm refuses the draw: {e}")),
-    };
     let uniform =
         crate::pixel_behaviour::uniform_with_table(&globals(&spv), table.as_ref(), &hlsl, &consts);
     let words = crate::spirv_split::words(&std::fs::read(&spv).expect("spv"));
@@ -336,48 +328,71 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64, with_table
         Ok(s) => s,
         Err(e) => return Verdict::Differ(format!("SPIR-V split: {e:?}")),
     };
-    let mut bound = Vec::new();
-    for s in &splits {
-        let kind = kinds.get(&s.register).copied().unwrap_or(TextureKind::TwoD);
-        match dxso_gpu::textures::bind(
-            gpu,
-            s.register,
-            kind,
-            Some(&texture(kind)),
-            &SamplerState::default(),
-            false,
-        ) {
-            Ok(b) => bound.push((s.texture_binding, s.sampler_binding, b)),
-            Err(e) => return Verdict::Differ(format!("texture s{}: {e}", s.register)),
+    // Both sides with textures whose texels differ (or, `flat`, are all equal).
+    let attempt = |flat: bool| -> Result<(Outputs, Result<(), Difference>), String> {
+        let expected = reference(&checked, &decls, &consts, &input, &kinds, flat)
+            // The harness's state is the same for every shader: a refusal is a harness gap.
+            .map_err(|e| format!("dxso-vm refuses the draw: {e}"))?;
+        let mut bound = Vec::new();
+        for s in &splits {
+            let kind = kinds.get(&s.register).copied().unwrap_or(TextureKind::TwoD);
+            let b = dxso_gpu::textures::bind(
+                gpu,
+                s.register,
+                kind,
+                Some(&texture_of(kind, flat)),
+                &SamplerState::default(),
+                false,
+            )
+            .map_err(|e| format!("texture s{}: {e}", s.register))?;
+            bound.push((s.texture_binding, s.sampler_binding, b));
         }
-    }
-    let got = match run(gpu, &words, &uniform, &input, outputs.len(), &bound) {
-        Ok(g) => g,
-        Err(e) => return Verdict::Differ(format!("GPU: {e}")),
+        let got = run(gpu, &words, &uniform, &input, outputs.len(), &bound)
+            .map_err(|e| format!("GPU: {e}"))?;
+        let checked = check(&shader, &outputs, &expected, &got);
+        Ok((expected, checked))
     };
-    match check(&shader, &outputs, &expected, &got) {
-        Ok(()) => Verdict::Match,
-        Err((detail, Some((reg, v, c)))) => {
-            // dxso-vm against itself with its inputs an ulp or two up (see
-            // `pixel_behaviour::ill_conditioned`).
-            let nudge = |x: f32| x * (1.0 + f32::EPSILON);
-            let moved = Consts {
-                f: consts.f.iter().map(|r| r.map(nudge)).collect(),
-                i: consts.i,
-            };
-            let input: Vec<f32> = input.iter().copied().map(nudge).collect();
-            let at = |o: &[BTreeMap<String, [f32; 4]>]| o[v].get(&reg).map(|r| r[c]);
-            match reference(&checked, &decls, &moved, &input, &kinds) {
-                Ok(m) if matches!((at(&expected), at(&m)), (Some(a), Some(b)) if !close(a, b)) => {
-                    Verdict::Differ(format!("{ILL_CONDITIONED}: {detail}"))
-                }
-                _ => Verdict::Differ(detail),
+    let (expected, (detail, at, non_finite)) = match attempt(false) {
+        Ok((_, Ok(()))) => return Verdict::Match,
+        Ok((expected, Err(d))) => (expected, d),
+        Err(e) => return Verdict::Differ(e),
+    };
+    // The class, told as for pixel shaders (`pixel_behaviour::compare`): non-finite values,
+    // then texel choice (flat textures agree), then ill-conditioned (dxso-vm's own value
+    // moves past the tolerance with its inputs an ulp or two up).
+    let Some((reg, v, c)) = at else {
+        return Verdict::Differ(detail);
+    };
+    let value = |o: &Outputs| o[v].get(&reg).map(|r| r[c]);
+    let class = if non_finite {
+        NON_FINITE
+    } else if !splits.is_empty() && matches!(attempt(true), Ok((_, Ok(())))) {
+        TEXEL_CHOICE
+    } else {
+        let nudge = |x: f32| x * (1.0 + f32::EPSILON);
+        let moved = Consts {
+            f: consts.f.iter().map(|r| r.map(nudge)).collect(),
+            i: consts.i,
+        };
+        let input: Vec<f32> = input.iter().copied().map(nudge).collect();
+        match reference(&checked, &decls, &moved, &input, &kinds, false) {
+            Ok(m) if matches!((value(&expected), value(&m)), (Some(a), Some(b)) if !close(a, b)) => {
+                ILL_CONDITIONED
             }
+            _ => return Verdict::Differ(detail),
         }
-        Err((detail, None)) => Verdict::Differ(detail),
-    }
+    };
+    Verdict::Differ(format!("{class}: {detail}"))
 }
 
+/// dxso-vm's outputs: per vertex, each output register's value.
+type Outputs = Vec<BTreeMap<String, [f32; 4]>>;
+
+/// The class of a NaN, an infinity or D3D9's FLT_MAX stand-in on either side
+/// ([`crate::pixel_behaviour::strict_limit`]).
+const NON_FINITE: &str = "non-finite values (Strict against IEEE)";
+/// The class of a difference that flat textures remove.
+const TEXEL_CHOICE: &str = "texel choice";
 /// The class of a difference that dxso-vm's own value shows when its inputs move by an ulp.
 const ILL_CONDITIONED: &str = "ill-conditioned (an ulp of input moves the output)";
 
@@ -444,11 +459,12 @@ fn reference(
     c: &Consts,
     input: &[f32],
     textures: &BTreeMap<u32, TextureKind>,
-) -> Result<Vec<BTreeMap<String, [f32; 4]>>, String> {
+    flat: bool,
+) -> Result<Outputs, String> {
     let mut dev = Device::new();
     dev.set_vertex_shader(checked).map_err(|e| e.to_string())?;
     for (&n, &kind) in textures {
-        dev.set_texture(n as usize, Some(texture(kind)))
+        dev.set_texture(n as usize, Some(texture_of(kind, flat)))
             .map_err(|e| e.to_string())?;
         dev.set_sampler_state(n as usize, SamplerState::default())
             .map_err(|e| e.to_string())?;
@@ -707,9 +723,10 @@ pub(crate) fn close(a: f32, b: f32) -> bool {
     (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-3 + 1e-3 * a.abs().max(b.abs())
 }
 
-/// The first difference: its description and, for a value that differs, where (dxso-vm's
-/// register, the vertex, the component).
-type Difference = (String, Option<(String, usize, usize)>);
+/// The first difference: its description, for a value that differs where (dxso-vm's
+/// register, the vertex, the component), and whether either side's value is non-finite
+/// ([`crate::pixel_behaviour::strict_limit`]).
+type Difference = (String, Option<(String, usize, usize)>, bool);
 
 fn check(
     shader: &dxso::Shader,
@@ -719,11 +736,11 @@ fn check(
 ) -> Result<(), Difference> {
     for (k, (name, w, sem)) in outputs.iter().enumerate() {
         let Some((reg, first)) = register_of(shader, sem) else {
-            return Err((format!("no register for {sem}"), None));
+            return Err((format!("no register for {sem}"), None, false));
         };
         for v in 0..VERTICES {
             let Some(want) = expected[v].get(&reg) else {
-                return Err((format!("dxso-vm has no {reg}"), None));
+                return Err((format!("dxso-vm has no {reg}"), None, false));
             };
             for c in 0..*w {
                 let g = got[(v * outputs.len() + k) * 4 + c];
@@ -733,7 +750,9 @@ fn check(
                         "{name} ({reg}) .{} of vertex {v}: dxso-vm {e}, GPU {g}",
                         ['x', 'y', 'z', 'w'][c.min(3)]
                     );
-                    return Err((detail, (first + c < 4).then(|| (reg.clone(), v, first + c))));
+                    let at = (first + c < 4).then(|| (reg.clone(), v, first + c));
+                    let non_finite = strict_limit(e) || strict_limit(g);
+                    return Err((detail, at, non_finite));
                 }
             }
         }
@@ -798,14 +817,17 @@ fn sweep(step: usize, with_table: bool) {
     for (name, why) in &differ {
         eprintln!("differs: {name}: {why}");
     }
-    let ill = differ
-        .iter()
-        .filter(|d| d.1.starts_with(ILL_CONDITIONED))
-        .count();
+    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
+    for class in [NON_FINITE, TEXEL_CHOICE, ILL_CONDITIONED] {
+        classes.insert(
+            class,
+            differ.iter().filter(|d| d.1.starts_with(class)).count(),
+        );
+    }
     eprintln!(
         "behaviour (constant table: {with_table}): {matched} of {compared} vertex shaders give dxso-vm's outputs through \
          decompile + glslang + naga on the GPU ({textured_matched} of {textured} that sample \
-         textures); of the rest, {ill} ill-conditioned; skipped: {skipped:?}"
+         textures); of the rest by class: {classes:?}; skipped: {skipped:?}"
     );
     assert!(compared > 0);
     assert!(

@@ -500,7 +500,7 @@ struct Setup<'a> {
 /// far past anything the inputs (in [-1, 1], colours in [0, 1]) reach otherwise. dxso-vm keeps
 /// such a value finite where the GPU's IEEE arithmetic gives an infinity, a NaN, or (after a
 /// `min`, `exp` or `frac` of one) an ordinary number.
-fn strict_limit(x: f32) -> bool {
+pub(crate) fn strict_limit(x: f32) -> bool {
     !x.is_finite() || x.abs() >= 1e30
 }
 
