@@ -2,7 +2,7 @@
 //! expression (register, swizzle, modifier, relative index) and writing a value to a
 //! destination (mask, saturate, shift, predicate).
 
-use crate::expr::{self, ADD, ATOM, E, MUL, UNARY, float_ty, literal, literal_splat, swizzle_text};
+use crate::expr::{self, ADD, ATOM, E, UNARY, float_ty, literal, literal_splat, swizzle_text};
 use crate::io::Io;
 use crate::uniforms::Uniforms;
 use crate::view::{Seg, View};
@@ -145,7 +145,7 @@ impl<'a> Ctx<'a> {
             SrcModifier::Dz | SrcModifier::Dw => {
                 let by = if s.modifier == SrcModifier::Dz { 2 } else { 3 };
                 let d = self.read(s.reg, s.relative, &[by])?;
-                expr::bin(&base, "/", &d, MUL)
+                expr::div(&base, &d)
             }
             SrcModifier::Not => E::new(format!("!{}", base.at(UNARY)), UNARY, base.w),
         })
@@ -406,12 +406,7 @@ impl<'a> Ctx<'a> {
         value = match d.shift & 0xF {
             0 => value,
             s @ 1..=3 => expr::mul(&value, &E::atom((1u32 << s).to_string(), 1)),
-            s => expr::bin(
-                &value,
-                "/",
-                &E::atom((1u32 << (16 - s)).to_string(), 1),
-                MUL,
-            ),
+            s => expr::div(&value, &E::atom((1u32 << (16 - s)).to_string(), 1)),
         };
         if d.saturate() {
             value = E::atom(format!("saturate({})", value.s), value.w);

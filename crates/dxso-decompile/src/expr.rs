@@ -232,6 +232,21 @@ pub(crate) fn bin(a: &E, op: &str, b: &E, p: u8) -> E {
     e
 }
 
+/// `a / b`. Where both are written as integer literals (`1 / 1280`, the `rcp` of a `def`;
+/// `1 / 2`, a `_d2` shift of one) HLSL would divide integers (giving 0): the dividend is then
+/// written as a float (`1.0 / 1280`).
+pub(crate) fn div(a: &E, b: &E) -> E {
+    let int = |e: &E| {
+        let digits = e.s.strip_prefix('-').unwrap_or(&e.s);
+        !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
+    };
+    if int(a) && int(b) {
+        let p = if a.s.starts_with('-') { UNARY } else { ATOM };
+        return bin(&E::new(format!("{}.0", a.s), p, a.w), "/", b, MUL);
+    }
+    bin(a, "/", b, MUL)
+}
+
 /// `a + b`, written `a - x` when `b` is `-x`.
 pub(crate) fn add(a: &E, b: &E) -> E {
     if b.p == UNARY && b.s.starts_with('-') {
@@ -330,5 +345,14 @@ mod tests {
         assert_eq!(add(&a, &b.neg()).s, "a - b");
         assert_eq!(add(&a, &b).swizzle(&[0, 1]).s, "(a + b).xy");
         assert_eq!(b.neg().neg().s, "b");
+    }
+
+    #[test]
+    fn integer_literals_divide_as_floats() {
+        let one = E::atom("1", 1);
+        assert_eq!(div(&one, &E::atom("1280", 1)).s, "1.0 / 1280");
+        assert_eq!(div(&E::new("-1", UNARY, 1), &E::atom("2", 1)).s, "-1.0 / 2");
+        assert_eq!(div(&one, &E::atom("r0.x", 1)).s, "1 / r0.x");
+        assert_eq!(div(&E::atom("0.5", 1), &E::atom("2", 1)).s, "0.5 / 2");
     }
 }

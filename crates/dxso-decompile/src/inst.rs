@@ -115,7 +115,7 @@ impl Ctx<'_> {
                 let c = self.s_n(inst, 2, 1)?;
                 expr::add(&call("dot", &[&a, &b], 1), &c)
             }
-            O::Rcp => expr::bin(&E::atom("1", 1), "/", &self.s_n(inst, 0, 1)?, expr::MUL),
+            O::Rcp => expr::div(&E::atom("1", 1), &self.s_n(inst, 0, 1)?),
             O::Rsq => self.s_n(inst, 0, 1)?.call("abs").call("rsqrt"),
             O::Exp | O::ExpP => self.s_n(inst, 0, 1)?.call("exp2"),
             O::Log | O::LogP => self.s_n(inst, 0, 1)?.call("abs").call("log2"),
@@ -297,7 +297,7 @@ impl Ctx<'_> {
             _ if inst.control == TEXLD_PROJECT && info.ty == TextureType::Cube => {
                 // No projective cube lookup in SPIR-V: the division written out.
                 let c = self.s_n(inst, 0, 4)?;
-                let q = expr::bin(&c.swizzle(&[0, 1, 2]), "/", &c.swizzle(&[3]), expr::MUL);
+                let q = expr::div(&c.swizzle(&[0, 1, 2]), &c.swizzle(&[3]));
                 call("texCUBE", &[&s, &q], 4)
             }
             _ if inst.control == TEXLD_PROJECT => {

@@ -358,14 +358,17 @@ fn compare(gpu: &Gpu, source: &str, dir: &std::path::Path, seed: u64, with_table
         Err(e) => return Verdict::Differ(e),
     };
     // The class, told as for pixel shaders (`pixel_behaviour::compare`): non-finite values,
-    // then texel choice (flat textures agree), then ill-conditioned (dxso-vm's own value
-    // moves past the tolerance with its inputs an ulp or two up).
+    // then non-finite values dxso-vm wrote before the output (its trace), then texel choice
+    // (flat textures agree), then ill-conditioned (dxso-vm's own value moves past the
+    // tolerance with its inputs an ulp or two up).
     let Some((reg, v, c)) = at else {
         return Verdict::Differ(detail);
     };
     let value = |o: &Outputs| o[v].get(&reg).map(|r| r[c]);
     let class = if non_finite {
         NON_FINITE
+    } else if non_finite_on_the_way(&checked, &decls, &consts, &input, &kinds, v) {
+        NON_FINITE_ON_THE_WAY
     } else if !splits.is_empty() && matches!(attempt(true), Ok((_, Ok(())))) {
         TEXEL_CHOICE
     } else {
@@ -391,6 +394,9 @@ type Outputs = Vec<BTreeMap<String, [f32; 4]>>;
 /// The class of a NaN, an infinity or D3D9's FLT_MAX stand-in on either side
 /// ([`crate::pixel_behaviour::strict_limit`]).
 const NON_FINITE: &str = "non-finite values (Strict against IEEE)";
+/// The class of a difference where dxso-vm's own run wrote such a value before the output
+/// ([`non_finite_on_the_way`]).
+const NON_FINITE_ON_THE_WAY: &str = "non-finite values on the way (Strict against IEEE)";
 /// The class of a difference that flat textures remove.
 const TEXEL_CHOICE: &str = "texel choice";
 /// The class of a difference that dxso-vm's own value shows when its inputs move by an ulp.
@@ -461,6 +467,67 @@ fn reference(
     textures: &BTreeMap<u32, TextureKind>,
     flat: bool,
 ) -> Result<Outputs, String> {
+    let dev = device(checked, decls, c, input, textures, flat)?;
+    let out = dev.draw(VERTICES, 1).map_err(|e| e.to_string())?;
+    Ok((0..VERTICES)
+        .map(|v| {
+            let regs = out.vertex(v);
+            out.registers
+                .iter()
+                .enumerate()
+                .map(|(k, r)| {
+                    (
+                        r.name.clone(),
+                        [
+                            regs[k * 4],
+                            regs[k * 4 + 1],
+                            regs[k * 4 + 2],
+                            regs[k * 4 + 3],
+                        ],
+                    )
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// Whether an instruction dxso-vm ran for `vertex` wrote a NaN, an infinity or a magnitude of
+/// 1e30 or more ([`strict_limit`]: D3D9's FLT_MAX stand-ins from `rcp(0)`, `rsq(0)`,
+/// `log(0)`), read from its trace (the shader debugger's record of each write). Where the
+/// GPU's IEEE arithmetic had an infinity or a NaN instead, a later `frc`, comparison or
+/// `mova` of it parts the two: an out-of-range relative read of a constant gives 0 on both,
+/// then `rcp(0)` gives FLT_MAX on one and infinity on the other, then an index from it reads
+/// different registers.
+fn non_finite_on_the_way(
+    checked: &dxso::validate::Checked,
+    decls: &[(u32, Usage, u8)],
+    c: &Consts,
+    input: &[f32],
+    textures: &BTreeMap<u32, TextureKind>,
+    vertex: usize,
+) -> bool {
+    let Ok(trace) = device(checked, decls, c, input, textures, false)
+        .and_then(|d| d.trace(vertex, VERTICES, 1).map_err(|e| e.to_string()))
+    else {
+        return false;
+    };
+    trace.steps.iter().filter(|s| s.active).any(|s| {
+        s.effect
+            .split(|ch: char| !(ch.is_ascii_alphanumeric() || "+-.".contains(ch)))
+            .any(|word| word.parse::<f32>().is_ok_and(strict_limit))
+    })
+}
+
+/// dxso-vm's device set up with the shader, its textures, constants and one FLOAT4 element per
+/// declared input.
+fn device(
+    checked: &dxso::validate::Checked,
+    decls: &[(u32, Usage, u8)],
+    c: &Consts,
+    input: &[f32],
+    textures: &BTreeMap<u32, TextureKind>,
+    flat: bool,
+) -> Result<Device, String> {
     let mut dev = Device::new();
     dev.set_vertex_shader(checked).map_err(|e| e.to_string())?;
     for (&n, &kind) in textures {
@@ -499,27 +566,7 @@ fn reference(
         }),
     )
     .map_err(|e| e.to_string())?;
-    let out = dev.draw(VERTICES, 1).map_err(|e| e.to_string())?;
-    Ok((0..VERTICES)
-        .map(|v| {
-            let regs = out.vertex(v);
-            out.registers
-                .iter()
-                .enumerate()
-                .map(|(k, r)| {
-                    (
-                        r.name.clone(),
-                        [
-                            regs[k * 4],
-                            regs[k * 4 + 1],
-                            regs[k * 4 + 2],
-                            regs[k * 4 + 3],
-                        ],
-                    )
-                })
-                .collect()
-        })
-        .collect())
+    Ok(dev)
 }
 
 /// The GPU's outputs: per vertex, one vec4 per VS_OUTPUT member.
@@ -785,10 +832,10 @@ fn sweep(step: usize, with_table: bool) {
     let (mut textured_matched, mut textured) = (0, 0);
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut differ: Vec<(String, String)> = Vec::new();
-    for (k, path) in files.iter().enumerate() {
+    for (seed, path) in &files {
         let source = dxso_testdata::read_text(path);
         let samples = source.contains("texldl");
-        match compare(&gpu, &source, &tmp, k as u64 + 1, with_table) {
+        match compare(&gpu, &source, &tmp, *seed, with_table) {
             Verdict::Skipped(why) => *skipped.entry(why).or_default() += 1,
             Verdict::Match => {
                 matched += 1;
@@ -818,7 +865,12 @@ fn sweep(step: usize, with_table: bool) {
         eprintln!("differs: {name}: {why}");
     }
     let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for class in [NON_FINITE, TEXEL_CHOICE, ILL_CONDITIONED] {
+    for class in [
+        NON_FINITE,
+        NON_FINITE_ON_THE_WAY,
+        TEXEL_CHOICE,
+        ILL_CONDITIONED,
+    ] {
         classes.insert(
             class,
             differ.iter().filter(|d| d.1.starts_with(class)).count(),
@@ -859,22 +911,25 @@ fn every_vertex_shader_with_its_constant_table_behaves() {
     sweep(1, true);
 }
 
-/// Every `step`th corpus file of `profile` (`"vs"`, `"ps"`), or with
-/// `DXSO_BEHAVIOUR_ONLY=NAME,...` just the files whose paths contain one of the names (to look
-/// at a difference).
+/// Every `step`th corpus file of `profile` (`"vs"`, `"ps"`) with the seed of its inputs (its
+/// place in that selection, from 1), or with `DXSO_BEHAVIOUR_ONLY=NAME,...` just the files
+/// whose paths contain one of the names, with the seeds they have in the whole selection: the
+/// same `step` then gives the same inputs (to look at a difference).
 pub(crate) fn corpus_sample(
     dir: &std::path::Path,
     profile: &str,
     step: usize,
-) -> Vec<std::path::PathBuf> {
+) -> Vec<(u64, std::path::PathBuf)> {
     let only = std::env::var("DXSO_BEHAVIOUR_ONLY").ok();
     dxso_testdata::asm_files(dir)
         .into_iter()
         .filter(|p| p.to_string_lossy().contains(&format!("/{profile}_")))
         .step_by(step)
-        .filter(|p| {
+        .enumerate()
+        .filter(|(_, p)| {
             only.as_ref()
                 .is_none_or(|only| only.split(',').any(|o| p.to_string_lossy().contains(o)))
         })
+        .map(|(k, p)| (k as u64 + 1, p))
         .collect()
 }

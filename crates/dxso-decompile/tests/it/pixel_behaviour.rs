@@ -682,9 +682,9 @@ fn sweep(step: usize, with_table: bool) {
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut differ: Vec<(String, String, String)> = Vec::new();
-    for (k, path) in files.iter().enumerate() {
+    for (seed, path) in &files {
         let source = dxso_testdata::read_text(path);
-        match compare(&gpu, &source, &tmp, k as u64 + 1, with_table) {
+        match compare(&gpu, &source, &tmp, *seed, with_table) {
             Verdict::Skipped(why) => *skipped.entry(why).or_default() += 1,
             Verdict::Match => {
                 matched += 1;

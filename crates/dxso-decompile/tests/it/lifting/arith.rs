@@ -187,3 +187,19 @@ add oPos, r2, r5
 "#;
     assert_eq!(main_of(&hlsl(SOURCE)), expected);
 }
+
+/// A division of two integer literals is written with a float dividend: `rcp` of a `def`ined
+/// 768 is `1.0 / 768` (HLSL's `1 / 768` divides integers: 0), and a `_d2` shift of a
+/// literal 1 is `1.0 / 2`; a register divisor keeps `1 / x`.
+#[test]
+fn integer_literals_divide_as_floats() {
+    let vs = hlsl(
+        "vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord o1\ndef c0, 1280, 768, 1, 0\n\
+         rcp r0.x, c0.y\nrcp r0.y, v0.x\nmul o0, r0.xxxy, v0\nmov o1, c0\n",
+    );
+    assert!(main_of(&vs).contains("1.0 / 768"), "rcp of a literal: {vs}");
+    assert!(main_of(&vs).contains("1 / i.position.x"), "{vs}");
+    assert!(!main_of(&vs).contains(" 1 / 768"), "{vs}");
+    let ps = hlsl("ps_1_4\ndef c0, 1, 1, 1, 1\nmov_d2 r0, c0.x\n");
+    assert!(main_of(&ps).contains("1.0 / 2"), "a _d2 of 1: {ps}");
+}
