@@ -159,36 +159,24 @@ impl Uniforms {
         let count = c.register_count as u32;
         match c.register_set {
             RegisterSet::Float4 => self.float_constant(c, &name, needs, dialect),
-            RegisterSet::Int4 => {
+            RegisterSet::Int4 | RegisterSet::Bool => {
                 // The registers the table gives it (an array the compiler cut short takes
                 // no more, where the next parameter may start).
+                let int = c.register_set == RegisterSet::Int4;
+                let (ty, prefix) = if int { ("int4", 'i') } else { ("bool", 'b') };
                 let n = count.max(1);
                 let (decl, arr) = array_suffix(n);
                 self.declare(
-                    RegisterSet::Int4,
+                    c.register_set,
                     at,
                     format!(
-                        "int4 {name}{decl} : register(i{at});{}",
-                        type_note(c, "int4")
+                        "{ty} {name}{decl} : register({prefix}{at});{}",
+                        type_note(c, ty)
                     ),
                 );
+                let map = if int { &mut self.int } else { &mut self.bool_ };
                 for k in 0..n {
-                    self.int.insert(at + k, format!("{name}{}", arr(k)));
-                }
-            }
-            RegisterSet::Bool => {
-                let n = count.max(1);
-                let (decl, arr) = array_suffix(n);
-                self.declare(
-                    RegisterSet::Bool,
-                    at,
-                    format!(
-                        "bool {name}{decl} : register(b{at});{}",
-                        type_note(c, "bool")
-                    ),
-                );
-                for k in 0..n {
-                    self.bool_.insert(at + k, format!("{name}{}", arr(k)));
+                    map.insert(at + k, format!("{name}{}", arr(k)));
                 }
             }
             RegisterSet::Sampler => {
