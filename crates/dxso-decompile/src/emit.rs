@@ -113,41 +113,13 @@ fn al_params(shader: &Shader, parts: &[(Option<u32>, std::ops::Range<usize>)]) -
 
 fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     let v = cx.shader.version;
-    let (stage, input_ty, output_ty) = if v.is_vertex() {
+    let names = if v.is_vertex() {
         ("vertex", "VS_INPUT", "VS_OUTPUT")
     } else {
         ("pixel", "PS_INPUT", "PS_OUTPUT")
     };
     let mut s = String::new();
-    let dialect = match cx.opts.dialect {
-        Dialect::Fxc => "fxc",
-        Dialect::Glslang => "glslang",
-    };
-    let _ = writeln!(
-        s,
-        "// {v} {stage} shader, decompiled by dxso (for {dialect})"
-    );
-    if !cx.uniforms.decls.is_empty() {
-        s.push('\n');
-    }
-    for st in &cx.uniforms.structs {
-        let _ = writeln!(s, "{st}\n");
-    }
-    for d in &cx.uniforms.decls {
-        let _ = writeln!(s, "{d}");
-    }
-    let has_in = !cx.io.inputs.is_empty();
-    let has_out = !cx.io.outputs.is_empty();
-    for (ty, members) in [(input_ty, &cx.io.inputs), (output_ty, &cx.io.outputs)] {
-        if members.is_empty() {
-            continue;
-        }
-        let _ = writeln!(s, "\nstruct {ty}\n{{");
-        for m in members {
-            let _ = writeln!(s, "    {m};", m = m.trim_end_matches(';'));
-        }
-        s.push_str("};\n");
-    }
+    declarations(cx, names, &mut s);
     let globals = bodies.len() > 1;
     if globals && cx.input_array {
         return Err(Error::Unsupported(
@@ -156,33 +128,9 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     }
     let locals = locals(cx, v.is_pixel() && v.major == 1);
     if globals {
-        s.push('\n');
-        for l in &locals {
-            let _ = writeln!(s, "static {l}");
-        }
-        if has_in {
-            let _ = writeln!(s, "static {input_ty} i;");
-        }
-        if has_out {
-            let _ = writeln!(s, "static {output_ty} o;");
-        }
+        statics(cx, names, &locals, &mut s);
     }
-    if cx.def_overlay {
-        let n = overlay_len(cx);
-        let _ = write!(
-            s,
-            "\n// The constants as relative reads see them: the shader's defs written over the\n\
-             // uniforms (filled as main starts), 0 outside the register file (dxso's choice).\n\
-             static float4 cd[{n}];\n\
-             float4 cd_at(int k)\n{{\n    return (uint)k < {n} ? cd[k] : 0;\n}}\n"
-        );
-    }
-    if cx.helpers.contains(&Helper::Lit) {
-        s.push_str(LIT);
-    }
-    if cx.helpers.contains(&Helper::Round) {
-        s.push_str(ROUND);
-    }
+    helpers(cx, &mut s);
     let mut main = None;
     let mut subs = Vec::new();
     for b in bodies {
@@ -204,6 +152,96 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
         }
         s.push_str("}\n");
     }
+    main_function(cx, names, &locals, main, globals, &mut s);
+    Ok(s)
+}
+
+/// The header line, the uniforms (structs, then declarations) and the input and output
+/// structs. `names`: the stage, the input and the output struct's names.
+fn declarations(cx: &Ctx, (stage, input_ty, output_ty): (&str, &str, &str), s: &mut String) {
+    let v = cx.shader.version;
+    let dialect = match cx.opts.dialect {
+        Dialect::Fxc => "fxc",
+        Dialect::Glslang => "glslang",
+    };
+    let _ = writeln!(
+        s,
+        "// {v} {stage} shader, decompiled by dxso (for {dialect})"
+    );
+    if !cx.uniforms.decls.is_empty() {
+        s.push('\n');
+    }
+    for st in &cx.uniforms.structs {
+        let _ = writeln!(s, "{st}\n");
+    }
+    for d in &cx.uniforms.decls {
+        let _ = writeln!(s, "{d}");
+    }
+    for (ty, members) in [(input_ty, &cx.io.inputs), (output_ty, &cx.io.outputs)] {
+        if members.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\nstruct {ty}\n{{");
+        for m in members {
+            let _ = writeln!(s, "    {m};", m = m.trim_end_matches(';'));
+        }
+        s.push_str("};\n");
+    }
+}
+
+/// With subroutines: the temporaries, `i` and `o` as statics every function shares.
+fn statics(
+    cx: &Ctx,
+    (_, input_ty, output_ty): (&str, &str, &str),
+    locals: &[String],
+    s: &mut String,
+) {
+    s.push('\n');
+    for l in locals {
+        let _ = writeln!(s, "static {l}");
+    }
+    if !cx.io.inputs.is_empty() {
+        let _ = writeln!(s, "static {input_ty} i;");
+    }
+    if !cx.io.outputs.is_empty() {
+        let _ = writeln!(s, "static {output_ty} o;");
+    }
+}
+
+/// The helpers the body calls: the constants as relative reads see them, `dx9_lit`,
+/// `dx9_round`.
+fn helpers(cx: &Ctx, s: &mut String) {
+    if cx.def_overlay {
+        let n = overlay_len(cx);
+        let _ = write!(
+            s,
+            "\n// The constants as relative reads see them: the shader's defs written over the\n\
+             // uniforms (filled as main starts), 0 outside the register file (dxso's choice).\n\
+             static float4 cd[{n}];\n\
+             float4 cd_at(int k)\n{{\n    return (uint)k < {n} ? cd[k] : 0;\n}}\n"
+        );
+    }
+    if cx.helpers.contains(&Helper::Lit) {
+        s.push_str(LIT);
+    }
+    if cx.helpers.contains(&Helper::Round) {
+        s.push_str(ROUND);
+    }
+}
+
+/// `main`: its signature, the locals (or the statics set), the inputs' initialisation, the
+/// relative reads' constants, the body and its return.
+fn main_function(
+    cx: &Ctx,
+    (_, input_ty, output_ty): (&str, &str, &str),
+    locals: &[String],
+    main: Option<Body>,
+    globals: bool,
+    s: &mut String,
+) {
+    let v = cx.shader.version;
+    let has_in = !cx.io.inputs.is_empty();
+    let has_out = !cx.io.outputs.is_empty();
     let ret = if has_out { output_ty } else { "void" };
     let arg = match (has_in, globals) {
         (false, _) => String::new(),
@@ -222,7 +260,7 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
         if has_out {
             let _ = writeln!(s, "    {output_ty} o = ({output_ty})0;");
         }
-        for l in &locals {
+        for l in locals {
             let _ = writeln!(s, "    {l}");
         }
     }
@@ -232,7 +270,7 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
     if cx.def_overlay {
         let n = overlay_len(cx);
         if cx.uniforms.file_copy {
-            copy_file(cx, n, &mut s);
+            copy_file(cx, n, s);
         } else {
             let _ = writeln!(
                 s,
@@ -258,7 +296,6 @@ fn assemble(cx: &Ctx, bodies: Vec<Body>) -> Result<String, Error> {
         }
     }
     s.push_str("}\n");
-    Ok(s)
 }
 
 /// Registers of the `c` array the def overlay copies.
